@@ -1,0 +1,31 @@
+"""indexer: turn a directory of documents into clean text and structure-aware chunks.
+
+The library API (`extract`) works on one document in memory; the pipeline API
+(`index`, `run`) indexes a whole directory into deterministic NDJSON shards.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+from indexer import registry
+from indexer._extract import extract
+from indexer._types import KINDS, Chunk, Extracted, Options
+
+try:
+    __version__ = version("indexer")
+except PackageNotFoundError:  # running from a source tree that is not installed
+    __version__ = "0.0.0"
+
+CONTRACT = "extractors-v1"
+
+__all__ = [
+    "CONTRACT",
+    "KINDS",
+    "Chunk",
+    "Extracted",
+    "Options",
+    "__version__",
+    "extract",
+    "registry",
+]

@@ -1,0 +1,75 @@
+"""The one boundary where exceptions become data: `extract()` never raises."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+from indexer._text import decode, limit_chunks
+from indexer._types import DEFAULT_OPTIONS, Chunk, Extracted, Options
+from indexer.registry import ExtractorSpec, Registry, default_registry
+
+log = logging.getLogger(__name__)
+
+
+def extract(
+    path: str, data: bytes, options: Options | None = None, *, registry: Registry | None = None
+) -> Extracted:
+    """Extract `data`, named `path`, with the extractor its extension selects.
+
+    Returns an `Extracted` whose chunks keep the four invariants: never raises;
+    empty or whitespace-only input gives no chunks; other input gives at least one
+    non-blank chunk, none longer than `options.max_chunk_chars`; equal input gives
+    equal output.
+    """
+    spec = (registry or default_registry()).for_path(path)
+    return run_extractor(spec, path, data, options or DEFAULT_OPTIONS)
+
+
+def run_extractor(spec: ExtractorSpec, path: str, data: bytes, options: Options) -> Extracted:
+    """Run one extractor on one document, turning any exception into a failed result."""
+    if not data.strip():
+        return Extracted(kind=spec.kind, text="")
+    try:
+        result = spec.extract(data, path, options)
+        if not isinstance(result, Extracted):
+            raise TypeError(f"returned {type(result).__name__}, not Extracted")
+    except BaseException as exc:
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        reason = f"{spec.name} extractor raised {type(exc).__name__}: {exc}"[:500]
+        log.debug("%s: %s", path, reason, exc_info=True)
+        return failed(spec, data, reason, options)
+    return _enforce(result, spec, data, options)
+
+
+def _enforce(result: Extracted, spec: ExtractorSpec, data: bytes, options: Options) -> Extracted:
+    chunks = limit_chunks(result.chunks, options.max_chunk_chars)
+    if chunks:
+        if chunks == result.chunks:
+            return result
+        return replace(result, chunks=chunks)
+    raw = _raw_chunks(spec, data, options)
+    if not raw:
+        return replace(result, chunks=())
+    return replace(result, chunks=raw, degraded=True)
+
+
+def failed(spec: ExtractorSpec, data: bytes, reason: str, options: Options) -> Extracted:
+    """Return the failed result for `data`: its raw text when it is text, else a marker chunk."""
+    chunks = _raw_chunks(spec, data, options) if spec.chunker is not None else ()
+    if not chunks:
+        chunks = (Chunk(text=failure_text(spec.kind, reason)),)
+    return Extracted(kind=spec.kind, text="", chunks=chunks, degraded=True, error=reason)
+
+
+def failure_text(kind: str, reason: str) -> str:
+    """The marker chunk of a document that could not be extracted."""
+    return f"[{kind} extraction failed: {reason}]"
+
+
+def _raw_chunks(spec: ExtractorSpec, data: bytes, options: Options) -> tuple[Chunk, ...]:
+    if spec.chunker is None:
+        return ()
+    text = decode(data).strip()
+    return limit_chunks((Chunk(text=text),), options.max_chunk_chars) if text else ()

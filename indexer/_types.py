@@ -1,0 +1,86 @@
+"""Value types that cross boundaries: options, chunks and extraction results.
+
+All are frozen, slotted and keyword-only so that they pickle cleanly across the
+process pool, compare by value in tests and cannot be mutated after the fact.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+import orjson
+
+KINDS = ("json", "csv", "eml", "html", "pdf", "text")
+"""The seed's kind tags, exactly."""
+
+PdfEngine = Literal["pdfium", "pdfplumber"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Options:
+    """Options that change what an extractor produces (and so the cache key)."""
+
+    rows_per_chunk: int = 20
+    """CSV data rows per chunk, each chunk prefixed with the header line."""
+    max_chunk_chars: int = 4000
+    """No chunk is longer than this; longer ones are split at a boundary."""
+    pdf_engine: PdfEngine = "pdfium"
+    """`pdfium` (fast, reading order) or `pdfplumber` (tables as Markdown)."""
+
+    def __post_init__(self) -> None:
+        if self.rows_per_chunk < 1:
+            raise ValueError(f"rows_per_chunk must be >= 1, got {self.rows_per_chunk}")
+        if self.max_chunk_chars < 64:
+            raise ValueError(f"max_chunk_chars must be >= 64, got {self.max_chunk_chars}")
+        if self.pdf_engine not in ("pdfium", "pdfplumber"):
+            raise ValueError(f"pdf_engine must be pdfium or pdfplumber, got {self.pdf_engine!r}")
+
+    def digest(self) -> str:
+        """Return a short stable hash of these options, for cache keys and manifests."""
+        raw = orjson.dumps(asdict(self), option=orjson.OPT_SORT_KEYS)
+        return hashlib.sha256(raw).hexdigest()[:16]
+
+
+DEFAULT_OPTIONS = Options()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Chunk:
+    """One piece of a document's text, with the structure it came from."""
+
+    text: str
+    """The chunk's text: never blank, at most `max_chunk_chars` characters."""
+    meta: dict[str, Any] = field(default_factory=dict)
+    """Where the chunk came from (`{"page": 3}`, `{"headings": [...]}`, ...).
+
+    JSON-serialisable; its key order is fixed by the extractor, so it is stable.
+    """
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Extracted:
+    """What an extractor made of one document."""
+
+    kind: str
+    """One of `KINDS` (or a plugin's own kind)."""
+    text: str
+    """The document's whole clean text."""
+    chunks: tuple[Chunk, ...] = ()
+    """The document's chunks, in document order."""
+    degraded: bool = False
+    """True when the input did not parse as its format and a fallback was used."""
+    error: str | None = None
+    """Why extraction failed (`timeout`, `crashed`, a parser's message), else None."""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    """Document-level facts: an HTML title, email headers, a PDF page count."""
+
+    @property
+    def status(self) -> str:
+        """`empty`, `failed`, `degraded` or `ok`, in that order of precedence."""
+        if not self.chunks:
+            return "empty"
+        if self.error is not None:
+            return "failed"
+        return "degraded" if self.degraded else "ok"

@@ -1,0 +1,72 @@
+"""The built-in extractors, one module per format, registered like any plugin."""
+
+from __future__ import annotations
+
+from indexer.extractors import csv, eml, html, json, pdf, text
+from indexer.registry import ExtractorSpec, Registry
+
+__all__ = ["BUILTIN_SPECS", "register_builtins"]
+
+BUILTIN_SPECS = (
+    ExtractorSpec(
+        name="csv",
+        kind="csv",
+        extensions=("csv", "tsv"),
+        version=csv.VERSION,
+        extract=csv.extract,
+        chunker=csv.chunk,
+        builtin=True,
+    ),
+    ExtractorSpec(
+        name="eml",
+        kind="eml",
+        extensions=("eml",),
+        version=eml.VERSION,
+        extract=eml.extract,
+        chunker=eml.chunk,
+        builtin=True,
+    ),
+    ExtractorSpec(
+        name="html",
+        kind="html",
+        extensions=("html", "htm", "xhtml"),
+        version=html.VERSION,
+        extract=html.extract,
+        chunker=html.chunk,
+        builtin=True,
+    ),
+    ExtractorSpec(
+        name="json",
+        kind="json",
+        extensions=("json", "jsonl", "ndjson"),
+        version=json.VERSION,
+        extract=json.extract,
+        chunker=json.chunk,
+        builtin=True,
+    ),
+    ExtractorSpec(
+        name="pdf",
+        kind="pdf",
+        extensions=("pdf",),
+        version=pdf.VERSION,
+        extract=pdf.extract,
+        isolated=True,
+        builtin=True,
+    ),
+    ExtractorSpec(
+        name="text",
+        kind="text",
+        extensions=(),
+        version=text.VERSION,
+        extract=text.extract,
+        chunker=text.chunk,
+        builtin=True,
+        fallback=True,
+    ),
+)
+
+
+def register_builtins(registry: Registry) -> None:
+    """Register the six built-in extractors into `registry`, through its public API."""
+    for spec in BUILTIN_SPECS:
+        registry.register(spec)

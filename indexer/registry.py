@@ -1,0 +1,211 @@
+"""The extractor registry: dispatch by extension, for built-ins and plugins alike.
+
+Built-in extractors register through `Registry.register` exactly as a third-party
+one does; plugins are found through the `indexer.extractors` entry point group,
+whose objects are `ExtractorSpec` instances (or callables returning one or a
+sequence of them).
+
+An extractor is a plain module-level function `(data, path, options) -> Extracted`.
+It must be importable by reference, because the pipeline sends it to worker
+processes by pickling.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from importlib.metadata import entry_points
+
+from indexer._types import Extracted, Options
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "ChunkerFn",
+    "ExtractorFn",
+    "ExtractorSpec",
+    "Registry",
+    "RegistryError",
+    "default_registry",
+    "extension_of",
+    "register",
+]
+
+log = logging.getLogger(__name__)
+
+ENTRY_POINT_GROUP = "indexer.extractors"
+ExtractorFn = Callable[[bytes, str, Options], Extracted]
+ChunkerFn = Callable[[str, Options], Extracted]
+
+
+class RegistryError(ValueError):
+    """An extractor could not be registered (bad spec or an extension clash)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExtractorSpec:
+    """One registered extractor and what it declares about itself."""
+
+    name: str
+    """Unique name, e.g. `pdf`; also the cache key's extractor part."""
+    kind: str
+    """The `kind` tag its documents carry."""
+    extensions: tuple[str, ...]
+    """Lower-case extensions without the dot. Empty for the fallback (`text`)."""
+    version: str
+    """Bumped whenever its output changes; incremental runs re-extract on change."""
+    extract: ExtractorFn
+    """The extractor itself."""
+    chunker: ChunkerFn | None = None
+    """Text-to-chunks form, for text-based formats; None for binary ones."""
+    isolated: bool = False
+    """Run each document in the isolated process pool (timeout, memory cap)."""
+    builtin: bool = False
+    """True for the extractors shipped with indexer."""
+    fallback: bool = False
+    """Used for every path no other extractor claims (exactly one may be)."""
+
+
+def extension_of(path: str) -> str:
+    """Return the lower-cased ASCII extension of `path`'s last component, or ''.
+
+    A dotfile with no other dot (`.json`), a name with no dot and a trailing dot
+    all have no extension; a non-ASCII extension matches nothing.
+    """
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    stem, dot, ext = name.rpartition(".")
+    if not dot or not stem or not ext.isascii():
+        return ""
+    return ext.lower()
+
+
+class Registry:
+    """Extractors by name and by extension."""
+
+    def __init__(self) -> None:
+        self._by_name: dict[str, ExtractorSpec] = {}
+        self._by_ext: dict[str, str] = {}
+        self._fallback: str | None = None
+
+    def register(self, spec: ExtractorSpec, *, replace_existing: bool = False) -> ExtractorSpec:
+        """Add `spec`; return it.
+
+        Raises `RegistryError` when its name or an extension is taken (unless
+        `replace_existing`), or when the spec is malformed.
+        """
+        _validate(spec)
+        if not replace_existing:
+            self._check_free(spec)
+        old = self._by_name.pop(spec.name, None)
+        if old is not None:
+            self._forget(old)
+        self._by_name[spec.name] = spec
+        for ext in spec.extensions:
+            self._by_ext[ext] = spec.name
+        if spec.fallback:
+            self._fallback = spec.name
+        return spec
+
+    def _check_free(self, spec: ExtractorSpec) -> None:
+        if spec.name in self._by_name:
+            raise RegistryError(f"an extractor named {spec.name!r} is already registered")
+        for ext in spec.extensions:
+            if ext in self._by_ext:
+                raise RegistryError(f".{ext} is already handled by {self._by_ext[ext]!r}")
+        if spec.fallback and self._fallback is not None:
+            raise RegistryError(f"the fallback extractor is already {self._fallback!r}")
+
+    def _forget(self, spec: ExtractorSpec) -> None:
+        for ext in spec.extensions:
+            if self._by_ext.get(ext) == spec.name:
+                del self._by_ext[ext]
+        if self._fallback == spec.name:
+            self._fallback = None
+
+    def get(self, name: str) -> ExtractorSpec:
+        """Return the extractor called `name`; raises KeyError."""
+        return self._by_name[name]
+
+    def for_path(self, path: str) -> ExtractorSpec:
+        """Return the extractor for `path` by extension, else the fallback.
+
+        Raises `RegistryError` when nothing claims the path and there is no fallback.
+        """
+        name = self._by_ext.get(extension_of(path)) or self._fallback
+        if name is None:
+            raise RegistryError(f"no extractor for {path!r} and no fallback registered")
+        return self._by_name[name]
+
+    def handles(self, path: str) -> bool:
+        """True when an extractor claims `path` by its extension (not the fallback)."""
+        return extension_of(path) in self._by_ext
+
+    def extractors(self) -> tuple[ExtractorSpec, ...]:
+        """All extractors, sorted by name."""
+        return tuple(self._by_name[n] for n in sorted(self._by_name))
+
+    def chunkers(self) -> tuple[ExtractorSpec, ...]:
+        """The extractors that also offer a text-to-chunks form, sorted by name."""
+        return tuple(s for s in self.extractors() if s.chunker is not None)
+
+    def copy(self) -> Registry:
+        """Return an independent registry with the same extractors."""
+        other = Registry()
+        other._by_name = dict(self._by_name)
+        other._by_ext = dict(self._by_ext)
+        other._fallback = self._fallback
+        return other
+
+
+def _validate(spec: ExtractorSpec) -> None:
+    if not spec.name or not spec.kind or not spec.version:
+        raise RegistryError(f"extractor spec needs a name, kind and version: {spec!r}")
+    for ext in spec.extensions:
+        if not ext or ext.startswith(".") or ext != ext.lower() or not ext.isascii():
+            raise RegistryError(
+                f"extension {ext!r} of {spec.name!r} must be lower-case ASCII, no dot"
+            )
+    if not callable(spec.extract):
+        raise RegistryError(f"extractor {spec.name!r} has no callable extract")
+
+
+def _load_plugins(registry: Registry) -> None:
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        try:
+            loaded = ep.load()
+            specs = (
+                loaded() if callable(loaded) and not isinstance(loaded, ExtractorSpec) else loaded
+            )
+            for spec in _as_specs(specs):
+                registry.register(replace(spec, builtin=False))
+        except Exception as exc:  # a broken plugin must not take the tool down
+            log.warning("skipping extractor plugin %s: %s", ep.name, exc)
+
+
+def _as_specs(obj: object) -> Iterable[ExtractorSpec]:
+    if isinstance(obj, ExtractorSpec):
+        return (obj,)
+    if isinstance(obj, Sequence) and all(isinstance(s, ExtractorSpec) for s in obj):
+        return tuple(obj)
+    raise RegistryError(f"entry point gave {type(obj).__name__}, not an ExtractorSpec")
+
+
+_DEFAULT: Registry | None = None
+
+
+def default_registry() -> Registry:
+    """Return the process-wide registry: the built-ins, then the installed plugins."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        from indexer.extractors import register_builtins
+
+        registry = Registry()
+        register_builtins(registry)
+        _load_plugins(registry)
+        _DEFAULT = registry
+    return _DEFAULT
+
+
+def register(spec: ExtractorSpec, *, replace_existing: bool = False) -> ExtractorSpec:
+    """Register `spec` in the default registry; see `Registry.register`."""
+    return default_registry().register(spec, replace_existing=replace_existing)

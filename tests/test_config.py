@@ -1,0 +1,159 @@
+"""Run configuration: the documented defaults, overrides, and errors that name the key."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from indexer import Options
+from indexer.config import OUTPUT_KEYS, TABLES, Config, ConfigError, load_config, usable_cpus
+
+DEFAULT_TOML = Path(__file__).resolve().parent.parent / "configs" / "default.toml"
+FIELDS = [f.name for f in fields(Config)]
+
+
+def config_file(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_default_toml_is_exactly_the_built_in_defaults() -> None:
+    assert load_config(str(DEFAULT_TOML), {}) == Config() == load_config(None, {})
+
+
+def test_default_toml_documents_every_key_in_its_table() -> None:
+    table, seen = None, {}
+    for line in DEFAULT_TOML.read_text(encoding="utf-8").splitlines():
+        if m := re.fullmatch(r"\[(\w+)\]", line):
+            table = m[1]
+        elif m := re.match(r"#? ?(\w+) = ", line):
+            seen[m[1]] = table
+    assert {key: seen.get(key) for key in FIELDS} == {
+        key: table for table, keys in TABLES.items() for key in keys
+    }
+
+
+def test_every_field_has_exactly_one_table() -> None:
+    listed = [key for keys in TABLES.values() for key in keys]
+    assert sorted(listed) == sorted(FIELDS)
+    assert set(OUTPUT_KEYS) <= set(FIELDS)
+
+
+def test_file_values_then_overrides_win_and_none_means_not_given(tmp_path: Path) -> None:
+    path = config_file(
+        tmp_path,
+        '[run]\nworkers = 3\nwindow = 9\n[walk]\ninclude = ["*.txt"]\n[pdf]\ntimeout = 5\n',
+    )
+    config = load_config(path, {"workers": 1, "window": None, "quiet": True})
+    assert (config.workers, config.window, config.quiet) == (1, 9, True)
+    assert config.include == ("*.txt",) and config.timeout == 5.0
+    assert isinstance(config.timeout, float)
+
+
+def test_auto_means_the_usable_cpus() -> None:
+    config = load_config(None, {"workers": "auto", "pdf_workers": "auto"})
+    assert config.workers == config.pdf_workers == usable_cpus() >= 1
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "fragments"),
+    [
+        ("[run]\nwrokers = 2\n", "wrokers", ["did you mean 'workers'"]),
+        ("[walk]\nworkers = 2\n", "workers", ["[run]"]),
+        ("workers = 2\n", "workers", ["[run]"]),
+        ("[runn]\nworkers = 2\n", "runn", ["did you mean 'run'"]),
+        ("run = 3\n", "run", ["must be a table"]),
+        ("[run]\nworkers = 0\n", "workers", ["0", ">= 1", '"auto"']),
+        ("[run]\nworkers = '4'\n", "workers", ["'4'", "integer"]),
+        ("[run]\nmax_failures = -1\n", "max_failures", ["-1", ">= 0"]),
+        ("[run]\nquiet = 1\n", "quiet", ["1", "true or false"]),
+        ("[run]\nengine = 'spark'\n", "engine", ["'spark'", "'local' or 'dask'"]),
+        ("[run]\nscheduler = 'tcp://h:1'\n", "scheduler", ["'tcp://h:1'", "engine = 'dask'"]),
+        ("[pdf]\ntimeout = 0\n", "timeout", ["0", "seconds > 0"]),
+        ("[pdf]\ntimeout = true\n", "timeout", ["True", "seconds"]),
+        ("[pdf]\nmax_memory_mb = 10\n", "max_memory_mb", ["10", ">= 64"]),
+        ("[walk]\ninclude = '*.txt'\n", "include", ["'*.txt'", "list of globs"]),
+        ("[walk]\nexclude = [3]\n", "exclude", ["3", "strings"]),
+        ("[walk]\nexclude = ['']\n", "exclude", ["''", "matches nothing"]),
+        ("[walk]\nmax_file_bytes = 0\n", "max_file_bytes", ["0", ">= 1"]),
+        ("[extract]\nrows_per_chunk = 0\n", "rows_per_chunk", ["0", ">= 1"]),
+        ("[extract]\nmax_chunk_chars = 10\n", "max_chunk_chars", ["10", ">= 64"]),
+        ("[extract]\nmax_chunk_chars = 99.5\n", "max_chunk_chars", ["99.5", "integer"]),
+        ("[extract]\npdf_engine = 'mupdf'\n", "pdf_engine", ["'mupdf'", "pdfplumber"]),
+        ("[output]\nshard_bytes = 64\n", "shard_bytes", ["64", ">= 1024"]),
+        ("[output]\nshard_files = 0\n", "shard_files", ["0", ">= 1"]),
+        ("[run\n", "config", ["config.toml", "line 1"]),
+    ],
+)
+def test_a_bad_file_value_raises_an_error_naming_the_key(
+    tmp_path: Path, text: str, key: str, fragments: list[str]
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(config_file(tmp_path, text), {})
+    assert info.value.key == key
+    assert key in str(info.value)
+    for fragment in fragments:
+        assert fragment in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "key"),
+    [({"wokers": 2}, "wokers"), ({"workers": -3}, "workers"), ({"timeout": "soon"}, "timeout")],
+)
+def test_a_bad_override_raises_an_error_naming_the_key(overrides: dict[str, Any], key: str) -> None:
+    with pytest.raises(ConfigError, match=key) as info:
+        load_config(None, overrides)
+    assert info.value.key == key
+
+
+def test_a_missing_file_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read config file") as info:
+        load_config(str(tmp_path / "nope.toml"), {})
+    assert info.value.key == "config"
+
+
+def test_scheduler_is_accepted_with_the_dask_engine() -> None:
+    config = load_config(None, {"engine": "dask", "scheduler": "tcp://127.0.0.1:8786"})
+    assert config.scheduler == "tcp://127.0.0.1:8786"
+
+
+def test_digest_covers_output_settings_only() -> None:
+    base = Config().digest()
+    assert re.fullmatch(r"[0-9a-f]{64}", base)
+    same: list[dict[str, Any]] = [
+        {"workers": 7}, {"pdf_workers": 5}, {"window": 3}, {"batch_files": 1}, {"quiet": True},
+        {"json": True}, {"full": True}, {"max_failures": 9}, {"recycle_after": 1},
+    ]  # fmt: skip
+    for change in same:
+        assert load_config(None, change).digest() == base, change
+    differ: list[dict[str, Any]] = [
+        {"rows_per_chunk": 5}, {"pdf_engine": "pdfplumber"}, {"include": ["*.csv"]},
+        {"exclude": ["x"]}, {"skip_hidden": False}, {"max_file_bytes": 10}, {"shard_bytes": 2048},
+        {"shard_files": 2}, {"timeout": 9}, {"max_memory_mb": 512},
+    ]  # fmt: skip
+    digests = {load_config(None, change).digest() for change in differ}
+    assert base not in digests and len(digests) == len(differ)
+
+
+def test_extract_options_and_walk_policy() -> None:
+    config = Config(rows_per_chunk=3, max_chunk_chars=100, pdf_engine="pdfplumber",
+                    include=["*.txt"], exclude=("tmp",), skip_hidden=False, max_file_bytes=99)  # type: ignore[arg-type]  # fmt: skip
+    assert config.include == ("*.txt",)
+    assert config.extract_options() == Options(
+        rows_per_chunk=3, max_chunk_chars=100, pdf_engine="pdfplumber"
+    )
+    policy = config.walk_policy(str.isupper)
+    assert (policy.include, policy.exclude, policy.skip_hidden, policy.max_file_bytes) == (
+        ("*.txt",), ("tmp",), False, 99)  # fmt: skip
+    assert policy.claims is str.isupper
+
+
+def test_the_default_toml_parses_as_plain_toml() -> None:
+    data = tomllib.loads(DEFAULT_TOML.read_text(encoding="utf-8"))
+    assert set(data) == set(TABLES)

@@ -47,7 +47,18 @@ from dataclasses import dataclass
 
 from indexer.registry import extension_of
 
-__all__ = ["BINARY_EXTENSIONS", "Entry", "WalkPolicy", "iter_batches", "rel_bytes", "walk"]
+__all__ = [
+    "BINARY_EXTENSIONS",
+    "IGNORED_DIRECTORIES",
+    "SNIFF_BYTES",
+    "Entry",
+    "WalkPolicy",
+    "compile_globs",
+    "escape_name",
+    "iter_batches",
+    "rel_bytes",
+    "walk",
+]
 
 _BINARY_NAMES = (
     "png jpg jpeg gif bmp tif tiff webp ico icns heic heif avif psd xcf raw cr2 nef dng "

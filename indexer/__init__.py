@@ -27,5 +27,17 @@ __all__ = [
     "Options",
     "__version__",
     "extract",
+    "index",
     "registry",
+    "run",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # The pipeline is imported on first use so that `import indexer` (and every
+    # worker process) stays light for library users who only call extract().
+    if name in ("index", "run"):
+        from indexer.pipeline import runner
+
+        return getattr(runner, name)
+    raise AttributeError(f"module 'indexer' has no attribute {name!r}")

@@ -11,6 +11,9 @@ from indexer.registry import ExtractorSpec, Registry, default_registry
 
 log = logging.getLogger(__name__)
 
+EXCEPTION_PREFIX = "exception in"
+"""How `Extracted.error` starts when an extractor raised instead of returning."""
+
 
 def extract(
     path: str, data: bytes, options: Options | None = None, *, registry: Registry | None = None
@@ -37,7 +40,7 @@ def run_extractor(spec: ExtractorSpec, path: str, data: bytes, options: Options)
     except BaseException as exc:
         if isinstance(exc, KeyboardInterrupt):
             raise
-        reason = f"{spec.name} extractor raised {type(exc).__name__}: {exc}"[:500]
+        reason = _reason(spec, "extractor", exc)
         log.debug("%s: %s", path, reason, exc_info=True)
         return failed(spec, data, reason, options)
     return _enforce(result, spec, data, options)
@@ -73,3 +76,36 @@ def _raw_chunks(spec: ExtractorSpec, data: bytes, options: Options) -> tuple[Chu
         return ()
     text = decode(data).strip()
     return limit_chunks((Chunk(text=text),), options.max_chunk_chars) if text else ()
+
+
+def run_chunker(spec: ExtractorSpec, text: str, options: Options) -> Extracted:
+    """Run `spec`'s text-to-chunks form on `text` with the same guarantees as `extract()`.
+
+    Raises `ValueError` when `spec` has no chunker (binary formats such as pdf).
+    """
+    if spec.chunker is None:
+        raise ValueError(f"extractor {spec.name!r} has no text chunker")
+    data = text.encode("utf-8", errors="surrogatepass")
+    if not text.strip():
+        return Extracted(kind=spec.kind, text="")
+    try:
+        result = spec.chunker(text, options)
+        if not isinstance(result, Extracted):
+            raise TypeError(f"returned {type(result).__name__}, not Extracted")
+    except BaseException as exc:
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        reason = _reason(spec, "chunker", exc)
+        return failed(spec, data, reason, options)
+    return _enforce(result, spec, data, options)
+
+
+def _reason(spec: ExtractorSpec, role: str, exc: BaseException) -> str:
+    if isinstance(exc, MemoryError):  # the isolated pool's memory cap, or a real shortage
+        return "out_of_memory"
+    return f"{EXCEPTION_PREFIX} {spec.name} {role}: {type(exc).__name__}: {exc}"[:500]
+
+
+def raised(result: Extracted) -> bool:
+    """True when `result` records an exception escaping an extractor or chunker."""
+    return result.error is not None and result.error.startswith(EXCEPTION_PREFIX)

@@ -1,0 +1,140 @@
+"""The registry: dispatch by extension, registration rules, plugins through entry points."""
+
+from __future__ import annotations
+
+import pytest
+
+import indexer
+from indexer import Extracted, Options
+from indexer.registry import ExtractorSpec, Registry, RegistryError, default_registry, extension_of
+
+
+def _upper(data: bytes, path: str, options: Options) -> Extracted:
+    text = data.decode().upper()
+    return Extracted(kind="shout", text=text, chunks=(indexer.Chunk(text=text),))
+
+
+SHOUT = ExtractorSpec(
+    name="shout", kind="shout", extensions=("shout",), version="1", extract=_upper
+)
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        ("A.PDF", "pdf"),
+        ("DATA.JSON", "json"),
+        ("t.Csv", "csv"),
+        ("t.tsv", "csv"),
+        ("p.HTM", "html"),
+        ("p.xhtml", "html"),
+        ("m.eml", "eml"),
+        ("d.jsonl", "json"),
+        ("d.ndjson", "json"),
+        (".json", "text"),
+        ("README", "text"),
+        ("file.", "text"),
+        ("n.md", "text"),
+        ("n.xml", "text"),
+        ("dir.json/notes", "text"),
+        ("x.ｊｓｏｎ", "text"),
+    ],
+)
+def test_dispatch_follows_the_seed_table(path: str, kind: str) -> None:
+    assert default_registry().for_path(path).kind == kind
+
+
+def test_extension_of_ignores_dotfiles_and_trailing_dots() -> None:
+    assert [extension_of(p) for p in (".json", "a.b.JSON", "a.", "a", "d/.x.y")] == [
+        "",
+        "json",
+        "",
+        "",
+        "y",
+    ]
+
+
+def test_builtins_register_through_the_public_api_and_are_marked() -> None:
+    specs = {s.name: s for s in default_registry().extractors()}
+    assert sorted(specs) == ["csv", "eml", "html", "json", "pdf", "text"]
+    assert all(s.builtin for s in specs.values())
+    assert [n for n, s in specs.items() if s.isolated] == ["pdf"]
+    assert [s.name for s in default_registry().chunkers()] == ["csv", "eml", "html", "json", "text"]
+
+
+def test_register_rejects_a_taken_extension_unless_replacing() -> None:
+    registry = default_registry().copy()
+    clash = ExtractorSpec(name="other", kind="x", extensions=("pdf",), version="1", extract=_upper)
+    with pytest.raises(RegistryError, match=r"\.pdf is already handled by 'pdf'"):
+        registry.register(clash)
+    registry.register(clash, replace_existing=True)
+    assert registry.for_path("a.pdf").name == "other"
+
+
+def test_register_validates_extensions() -> None:
+    bad = ExtractorSpec(name="bad", kind="x", extensions=(".PDF",), version="1", extract=_upper)
+    with pytest.raises(RegistryError, match="lower-case ASCII, no dot"):
+        Registry().register(bad)
+
+
+def test_a_registered_extension_is_used_by_extract() -> None:
+    registry = default_registry().copy()
+    registry.register(SHOUT)
+    result = indexer.extract("x.SHOUT", b"hey", registry=registry)
+    assert (result.kind, [c.text for c in result.chunks]) == ("shout", ["HEY"])
+    assert "shout" not in [s.name for s in default_registry().extractors()]
+
+
+def test_registry_without_fallback_says_so() -> None:
+    with pytest.raises(RegistryError, match=r"no extractor for 'a\.zzz'"):
+        Registry().for_path("a.zzz")
+
+
+def test_public_api_is_pinned() -> None:
+    assert indexer.__all__ == [
+        "CONTRACT",
+        "KINDS",
+        "Chunk",
+        "Extracted",
+        "Options",
+        "__version__",
+        "extract",
+        "index",
+        "registry",
+        "run",
+    ]
+    assert callable(indexer.index) and callable(indexer.run)
+
+
+def test_plugins_are_discovered_through_the_entry_point_group(
+    tmp_path: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pathlib import Path
+
+    from indexer import registry as registry_module
+
+    root = Path(str(tmp_path))
+    (root / "shoutplugin.py").write_text(
+        "from test_registry import SHOUT\ndef specs():\n    return [SHOUT]\n"
+    )
+    dist = root / "shoutplugin-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: shoutplugin\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[indexer.extractors]\nshout = shoutplugin:specs\n")
+    monkeypatch.syspath_prepend(str(root))
+    monkeypatch.setattr(registry_module, "_DEFAULT", None)
+    loaded = registry_module.default_registry()
+    spec = loaded.get("shout")
+    assert (spec.builtin, loaded.for_path("a.shout").name) == (False, "shout")
+    from indexer.capabilities import capabilities
+
+    origins = {e["name"]: e["origin"] for e in capabilities(loaded)["extractors"]}
+    assert origins == {
+        "csv": "builtin",
+        "eml": "builtin",
+        "html": "builtin",
+        "json": "builtin",
+        "pdf": "builtin",
+        "shout": "plugin",
+        "text": "builtin",
+    }

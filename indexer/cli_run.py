@@ -1,0 +1,134 @@
+"""`indexer run`: arguments, signals, exit codes and the summary line."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import orjson
+
+from indexer.config import Config, ConfigError, load_config
+
+EXIT_OK, EXIT_FAILURES, EXIT_USAGE, EXIT_FATAL, EXIT_LOCKED = 0, 1, 2, 3, 75
+_SIGNAL_EXIT = {signal.SIGINT: 130, signal.SIGTERM: 143}
+
+_FLAGS: tuple[tuple[str, str, Any, str], ...] = (
+    ("--workers", "workers", int, "extraction worker processes (default: all cores)"),
+    ("--pdf-workers", "pdf_workers", int, "isolated PDF worker processes (default: all cores)"),
+    ("--timeout", "timeout", float, "seconds one PDF may take before its worker is killed"),
+    ("--max-memory", "max_memory_mb", int, "address-space cap of an isolated worker, in MB"),
+    ("--max-failures", "max_failures", int, "failed documents tolerated before exit code 1"),
+    ("--pdf-engine", "pdf_engine", str, "pdfium (fast) or pdfplumber (tables as Markdown)"),
+    ("--engine", "engine", str, "local (default) or dask"),
+    ("--scheduler", "scheduler", str, "dask scheduler address (default: a local cluster)"),
+)
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add `indexer run`'s arguments to `parser`."""
+    parser.add_argument("source", type=Path, metavar="SOURCE", help="folder to index")
+    parser.add_argument("--out", type=Path, required=True, metavar="OUT", help="output folder")
+    parser.add_argument("--config", type=Path, metavar="FILE", help="TOML config (see configs/)")
+    for flag, dest, kind, text in _FLAGS:
+        parser.add_argument(flag, dest=dest, type=kind, default=None, help=text)
+    parser.add_argument("--full", action="store_true", default=None, help="re-extract everything")
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        default=None,
+        help="no progress bar; errors and summary only",
+    )
+    parser.add_argument(
+        "--json", action="store_true", default=None, help="print the summary as JSON on stdout"
+    )
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Execute `indexer run`; return its exit code."""
+    overrides = {dest: getattr(args, dest) for _, dest, _, _ in _FLAGS}
+    overrides.update(full=args.full, quiet=args.quiet, json=args.json)
+    try:
+        config = load_config(
+            str(args.config) if args.config else None,
+            {k: v for k, v in overrides.items() if v is not None},
+        )
+    except ConfigError as exc:
+        print(f"indexer: config error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return anyio.run(_run, args.source, args.out, config)
+
+
+async def _run(source: Path, out: Path, config: Config) -> int:
+    from indexer.pipeline.runner import RunSummary, index
+
+    caught: list[int] = []
+    summary: RunSummary | None = None
+    progress = sys.stderr.isatty() and not config.quiet
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_watch_signals, tg.cancel_scope, caught)
+            summary = await index(source, out, config, progress=progress)
+            tg.cancel_scope.cancel()
+    except ConfigError as exc:
+        print(f"indexer: config error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as group:
+        cause = _leaf(group)
+        logging.getLogger("indexer").debug("fatal error", exc_info=group)
+        if isinstance(cause, ConfigError):
+            print(f"indexer: config error: {cause}", file=sys.stderr)
+            return EXIT_USAGE
+        print(
+            f"indexer: fatal: {type(cause).__name__}: {cause}\n"
+            f"indexer: nothing was committed; the previous output in {out} is intact",
+            file=sys.stderr,
+        )
+        return EXIT_FATAL
+    if caught:
+        print(f"indexer: interrupted; the previous output in {out} is intact", file=sys.stderr)
+        return _SIGNAL_EXIT[signal.Signals(caught[0])]
+    assert summary is not None
+    return _report(summary, config)
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first real error inside (possibly nested) exception groups."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+async def _watch_signals(scope: anyio.CancelScope, caught: list[int]) -> None:
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for signum in signals:
+            caught.append(signum)
+            scope.cancel()
+            return
+
+
+def _report(summary: Any, config: Config) -> int:
+    if config.json:
+        sys.stdout.buffer.write(
+            orjson.dumps(summary.to_dict(), option=orjson.OPT_SORT_KEYS) + b"\n"
+        )
+        sys.stdout.flush()
+    else:
+        statuses = ", ".join(f"{n} {s}" for s, n in summary.by_status.items())
+        print(
+            f"indexed {summary.files} files into {summary.documents} documents ({statuses}), "
+            f"{summary.chunks} chunks in {summary.shards} shards, "
+            f"{summary.extracted} extracted, in {summary.seconds:.1f} s -> {summary.out}"
+        )
+    if summary.failed > config.max_failures:
+        print(
+            f"indexer: {summary.failed} documents failed (allowed: {config.max_failures}); "
+            f'see status "failed" in {summary.out}/documents.ndjson',
+            file=sys.stderr,
+        )
+        return EXIT_FAILURES
+    return EXIT_OK

@@ -1,0 +1,345 @@
+"""The local engine: walk, extract on all cores, restore walk order, write, commit.
+
+    walk (thread, sorted) -> batches -> N async workers -> reorder -> writer -> commit
+                                         | read + hash (thread, batched)
+                                         | text formats: general process pool, batched
+                                         | isolated (pdf): isolated pool, one file a call,
+                                         |   timeout, memory cap, recycling
+
+One task group; bounded streams between stages; a window semaphore caps how far
+the walk may run ahead of the writer, so memory does not grow with the corpus.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from indexer._extract import failed, failure_text
+from indexer._types import Chunk, Extracted, Options
+from indexer.config import Config
+from indexer.pipeline.output import (
+    DOCUMENTS,
+    NdjsonFile,
+    ShardWriter,
+    commit,
+    dumps_line,
+    prepare_staging,
+)
+from indexer.pipeline.pool import PoolError, WorkerPool
+from indexer.pipeline.reading import ReadResult, read_files
+from indexer.pipeline.records import DocOutcome, FileOutcome, chunk_records, document_record
+from indexer.pipeline.tasks import extract_batch
+from indexer.pipeline.walk import Entry, walk
+from indexer.registry import ExtractorSpec, Registry
+
+log = logging.getLogger(__name__)
+
+_WALK_BATCH = 256
+Work = list[tuple[int, Entry, ExtractorSpec]]
+
+
+@dataclass(slots=True)
+class Tally:
+    """Counts and timings gathered by the writer, for the manifest, summary and run.json."""
+
+    files: int = 0
+    documents: int = 0
+    chunks: int = 0
+    bytes_read: int = 0
+    extracted_now: int = 0
+    pages: int = 0
+    by_status: dict[str, int] = field(default_factory=dict)
+    by_kind: dict[str, int] = field(default_factory=dict)
+    slowest: list[tuple[float, str]] = field(default_factory=list)
+
+    def add(self, outcome: FileOutcome, chunks: int) -> None:
+        """Count one written file outcome."""
+        self.files += 1
+        self.chunks += chunks
+        self.bytes_read += outcome.bytes_read
+        self.extracted_now += outcome.extracted_now
+        for doc in outcome.docs:
+            self.documents += 1
+            self.by_status[doc.status] = self.by_status.get(doc.status, 0) + 1
+            kind = doc.kind or "none"
+            self.by_kind[kind] = self.by_kind.get(kind, 0) + 1
+            if doc.extracted is not None:
+                self.pages += int(doc.extracted.metadata.get("pages", 0) or 0)
+            self.slowest.append((doc.seconds, doc.path))
+        if len(self.slowest) > 64:
+            self.slowest = sorted(self.slowest, reverse=True)[:10]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Staged:
+    """What the writer staged: the files to commit and the tallies."""
+
+    files: list[str]
+    manifest_files: dict[str, Any]
+    tally: Tally
+
+
+class Engine:
+    """One run of the local engine over `source` into a staging folder of `out`."""
+
+    def __init__(
+        self,
+        source: Path,
+        out: Path,
+        config: Config,
+        registry: Registry,
+        on_progress: Callable[[str, Any], None] | None = None,
+    ) -> None:
+        self.source = source
+        self.out = out
+        self.config = config
+        self.registry = registry
+        self.options: Options = config.extract_options()
+        self._window = anyio.Semaphore(config.window)
+        self._notify = on_progress or (lambda event, value: None)
+
+    async def run(self) -> Staged:
+        """Extract and stage everything; return what was staged (nothing is committed)."""
+        staging = await anyio.to_thread.run_sync(prepare_staging, self.out)
+        config = self.config
+        general = WorkerPool(size=config.workers, name="extract")
+        isolated = WorkerPool(
+            size=config.pdf_workers,
+            name="isolated",
+            max_tasks_per_worker=config.recycle_after,
+            memory_limit_mb=config.max_memory_mb,
+        )
+        send_work, recv_work = anyio.create_memory_object_stream[Work](config.workers * 2)
+        send_out, recv_out = anyio.create_memory_object_stream[FileOutcome](config.window)
+        async with general, isolated, anyio.create_task_group() as tg:
+            tg.start_soon(self._walk, send_work, send_out.clone())
+            for _ in range(config.workers + config.pdf_workers + 1):
+                tg.start_soon(self._work, recv_work.clone(), send_out.clone(), general, isolated)
+            recv_work.close()
+            send_out.close()
+            staged = await self._write(staging, recv_out)
+        return staged
+
+    # -- walking ---------------------------------------------------------------------------
+
+    async def _walk(
+        self, send_work: MemoryObjectSendStream[Work], send_out: MemoryObjectSendStream[FileOutcome]
+    ) -> None:
+        policy = self.config.walk_policy(self.registry.handles)
+        entries = walk(self.source, policy)
+        batch: Work = []
+        batch_bytes = 0
+        seq = 0
+        async with send_work, send_out:
+            while chunk := await anyio.to_thread.run_sync(_take, entries, _WALK_BATCH):
+                self._notify("walked", len(chunk))
+                for entry in chunk:
+                    if not self._window_nowait():
+                        if batch:
+                            await send_work.send(batch)
+                            batch, batch_bytes = [], 0
+                        await self._window.acquire()
+                    if entry.skip is not None:
+                        await send_out.send(_skipped(seq, entry))
+                    else:
+                        spec = self.registry.for_path(entry.rel)
+                        if spec.isolated:
+                            await send_work.send([(seq, entry, spec)])
+                        else:
+                            batch.append((seq, entry, spec))
+                            batch_bytes += entry.size
+                            if len(batch) >= self.config.batch_files or (
+                                batch_bytes >= self.config.batch_bytes
+                            ):
+                                await send_work.send(batch)
+                                batch, batch_bytes = [], 0
+                    seq += 1
+            if batch:
+                await send_work.send(batch)
+
+    def _window_nowait(self) -> bool:
+        try:
+            self._window.acquire_nowait()
+        except anyio.WouldBlock:
+            return False
+        return True
+
+    # -- extracting ------------------------------------------------------------------------
+
+    async def _work(
+        self,
+        recv_work: MemoryObjectReceiveStream[Work],
+        send_out: MemoryObjectSendStream[FileOutcome],
+        general: WorkerPool,
+        isolated: WorkerPool,
+    ) -> None:
+        async with recv_work, send_out:
+            async for work in recv_work:
+                self._notify("started", [entry.rel for _, entry, _ in work])
+                paths = [entry.path for _, entry, _ in work]
+                reads = await anyio.to_thread.run_sync(
+                    read_files, paths, self.config.max_file_bytes
+                )
+                todo = [(w, r) for w, r in zip(work, reads, strict=True) if r.error is None]
+                results = await self._extract(todo, general, isolated)
+                for (seq, entry, spec), read in zip(work, reads, strict=True):
+                    await send_out.send(_outcome(seq, entry, spec, read, results.get(seq)))
+
+    async def _extract(
+        self,
+        todo: list[tuple[tuple[int, Entry, ExtractorSpec], ReadResult]],
+        general: WorkerPool,
+        isolated: WorkerPool,
+    ) -> dict[int, tuple[Extracted, float]]:
+        if not todo:
+            return {}
+        items = [(spec, entry.rel, read.data) for (_, entry, spec), read in todo]
+        seqs = [seq for (seq, _, _), _ in todo]
+        spec = todo[0][0][2]
+        pool = isolated if spec.isolated else general
+        try:
+            results = await pool.run(
+                extract_batch, items, self.options, timeout=self.config.timeout
+            )
+            return dict(zip(seqs, results, strict=True))
+        except PoolError as exc:
+            if len(items) == 1:
+                return {seqs[0]: (self._pool_failure(spec, exc), 0.0)}
+            log.debug("batch of %d failed (%s); retrying one by one", len(items), exc.reason)
+        out: dict[int, tuple[Extracted, float]] = {}
+        for seq, item in zip(seqs, items, strict=True):
+            try:
+                [out[seq]] = await pool.run(
+                    extract_batch, [item], self.options, timeout=self.config.timeout
+                )
+            except PoolError as exc:
+                out[seq] = (self._pool_failure(item[0], exc), 0.0)
+        return out
+
+    def _pool_failure(self, spec: ExtractorSpec, exc: PoolError) -> Extracted:
+        detail = exc.reason
+        if exc.code == "timeout":
+            detail = f"timeout after {self.config.timeout:g} s"
+        elif exc.code == "out_of_memory":
+            detail = f"out of memory (limit {self.config.max_memory_mb} MB)"
+        chunk = Chunk(text=failure_text(spec.kind, detail))
+        return Extracted(kind=spec.kind, text="", chunks=(chunk,), degraded=True, error=exc.code)
+
+    # -- writing ---------------------------------------------------------------------------
+
+    async def _write(
+        self, staging: Path, recv_out: MemoryObjectReceiveStream[FileOutcome]
+    ) -> Staged:
+        shards = ShardWriter(
+            staging, shard_bytes=self.config.shard_bytes, shard_files=self.config.shard_files
+        )
+        documents = NdjsonFile(staging / DOCUMENTS)
+        tally = Tally()
+        pending: dict[int, FileOutcome] = {}
+        next_seq = 0
+        async with recv_out:
+            async for outcome in recv_out:
+                pending[outcome.seq] = outcome
+                while next_seq in pending:
+                    ready = pending.pop(next_seq)
+                    await shards.start_entry(next_seq)
+                    chunks = 0
+                    for doc in ready.docs:
+                        for record in chunk_records(doc):
+                            await shards.write(dumps_line(record))
+                            chunks += 1
+                        await documents.write(dumps_line(document_record(doc)))
+                    tally.add(ready, chunks)
+                    self._notify("done", ready)
+                    self._window.release()
+                    next_seq += 1
+        if pending:
+            raise RuntimeError(f"walk entries never arrived: {sorted(pending)[:5]}")
+        shard_infos = await shards.close()
+        doc_info = await documents.close()
+        files = [DOCUMENTS, *(s.name for s in shard_infos)]
+        manifest_files = {
+            "documents": doc_info.to_dict(),
+            "shards": [s.to_dict() for s in shard_infos],
+        }
+        return Staged(files=files, manifest_files=manifest_files, tally=tally)
+
+
+def _take(entries: Iterator[Entry], n: int) -> list[Entry]:
+    return list(islice(entries, n))
+
+
+def _skipped(seq: int, entry: Entry) -> FileOutcome:
+    doc = DocOutcome(path=entry.rel, kind=None, size=entry.size, sha256=None, skip=entry.skip)
+    return FileOutcome(seq=seq, docs=(doc,))
+
+
+def _outcome(
+    seq: int,
+    entry: Entry,
+    spec: ExtractorSpec,
+    read: ReadResult,
+    result: tuple[Extracted, float] | None,
+) -> FileOutcome:
+    if read.error is not None:
+        if read.error in ("not_regular_file", "too_large"):
+            doc = DocOutcome(
+                path=entry.rel, kind=None, size=entry.size, sha256=None, skip=read.error
+            )
+            return FileOutcome(seq=seq, docs=(doc,))
+        extracted = failed(spec, b"", read.error, Options())
+        doc = DocOutcome(
+            path=entry.rel,
+            kind=spec.kind,
+            size=entry.size,
+            sha256=None,
+            extractor=spec.name,
+            extracted=extracted,
+        )
+        return FileOutcome(seq=seq, docs=(doc,))
+    assert result is not None
+    extracted, seconds = result
+    doc = DocOutcome(
+        path=entry.rel,
+        kind=spec.kind,
+        size=len(read.data),
+        sha256=read.sha256,
+        extractor=spec.name,
+        extracted=extracted,
+        seconds=seconds,
+    )
+    return FileOutcome(seq=seq, docs=(doc,), extracted_now=1, bytes_read=len(read.data))
+
+
+def manifest(config: Config, registry: Registry, staged: Staged) -> dict[str, Any]:
+    """The manifest: deterministic facts about the committed output, nothing time-dependent."""
+    from indexer import CONTRACT, __version__
+
+    tally = staged.tally
+    return {
+        "contract": CONTRACT,
+        "version": __version__,
+        "config_digest": config.digest(),
+        "extractors": {s.name: s.version for s in registry.extractors()},
+        "counts": {
+            "files": tally.files,
+            "documents": tally.documents,
+            "chunks": tally.chunks,
+            "by_status": dict(sorted(tally.by_status.items())),
+            "by_kind": dict(sorted(tally.by_kind.items())),
+        },
+        **staged.manifest_files,
+    }
+
+
+async def commit_staged(out: Path, manifest_data: dict[str, Any], staged: Staged) -> None:
+    """Commit the staged files into `out` (in a thread: it fsyncs)."""
+    await anyio.to_thread.run_sync(commit, out, manifest_data, staged.files)

@@ -1,0 +1,211 @@
+"""Staged NDJSON output and its commit: nothing half-written is ever presented as done.
+
+A run writes every file into `OUT/.staging/`. Committing writes a journal
+(`OUT/.commit.json`) naming the files, removes the old `manifest.json`, moves the
+new files into place, deletes shards the new manifest does not list, and moves the
+new `manifest.json` in last: the manifest is the commit marker, so a reader never
+sees one that points at partial data. A run killed mid-commit leaves the journal;
+`recover()` (called at the start of every run) finishes that commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiofiles
+import orjson
+from aiofiles.threadpool.binary import AsyncBufferedIOBase
+
+STAGING = ".staging"
+JOURNAL = ".commit.json"
+MANIFEST = "manifest.json"
+DOCUMENTS = "documents.ndjson"
+SHARD_PATTERN = "chunks-{:05d}.ndjson"
+_FLUSH_AT = 1 << 20
+
+
+def dumps_line(record: dict[str, Any]) -> bytes:
+    """One NDJSON line: compact JSON, insertion-ordered keys, ending in a newline."""
+    return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FileInfo:
+    """A finished output file, as the manifest lists it."""
+
+    name: str
+    records: int
+    bytes: int
+    sha256: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The manifest entry for this file."""
+        return {
+            "name": self.name,
+            "records": self.records,
+            "bytes": self.bytes,
+            "sha256": self.sha256,
+        }
+
+
+class NdjsonFile:
+    """An NDJSON file written through a buffer, hashed as it goes, fsynced on close."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.records = 0
+        self.size = 0
+        self._hash = hashlib.sha256()
+        self._buffer = bytearray()
+        self._handle: AsyncBufferedIOBase | None = None
+
+    async def write(self, line: bytes) -> None:
+        """Append one line (which must end in a newline)."""
+        self._buffer += line
+        self._hash.update(line)
+        self.records += 1
+        self.size += len(line)
+        if len(self._buffer) >= _FLUSH_AT:
+            await self._flush()
+
+    async def _flush(self) -> None:
+        if self._handle is None:
+            self._handle = await aiofiles.open(self.path, "wb")
+        await self._handle.write(bytes(self._buffer))
+        self._buffer.clear()
+
+    async def close(self) -> FileInfo:
+        """Flush, fsync and close; return the file's manifest entry."""
+        await self._flush()
+        assert self._handle is not None
+        await self._handle.flush()
+        os.fsync(self._handle.fileno())
+        await self._handle.close()
+        return FileInfo(
+            name=self.path.name,
+            records=self.records,
+            bytes=self.size,
+            sha256=self._hash.hexdigest(),
+        )
+
+
+class ShardWriter:
+    """Chunk records into `chunks-NNNNN.ndjson` shards with deterministic boundaries.
+
+    A new shard starts at every `shard_files`-th walk entry and whenever the next
+    record would push the current shard past `shard_bytes`. Both depend only on
+    the record stream, and the first rule lets a partition of `shard_files`
+    entries be written on its own (the distributed engine relies on it).
+    """
+
+    def __init__(self, folder: Path, *, shard_bytes: int, shard_files: int, first: int = 0) -> None:
+        self._folder = folder
+        self._shard_bytes = shard_bytes
+        self._shard_files = shard_files
+        self._next = first
+        self._current: NdjsonFile | None = None
+        self.finished: list[FileInfo] = []
+
+    async def start_entry(self, seq: int) -> None:
+        """Note that walk entry `seq` begins; roll over on a partition boundary."""
+        if seq % self._shard_files == 0:
+            await self._roll()
+
+    async def write(self, line: bytes) -> None:
+        """Append one chunk record line, rolling over first when it would not fit."""
+        current = self._current
+        if current is not None and current.records and current.size + len(line) > self._shard_bytes:
+            await self._roll()
+        if self._current is None:
+            self._current = NdjsonFile(self._folder / SHARD_PATTERN.format(self._next))
+            self._next += 1
+        await self._current.write(line)
+
+    async def _roll(self) -> None:
+        if self._current is not None:
+            self.finished.append(await self._current.close())
+            self._current = None
+
+    async def close(self) -> list[FileInfo]:
+        """Close the last shard; return every shard's manifest entry, in order."""
+        await self._roll()
+        return self.finished
+
+
+def prepare_staging(out: Path) -> Path:
+    """Finish any interrupted commit, then return a fresh, empty staging folder in `out`."""
+    out.mkdir(parents=True, exist_ok=True)
+    recover(out)
+    staging = out / STAGING
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir()
+    return staging
+
+
+def commit(out: Path, manifest: dict[str, Any], files: list[str]) -> None:
+    """Atomically (from a reader's view) replace `out`'s output with the staged `files`.
+
+    `manifest` is written last, as the commit marker. Raises OSError on I/O failure,
+    in which case the previous output is intact unless the journal was written, and
+    then `recover()` completes the commit.
+    """
+    staging = out / STAGING
+    _write_durably(staging / MANIFEST, orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n")
+    journal = {"files": sorted(files)}
+    _write_durably(out / (JOURNAL + ".tmp"), orjson.dumps(journal))
+    os.replace(out / (JOURNAL + ".tmp"), out / JOURNAL)
+    _fsync_dir(out)
+    _apply(out)
+
+
+def recover(out: Path) -> bool:
+    """Finish a commit that a killed run left half done; return True if there was one."""
+    if not (out / JOURNAL).exists():
+        return False
+    _apply(out)
+    return True
+
+
+def _apply(out: Path) -> None:
+    staging = out / STAGING
+    files = set(orjson.loads((out / JOURNAL).read_bytes())["files"])
+    if not (staging / MANIFEST).exists():  # the marker already moved: only cleanup was left
+        _finish(out)
+        return
+    (out / MANIFEST).unlink(missing_ok=True)
+    _fsync_dir(out)
+    for name in sorted(files):
+        if (staging / name).exists():
+            os.replace(staging / name, out / name)
+    for stale in out.glob("chunks-*.ndjson"):
+        if stale.name not in files:
+            stale.unlink()
+    os.replace(staging / MANIFEST, out / MANIFEST)
+    _fsync_dir(out)
+    _finish(out)
+
+
+def _finish(out: Path) -> None:
+    (out / JOURNAL).unlink()
+    shutil.rmtree(out / STAGING, ignore_errors=True)
+
+
+def _write_durably(path: Path, data: bytes) -> None:
+    with open(path, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,48 @@
+"""Reading walked files: many small reads in one thread hop, hashed on the way."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReadResult:
+    """The bytes of one file and their hash, or why they could not be read."""
+
+    data: bytes = b""
+    sha256: str | None = None
+    error: str | None = None
+
+
+def read_files(paths: list[bytes], limit: int) -> list[ReadResult]:
+    """Read each path (blocking; call from a worker thread). Never raises for one file.
+
+    A file that is no longer regular (replaced by a FIFO since the walk) or that
+    grew past `limit` bytes is reported, not read.
+    """
+    return [_read_one(path, limit) for path in paths]
+
+
+def _read_one(path: bytes, limit: int) -> ReadResult:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        return ReadResult(error=f"unreadable: {exc.strerror}")
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return ReadResult(error="not_regular_file")
+        if info.st_size > limit:
+            return ReadResult(error="too_large")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(limit + 1)
+        if len(data) > limit:
+            return ReadResult(error="too_large")
+        return ReadResult(data=data, sha256=hashlib.sha256(data).hexdigest())
+    except OSError as exc:
+        return ReadResult(error=f"unreadable: {exc.strerror}")
+    finally:
+        os.close(fd)

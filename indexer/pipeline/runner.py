@@ -1,0 +1,147 @@
+"""The pipeline's public face: `index()` (async) and `run()` (sync), and run.json."""
+
+from __future__ import annotations
+
+import os
+import resource
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import orjson
+
+from indexer.config import Config, ConfigError
+from indexer.pipeline.engine import Engine, Tally, commit_staged, manifest
+from indexer.pipeline.progress import Progress
+from indexer.pipeline.walk import walk
+from indexer.registry import Registry, default_registry
+
+RUN_REPORT = "run.json"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunSummary:
+    """What a committed run produced (also printed by `indexer run --json`)."""
+
+    out: str
+    files: int
+    documents: int
+    chunks: int
+    shards: int
+    failed: int
+    extracted: int
+    """Documents extracted in this run (the rest were reused from earlier runs)."""
+    by_status: dict[str, int]
+    by_kind: dict[str, int]
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return asdict(self)
+
+
+async def index(
+    source: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    config: Config | None = None,
+    *,
+    registry: Registry | None = None,
+    progress: bool = False,
+) -> RunSummary:
+    """Index every file under `source` into `out`; return the committed run's summary.
+
+    Raises `ConfigError` for an unusable source or output folder, and OSError (or
+    any other infrastructure error) when the run cannot complete, in which case
+    nothing is committed and `out`'s previous output is intact.
+    """
+    config = config or Config()
+    registry = registry or default_registry()
+    src, dst = _check_paths(Path(source), Path(out))
+    started = time.monotonic()
+    bar = Progress() if progress else None
+    engine = Engine(src, dst, config, registry, on_progress=bar)
+    async with anyio.create_task_group() as tg:
+        if bar is not None:
+            tg.start_soon(_count, src, config, registry, bar)
+            tg.start_soon(bar.run)
+        staged = await engine.run()
+        tg.cancel_scope.cancel()
+    manifest_data = manifest(config, registry, staged)
+    await commit_staged(dst, manifest_data, staged)
+    seconds = time.monotonic() - started
+    summary = _summary(dst, staged.tally, len(manifest_data["shards"]), seconds)
+    await anyio.to_thread.run_sync(_write_report, dst, config, staged.tally, seconds)
+    return summary
+
+
+def run(
+    source: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    config: Config | None = None,
+    *,
+    registry: Registry | None = None,
+) -> RunSummary:
+    """Synchronous `index()`: runs its own event loop."""
+    return anyio.run(lambda: index(source, out, config, registry=registry))
+
+
+def _check_paths(source: Path, out: Path) -> tuple[Path, Path]:
+    src = source.resolve()
+    dst = out.resolve()
+    if not src.is_dir():
+        raise ConfigError("source", f"{source} is not a directory")
+    if dst == src or src in dst.parents:
+        raise ConfigError("out", f"{out} is inside the source folder; choose a folder outside it")
+    if dst.exists() and not dst.is_dir():
+        raise ConfigError("out", f"{out} exists and is not a directory")
+    return src, dst
+
+
+async def _count(src: Path, config: Config, registry: Registry, bar: Progress) -> None:
+    policy = config.walk_policy(registry.handles)
+    bar.total = await anyio.to_thread.run_sync(
+        lambda: sum(1 for _ in walk(src, policy)), abandon_on_cancel=True
+    )
+
+
+def _summary(out: Path, tally: Tally, shards: int, seconds: float) -> RunSummary:
+    return RunSummary(
+        out=str(out),
+        files=tally.files,
+        documents=tally.documents,
+        chunks=tally.chunks,
+        shards=shards,
+        failed=tally.by_status.get("failed", 0),
+        extracted=tally.extracted_now,
+        by_status=dict(sorted(tally.by_status.items())),
+        by_kind=dict(sorted(tally.by_kind.items())),
+        seconds=round(seconds, 3),
+    )
+
+
+def _write_report(out: Path, config: Config, tally: Tally, seconds: float) -> None:
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    report = {
+        "seconds": round(seconds, 3),
+        "files": tally.files,
+        "documents": tally.documents,
+        "extracted": tally.extracted_now,
+        "bytes_read": tally.bytes_read,
+        "pages": tally.pages,
+        "files_per_s": round(tally.files / seconds, 1) if seconds else None,
+        "mb_per_s": round(tally.bytes_read / 1e6 / seconds, 2) if seconds else None,
+        "pages_per_s": round(tally.pages / seconds, 1) if seconds else None,
+        "workers": config.workers,
+        "pdf_workers": config.pdf_workers,
+        "peak_rss_mb": {"main": round(own, 1), "largest_worker": round(children, 1)},
+        "slowest": [
+            {"path": path, "seconds": round(secs, 3)}
+            for secs, path in sorted(tally.slowest, reverse=True)[:10]
+        ],
+    }
+    tmp = out / (RUN_REPORT + ".tmp")
+    tmp.write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
+    os.replace(tmp, out / RUN_REPORT)

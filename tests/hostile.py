@@ -1,0 +1,55 @@
+"""Extractors that misbehave for real: segfault, hang, allocate without bound, sleep.
+
+Module-level so that worker processes import them by reference.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import time
+
+from indexer import Chunk, Extracted, Options
+from indexer.registry import ExtractorSpec
+
+
+def segfault(data: bytes, path: str, options: Options) -> Extracted:
+    """Dereference NULL: the worker process dies of SIGSEGV."""
+    ctypes.string_at(0)
+    raise AssertionError("unreachable")
+
+
+def hang(data: bytes, path: str, options: Options) -> Extracted:
+    """Never return."""
+    while True:
+        time.sleep(1)
+
+
+def balloon(data: bytes, path: str, options: Options) -> Extracted:
+    """Allocate until something gives."""
+    hoard = []
+    while True:
+        hoard.append(bytearray(64 << 20))
+
+
+def slow(data: bytes, path: str, options: Options) -> Extracted:
+    """Take a while, then succeed: for killing runs mid-way."""
+    time.sleep(0.3)
+    text = data.decode("utf-8", "replace").strip()
+    return Extracted(kind="slow", text=text, chunks=(Chunk(text=text or "empty"),))
+
+
+def _spec(name: str, fn: object) -> ExtractorSpec:
+    return ExtractorSpec(
+        name=name,
+        kind=name,
+        extensions=(name,),
+        version="1",
+        extract=fn,
+        isolated=True,  # type: ignore[arg-type]
+    )
+
+
+SEGFAULT = _spec("segv", segfault)
+HANG = _spec("hang", hang)
+BALLOON = _spec("oom", balloon)
+SLOW = _spec("slow", slow)

@@ -1,0 +1,59 @@
+"""The whole shared real-world corpus: conformance, and full runs that account for every file."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+import indexer
+from indexer.cli import main
+from indexer.config import Config
+
+
+def test_conformance_passes_on_the_builtin_and_real_corpus(
+    corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["conformance", "--corpus", str(corpus), "--json"])
+    card = json.loads(capsys.readouterr().out)
+    failing = [c for c in card["checks"] if not c["passed"]]
+    assert failing == [] and code == 0
+    assert card["all_passed"] and card["passed"] == card["total"]
+    categories = {c["category"] for c in card["checks"]}
+    assert categories == {"builtin", "corpus"}
+    kinds = {c["name"].split(":")[0] for c in card["checks"] if c["category"] == "corpus"}
+    assert kinds == {"csv", "eml", "html", "json", "pdf", "text"}
+
+
+@pytest.fixture(scope="module")
+def corpus_run(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("corpus") / "out"
+    indexer.run(corpus, out, Config(workers=2, pdf_workers=2, max_failures=10**6))
+    return out
+
+
+def test_every_corpus_file_is_accounted_for_once(corpus: Path, corpus_run: Path) -> None:
+    docs = [json.loads(x) for x in (corpus_run / "documents.ndjson").read_bytes().splitlines()]
+    paths = [d["path"] for d in docs]
+    on_disk = {p.relative_to(corpus).as_posix() for p in corpus.rglob("*") if p.is_file()}
+    assert len(paths) == len(set(paths)) and set(paths) == on_disk
+    with open(corpus / "MANIFEST.tsv", newline="") as handle:
+        listed = {row["relpath"]: row for row in csv.DictReader(handle, delimiter="\t")}
+    by_path = {d["path"]: d for d in docs}
+    for rel, row in listed.items():
+        doc = by_path[rel]
+        assert doc["sha256"] == row["sha256"], rel
+        assert doc["bytes"] == int(row["bytes"]), rel
+        if int(row["bytes"]) and doc["status"] != "skipped":
+            assert doc["chunks"] >= 1, rel
+
+
+def test_corpus_output_is_identical_with_one_worker(
+    corpus: Path, corpus_run: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "w1"
+    indexer.run(corpus, out, Config(workers=1, pdf_workers=1, max_failures=10**6))
+    for name in sorted(p.name for p in corpus_run.iterdir() if p.name != "run.json"):
+        assert (out / name).read_bytes() == (corpus_run / name).read_bytes(), name

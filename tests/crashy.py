@@ -1,0 +1,95 @@
+"""Functions that misbehave in a worker process, importable by reference from the pool.
+
+Each is a module-level function so that it pickles by name; none is meant to be
+called in the test runner itself.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import subprocess
+import sys
+import time
+
+
+def pid() -> int:
+    """Return the worker's process id."""
+    return os.getpid()
+
+
+def echo(*args: object) -> tuple[object, ...]:
+    """Return the arguments unchanged."""
+    return args
+
+
+def nap_then_pid(seconds: float) -> int:
+    """Sleep, then return the worker's process id: a call that is in flight for a while."""
+    time.sleep(seconds)
+    return os.getpid()
+
+
+def segfault() -> None:
+    """Read address 0: the process dies of SIGSEGV."""
+    ctypes.string_at(0)
+
+
+def exit_now(status: int) -> None:
+    """Leave without cleanup, as a C library calling `_exit` would."""
+    os._exit(status)
+
+
+def kill_self(signum: int) -> None:
+    """Send ourselves a signal, as the OOM killer or an operator would."""
+    os.kill(os.getpid(), signum)
+    time.sleep(60)
+
+
+def hang() -> None:
+    """Never return."""
+    while True:
+        time.sleep(3600)
+
+
+def hang_with_grandchild(pid_file: str) -> None:
+    """Start a long-lived subprocess, record its pid, then never return."""
+    child = subprocess.Popen(["sleep", "600"])
+    with open(pid_file + ".tmp", "w") as out:
+        out.write(str(child.pid))
+    os.rename(pid_file + ".tmp", pid_file)  # the test waits for it: never let it see half
+    hang()
+
+
+def allocate_forever() -> None:
+    """Allocate and touch memory in 16 MiB steps until something stops us."""
+    hoard = []
+    while True:
+        hoard.append(b"x" * (16 << 20))
+
+
+def chatty(value: object) -> object:
+    """Print to stdout through Python and straight to fd 1, then return `value`."""
+    print("noise " * 1000)
+    sys.stdout.flush()
+    os.write(1, b"\x00\x00\x00\x00\x00\x00\x00\x10garbage frame!!!")
+    return value
+
+
+def read_stdin() -> str:
+    """Return whatever stdin holds: a worker must not hand it the protocol."""
+    return sys.stdin.read()
+
+
+def fail(message: str) -> None:
+    """Raise ValueError(message)."""
+    raise ValueError(message)
+
+
+def unpicklable_result() -> object:
+    """Return something that cannot be pickled back to the parent."""
+    return lambda: None
+
+
+def big(size: int) -> bytes:
+    """Return `size` bytes: a reply larger than a pipe's buffer."""
+    return b"y" * size

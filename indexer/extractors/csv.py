@@ -1,17 +1,190 @@
-"""`csv`: placeholder until the real extractor lands (being written now)."""
+"""`csv`/`tsv`: header-prefixed row groups of `label: value | label: value` records.
+
+Parsing follows the reference implementation's lenient RFC-4180 reading: a
+double quote anywhere opens a quoted section, `""` inside one is a literal
+quote, and an unterminated section runs to the end of the input. There is no
+field size limit. Blank rows (every field empty or whitespace) are skipped;
+ragged rows are kept, extra fields labelled `colN` (N the 0-based column).
+"""
 
 from __future__ import annotations
 
-from indexer._types import Extracted, Options
+import re
+from collections.abc import Iterator
+from functools import lru_cache
 
-VERSION = "0"
+from indexer._text import decode, normalize_newlines
+from indexer._types import Chunk, Extracted, Options
+from indexer.registry import extension_of
+
+VERSION = "1"
+
+_SNIFFED = (";", "|", "\t")
+"""Delimiters tried, in this order of preference, when a `.csv` header has no comma."""
+_QUOTED_SECTION = re.compile(r'"([^"]*(?:""[^"]*)*)"?')
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
-    """Temporary: plain-text chunking."""
-    raise NotImplementedError("csv extractor not written yet")
+    """Decode `data` and chunk it; `.tsv` is tab-separated, `.csv` comma or sniffed.
+
+    Returns an `Extracted` of kind `csv`; never raises for any input.
+    """
+    text = decode(data)
+    delimiter = "\t" if extension_of(path) == "tsv" else sniff_delimiter(text)
+    return chunk_rows(text, delimiter, options)
 
 
-def chunk(text_: str, options: Options) -> Extracted:
-    """Temporary: plain-text chunking."""
-    raise NotImplementedError("csv chunker not written yet")
+def chunk(text: str, options: Options) -> Extracted:
+    """Chunk already-decoded CSV text, comma-separated unless the header says otherwise."""
+    text = normalize_newlines(text)
+    return chunk_rows(text, sniff_delimiter(text), options)
+
+
+def sniff_delimiter(text: str) -> str:
+    """Return `,`, or the commonest of `;`, `|` and tab when the header row has no comma.
+
+    Only delimiters outside quoted sections of the first non-blank row count.
+    """
+    header = _first_row(text)
+    if '"' in header:
+        header = _QUOTED_SECTION.sub("", header)
+    if "," in header:
+        return ","
+    best = max(_SNIFFED, key=header.count)
+    return best if header.count(best) else ","
+
+
+def _first_row(text: str) -> str:
+    lines: list[str] = []
+    quotes = 0
+    for line in text.split("\n", 1024):  # bounded: only the header row is wanted
+        if not lines and not line.strip():
+            continue
+        lines.append(line)
+        quotes += line.count('"')
+        if quotes % 2 == 0:
+            break
+    return "\n".join(lines)
+
+
+def parse_rows(text: str, delimiter: str) -> list[list[str]]:
+    """Return the rows of LF-separated `text`, blank rows included, fields unquoted."""
+    if '"' not in text:
+        return [line.split(delimiter) for line in text.split("\n")]
+    rows: list[list[str]] = []
+    pending: list[str] = []
+    quotes = 0
+    for line in text.split("\n"):
+        if pending:
+            # Every quote toggles the quoted state ("" toggles twice), so a row
+            # that opened a quote ends at the first line bringing the count even.
+            pending.append(line)
+            quotes += line.count('"')
+            if quotes % 2 == 0:
+                rows.append(_split_quoted("\n".join(pending), delimiter))
+                pending = []
+        elif '"' not in line:
+            rows.append(line.split(delimiter))
+        else:
+            quotes = line.count('"')
+            if quotes % 2:
+                pending = [line]
+            else:
+                rows.append(_split_quoted(line, delimiter))
+    if pending:
+        rows.append(_split_quoted("\n".join(pending), delimiter))
+    return rows
+
+
+def _split_quoted(row: str, delimiter: str) -> list[str]:
+    if len(row) > 1 and row[0] == row[-1] == '"':
+        # The common well-formed case: every field quoted, quotes inside doubled.
+        cells = row[1:-1].split(f'"{delimiter}"')
+        if '"' not in delimiter.join(cells).replace('""', ""):
+            return [cell.replace('""', '"') for cell in cells]
+    fields: list[str] = []
+    for field, sep in _field_pattern(delimiter).findall(row):
+        fields.append(_unquote(field) if '"' in field else field)
+        if not sep:  # the end of the row; findall may add one empty match after it
+            break
+    return fields
+
+
+@lru_cache(maxsize=8)
+def _field_pattern(delimiter: str) -> re.Pattern[str]:
+    # A field is a run of plain text and quoted sections, up to the delimiter
+    # or the end of the row. A section's closing quote is optional so that an
+    # unterminated one runs to the end of the input.
+    d = re.escape(delimiter)
+    return re.compile(rf'((?:[^"{d}]+|"[^"]*(?:""[^"]*)*"?)*)({d}|\Z)')
+
+
+def _unquote(field: str) -> str:
+    if len(field) > 1 and field[0] == field[-1] == '"':
+        inner = field[1:-1]
+        if '"' not in inner.replace('""', ""):
+            return inner.replace('""', '"')
+    return _QUOTED_SECTION.sub(lambda m: m.group(1).replace('""', '"'), field)
+
+
+def chunk_rows(text: str, delimiter: str, options: Options) -> Extracted:
+    """Chunk LF-separated `text` split on `delimiter` into header-prefixed row groups.
+
+    Returns chunks of the header line then up to `options.rows_per_chunk` records
+    (fewer when more would pass `options.max_chunk_chars`), meta `{"rows": [first,
+    last]}` counting non-blank data rows from 1. Header-only input gives one
+    chunk of the header line; input of blank rows only degrades to its text.
+    """
+    rows = iter([row for row in parse_rows(text, delimiter) if _has_content(row)])
+    header = next(rows, None)
+    if header is None:  # nothing but delimiters and whitespace
+        trimmed = text.strip()
+        if not trimmed:
+            return Extracted(kind="csv", text="")
+        return Extracted(kind="csv", text=trimmed, chunks=(Chunk(text=trimmed),), degraded=True)
+    header_line = join_row(header, delimiter)
+    records = _render_records(header, rows)
+    if not records:
+        return Extracted(kind="csv", text=header_line, chunks=(Chunk(text=header_line),))
+    chunks = tuple(_group(header_line, records, options))
+    return Extracted(kind="csv", text="\n".join(records), chunks=chunks)
+
+
+def _has_content(row: list[str]) -> bool:
+    return bool(row[0].strip()) or any(not field.isspace() and field for field in row)
+
+
+def join_row(row: list[str], delimiter: str) -> str:
+    """Return `row` joined by `delimiter`, quoting the cells that need it to re-parse."""
+    return delimiter.join(
+        f'"{cell.replace(chr(34), chr(34) * 2)}"'
+        if delimiter in cell or '"' in cell or "\n" in cell
+        else cell
+        for cell in row
+    )
+
+
+def _render_records(header: list[str], rows: Iterator[list[str]]) -> list[str]:
+    labels = [cell.strip() for cell in header]
+    records: list[str] = []
+    for row in rows:
+        if len(row) > len(labels):
+            labels.extend(f"col{i}" for i in range(len(labels), len(row)))
+        # zip stops at the shorter: a short row renders only the fields it has.
+        fields = zip(labels, row, strict=False)
+        records.append(" | ".join([f"{label}: {value.strip()}" for label, value in fields]))
+    return records
+
+
+def _group(header_line: str, records: list[str], options: Options) -> Iterator[Chunk]:
+    budget = options.max_chunk_chars - len(header_line) - 1
+    start = 0
+    while start < len(records):
+        end, size = start + 1, len(records[start])
+        limit = min(len(records), start + options.rows_per_chunk)
+        while end < limit and size + 1 + len(records[end]) <= budget:
+            size += 1 + len(records[end])
+            end += 1
+        body = "\n".join(records[start:end])
+        yield Chunk(text=f"{header_line}\n{body}", meta={"rows": [start + 1, end]})
+        start = end

@@ -1,17 +1,178 @@
-"""`json`: placeholder until the real extractor lands (being written now)."""
+"""`json`: one chunk per top-level array element or object entry, or per JSONL record.
+
+Values are pretty-printed by orjson with a 2-space indent, keys in source order
+and non-ASCII kept as is. Numbers a double or a 64-bit integer cannot hold
+exactly (`123456789012345678901234`, `1E400`) keep their source literal instead
+of being rounded or rejected. Input that is not JSON degrades to one chunk of
+the trimmed text; a bad JSONL record degrades on its own.
+"""
 
 from __future__ import annotations
 
-from indexer._types import Extracted, Options
+import json
+import math
+import re
+from typing import Any
 
-VERSION = "0"
+import orjson
+
+from indexer._text import decode, normalize_newlines
+from indexer._types import Chunk, Extracted, Options
+from indexer.registry import extension_of
+
+VERSION = "1"
+
+_RECORD_EXTENSIONS = frozenset({"jsonl", "ndjson"})
+# Integer literals orjson would round to a double: 20+ digits, or 19 with a minus.
+_LONG_INTEGER = re.compile(r"\d{20}|-\d{19}")
+_INT_MIN, _UINT_MAX = -(2**63), 2**64 - 1
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
-    """Temporary: plain-text chunking."""
-    raise NotImplementedError("json extractor not written yet")
+    """Decode `data` and chunk it; `.jsonl`/`.ndjson` paths are read record by record.
+
+    Returns an `Extracted` of kind `json`, `degraded` when some or all of the
+    input did not parse. Never raises for any input.
+    """
+    text = decode(data)
+    if extension_of(path) in _RECORD_EXTENSIONS:
+        return _records_or_document(text)
+    return chunk(text, options)
 
 
-def chunk(text_: str, options: Options) -> Extracted:
-    """Temporary: plain-text chunking."""
-    raise NotImplementedError("json chunker not written yet")
+def chunk(text: str, options: Options) -> Extracted:
+    """Chunk already-decoded JSON text: a document, else newline-delimited records.
+
+    Returns the document's chunks (meta `{"index": i}` or `{"key": k}`), or, when
+    the whole does not parse but it has 2+ non-blank lines that each do, one
+    chunk per record (meta `{"line": n}`); otherwise one degraded text chunk.
+    """
+    text = normalize_newlines(text)
+    try:
+        return _document(parse(text))
+    except ValueError:
+        pass
+    records = _parse_lines(text, stop_at_bad=True)
+    if len(records) >= 2 and all(rendered is not None for _, _, rendered in records):
+        return _records(records)
+    return _degraded(text)
+
+
+def parse(text: str) -> Any:
+    """Return the JSON value of `text`, numbers exact.
+
+    Raises `ValueError` when `text` is not one JSON value (syntax, NaN, a lone
+    surrogate, nesting deeper than orjson's limit of 1024).
+    """
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        if "number" not in str(exc):
+            raise
+        return _parse_exact(text)
+    if _LONG_INTEGER.search(text):
+        return _parse_exact(text)
+    return value
+
+
+def render(value: Any) -> str:
+    """Return `value` pretty-printed with a 2-space indent.
+
+    Raises `ValueError` when orjson cannot render it (nesting over 254 levels, a
+    string holding a lone surrogate).
+    """
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    except orjson.JSONEncodeError as exc:
+        raise ValueError(str(exc)) from exc
+
+
+def _parse_exact(text: str) -> Any:
+    # The stdlib parser hands us each number's literal, so the ones orjson
+    # would round or reject can be kept verbatim as a Fragment.
+    try:
+        return json.loads(
+            text, parse_int=_exact_int, parse_float=_exact_float, parse_constant=_reject
+        )
+    except RecursionError as exc:
+        raise ValueError("nesting too deep") from exc
+
+
+def _exact_int(literal: str) -> int | orjson.Fragment:
+    if len(literal) <= 20:
+        value = int(literal)
+        if _INT_MIN <= value <= _UINT_MAX:
+            return value
+    return orjson.Fragment(literal)
+
+
+def _exact_float(literal: str) -> float | orjson.Fragment:
+    value = float(literal)
+    return value if math.isfinite(value) else orjson.Fragment(literal)
+
+
+def _reject(literal: str) -> None:
+    raise ValueError(f"{literal} is not JSON")
+
+
+def _document(value: Any) -> Extracted:
+    """Chunk a parsed document; raises `ValueError` when it cannot be rendered."""
+    text = render(value)
+    if isinstance(value, list) and value:
+        chunks = tuple(Chunk(text=render(v), meta={"index": i}) for i, v in enumerate(value))
+    elif isinstance(value, dict) and value:
+        chunks = tuple(
+            Chunk(text=f"{render(k)}: {render(v)}", meta={"key": k}) for k, v in value.items()
+        )
+    else:
+        chunks = (Chunk(text=text),)
+    return Extracted(kind="json", text=text, chunks=chunks)
+
+
+def _parse_lines(text: str, *, stop_at_bad: bool) -> list[tuple[int, str, str | None]]:
+    """Return `(line number, line, rendered value or None)` for each non-blank line.
+
+    With `stop_at_bad`, stops at the first line that does not parse.
+    """
+    out: list[tuple[int, str, str | None]] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            rendered: str | None = render(parse(line))
+        except ValueError:
+            rendered = None
+        out.append((number, line, rendered))
+        if rendered is None and stop_at_bad:
+            break
+    return out
+
+
+def _records_or_document(text: str) -> Extracted:
+    """Chunk `.jsonl` text per line, unless it is one (pretty-printed) document."""
+    records = _parse_lines(text, stop_at_bad=False)
+    if all(rendered is not None for _, _, rendered in records):
+        return _records(records)
+    try:
+        return _document(parse(text))
+    except ValueError:
+        pass
+    if any(rendered is not None for _, _, rendered in records):
+        return _records(records)
+    return _degraded(text)
+
+
+def _records(records: list[tuple[int, str, str | None]]) -> Extracted:
+    chunks = tuple(
+        Chunk(text=line.strip() if rendered is None else rendered, meta={"line": number})
+        for number, line, rendered in records
+    )
+    degraded = any(rendered is None for _, _, rendered in records)
+    text = "\n".join(c.text for c in chunks)
+    return Extracted(kind="json", text=text, chunks=chunks, degraded=degraded)
+
+
+def _degraded(text: str) -> Extracted:
+    trimmed = text.strip()
+    chunks = (Chunk(text=trimmed),) if trimmed else ()
+    return Extracted(kind="json", text=trimmed, chunks=chunks, degraded=bool(trimmed))

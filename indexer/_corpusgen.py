@@ -13,7 +13,52 @@ from pathlib import Path
 
 from indexer._samples import minimal_pdf
 
-WORDS = ["report", "revenue", "quarter", "board", "meeting", "budget", "forecast", "customer", "contract", "invoice", "shipment", "delay", "review", "policy", "audit", "risk", "market", "growth", "margin", "team", "project", "deadline", "release", "schedule", "incident", "summary", "decision", "approval", "vendor", "proposal", "estimate", "total", "north", "south", "region", "office", "plan", "strategy", "analysis", "result", "draft", "final", "update", "notes"]
+WORDS = [
+    "report",
+    "revenue",
+    "quarter",
+    "board",
+    "meeting",
+    "budget",
+    "forecast",
+    "customer",
+    "contract",
+    "invoice",
+    "shipment",
+    "delay",
+    "review",
+    "policy",
+    "audit",
+    "risk",
+    "market",
+    "growth",
+    "margin",
+    "team",
+    "project",
+    "deadline",
+    "release",
+    "schedule",
+    "incident",
+    "summary",
+    "decision",
+    "approval",
+    "vendor",
+    "proposal",
+    "estimate",
+    "total",
+    "north",
+    "south",
+    "region",
+    "office",
+    "plan",
+    "strategy",
+    "analysis",
+    "result",
+    "draft",
+    "final",
+    "update",
+    "notes",
+]
 
 
 def _sentence(rng: random.Random) -> str:

@@ -37,9 +37,12 @@ class Options:
         if self.pdf_engine not in ("pdfium", "pdfplumber"):
             raise ValueError(f"pdf_engine must be pdfium or pdfplumber, got {self.pdf_engine!r}")
 
-    def digest(self) -> str:
-        """Return a short stable hash of these options, for cache keys and manifests."""
-        raw = orjson.dumps(asdict(self), option=orjson.OPT_SORT_KEYS)
+    def digest(self, names: tuple[str, ...] | None = None) -> str:
+        """Return a short stable hash of these options (or only of `names`), for cache keys."""
+        values = asdict(self)
+        if names is not None:
+            values = {name: values[name] for name in names}
+        raw = orjson.dumps(values, option=orjson.OPT_SORT_KEYS)
         return hashlib.sha256(raw).hexdigest()[:16]
 
 

@@ -13,6 +13,7 @@ import anyio
 import orjson
 
 from indexer.config import Config, ConfigError, load_config
+from indexer.pipeline.lock import LockHeld
 
 EXIT_OK, EXIT_FAILURES, EXIT_USAGE, EXIT_FATAL, EXIT_LOCKED = 0, 1, 2, 3, 75
 _SIGNAL_EXIT = {signal.SIGINT: 130, signal.SIGTERM: 143}
@@ -83,6 +84,9 @@ async def _run(source: Path, out: Path, config: Config) -> int:
         if isinstance(cause, ConfigError):
             print(f"indexer: config error: {cause}", file=sys.stderr)
             return EXIT_USAGE
+        if isinstance(cause, LockHeld):
+            print(f"indexer: {cause}; try again when it has finished", file=sys.stderr)
+            return EXIT_LOCKED
         print(
             f"indexer: fatal: {type(cause).__name__}: {cause}\n"
             f"indexer: nothing was committed; the previous output in {out} is intact",
@@ -111,6 +115,10 @@ async def _watch_signals(scope: anyio.CancelScope, caught: list[int]) -> None:
             return
 
 
+def _changes(counts: dict[str, int]) -> str:
+    return ", ".join(f"{counts.get(k, 0)} {k}" for k in ("added", "changed", "removed"))
+
+
 def _report(summary: Any, config: Config) -> int:
     if config.json:
         sys.stdout.buffer.write(
@@ -122,7 +130,8 @@ def _report(summary: Any, config: Config) -> int:
         print(
             f"indexed {summary.files} files into {summary.documents} documents ({statuses}), "
             f"{summary.chunks} chunks in {summary.shards} shards, "
-            f"{summary.extracted} extracted, in {summary.seconds:.1f} s -> {summary.out}"
+            f"{summary.extracted} extracted, {summary.documents - summary.extracted} reused; "
+            f"{_changes(summary.changes)}; {summary.seconds:.1f} s -> {summary.out}"
         )
     if summary.failed > config.max_failures:
         print(

@@ -64,6 +64,9 @@ class ExtractorSpec:
     """True for the extractors shipped with indexer."""
     fallback: bool = False
     """Used for every path no other extractor claims (exactly one may be)."""
+    options_used: tuple[str, ...] | None = None
+    """The `Options` fields its output depends on; None means all of them. Incremental
+    runs re-extract a document only when one of these (or `version`) changes."""
 
 
 def extension_of(path: str) -> str:
@@ -167,6 +170,10 @@ def _validate(spec: ExtractorSpec) -> None:
             )
     if not callable(spec.extract):
         raise RegistryError(f"extractor {spec.name!r} has no callable extract")
+    known = set(Options.__dataclass_fields__)
+    unknown = sorted(set(spec.options_used or ()) - known)
+    if unknown:
+        raise RegistryError(f"extractor {spec.name!r} names unknown options {unknown}")
 
 
 def _load_plugins(registry: Registry) -> None:

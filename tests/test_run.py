@@ -32,7 +32,7 @@ def _committed(out: Path) -> dict[str, str]:
     return {
         p.name: hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(out.iterdir())
-        if p.is_file() and p.name != "run.json"
+        if p.is_file() and p.name != "run.json" and not p.name.startswith(".")
     }
 
 

@@ -7,6 +7,8 @@ from indexer.registry import ExtractorSpec, Registry
 
 __all__ = ["BUILTIN_SPECS", "register_builtins"]
 
+_LIMIT = ("max_chunk_chars",)
+
 BUILTIN_SPECS = (
     ExtractorSpec(
         name="csv",
@@ -16,15 +18,18 @@ BUILTIN_SPECS = (
         extract=csv.extract,
         chunker=csv.chunk,
         builtin=True,
+        options_used=("rows_per_chunk", *_LIMIT),
     ),
     ExtractorSpec(
         name="eml",
         kind="eml",
         extensions=("eml",),
-        version=eml.VERSION,
+        # html-only mails are rendered by the html extractor, so its upgrades count too
+        version=f"{eml.VERSION}+html.{html.VERSION}",
         extract=eml.extract,
         chunker=eml.chunk,
         builtin=True,
+        options_used=_LIMIT,
     ),
     ExtractorSpec(
         name="html",
@@ -34,6 +39,7 @@ BUILTIN_SPECS = (
         extract=html.extract,
         chunker=html.chunk,
         builtin=True,
+        options_used=_LIMIT,
     ),
     ExtractorSpec(
         name="json",
@@ -43,6 +49,7 @@ BUILTIN_SPECS = (
         extract=json.extract,
         chunker=json.chunk,
         builtin=True,
+        options_used=_LIMIT,
     ),
     ExtractorSpec(
         name="pdf",
@@ -52,6 +59,7 @@ BUILTIN_SPECS = (
         extract=pdf.extract,
         isolated=True,
         builtin=True,
+        options_used=("pdf_engine", *_LIMIT),
     ),
     ExtractorSpec(
         name="text",
@@ -62,6 +70,7 @@ BUILTIN_SPECS = (
         chunker=text.chunk,
         builtin=True,
         fallback=True,
+        options_used=_LIMIT,
     ),
 )
 

@@ -12,6 +12,7 @@ the walk may run ahead of the writer, so memory does not grow with the corpus.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -22,9 +23,9 @@ from typing import Any
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from indexer._extract import failed, failure_text
-from indexer._types import Chunk, Extracted, Options
 from indexer.config import Config
+from indexer.pipeline.changes import CHANGES, ChangeTracker
+from indexer.pipeline.extraction import BatchExtractor, Work
 from indexer.pipeline.output import (
     DOCUMENTS,
     NdjsonFile,
@@ -33,17 +34,21 @@ from indexer.pipeline.output import (
     dumps_line,
     prepare_staging,
 )
-from indexer.pipeline.pool import PoolError, WorkerPool
-from indexer.pipeline.reading import ReadResult, read_files
-from indexer.pipeline.records import DocOutcome, FileOutcome, chunk_records, document_record
-from indexer.pipeline.tasks import extract_batch
+from indexer.pipeline.pool import WorkerPool
+from indexer.pipeline.records import (
+    DocOutcome,
+    FileOutcome,
+    chunk_records,
+    doc_id,
+    document_record,
+)
+from indexer.pipeline.state import State
 from indexer.pipeline.walk import Entry, walk
-from indexer.registry import ExtractorSpec, Registry
+from indexer.registry import Registry
 
 log = logging.getLogger(__name__)
 
 _WALK_BATCH = 256
-Work = list[tuple[int, Entry, ExtractorSpec]]
 
 
 @dataclass(slots=True)
@@ -59,6 +64,7 @@ class Tally:
     by_status: dict[str, int] = field(default_factory=dict)
     by_kind: dict[str, int] = field(default_factory=dict)
     slowest: list[tuple[float, str]] = field(default_factory=list)
+    changes: dict[str, int] = field(default_factory=dict)
 
     def add(self, outcome: FileOutcome, chunks: int) -> None:
         """Count one written file outcome."""
@@ -97,12 +103,15 @@ class Engine:
         config: Config,
         registry: Registry,
         on_progress: Callable[[str, Any], None] | None = None,
+        state: State | None = None,
+        previous: dict[str, bytes] | None = None,
     ) -> None:
         self.source = source
         self.out = out
         self.config = config
         self.registry = registry
-        self.options: Options = config.extract_options()
+        self.state = state
+        self.previous = previous or {}
         self._window = anyio.Semaphore(config.window)
         self._notify = on_progress or (lambda event, value: None)
 
@@ -121,8 +130,9 @@ class Engine:
         send_out, recv_out = anyio.create_memory_object_stream[FileOutcome](config.window)
         async with general, isolated, anyio.create_task_group() as tg:
             tg.start_soon(self._walk, send_work, send_out.clone())
+            extractor = BatchExtractor(config, general, isolated, self.state)
             for _ in range(config.workers + config.pdf_workers + 1):
-                tg.start_soon(self._work, recv_work.clone(), send_out.clone(), general, isolated)
+                tg.start_soon(self._work, recv_work.clone(), send_out.clone(), extractor)
             recv_work.close()
             send_out.close()
             staged = await self._write(staging, recv_out)
@@ -178,60 +188,13 @@ class Engine:
         self,
         recv_work: MemoryObjectReceiveStream[Work],
         send_out: MemoryObjectSendStream[FileOutcome],
-        general: WorkerPool,
-        isolated: WorkerPool,
+        extractor: BatchExtractor,
     ) -> None:
         async with recv_work, send_out:
             async for work in recv_work:
                 self._notify("started", [entry.rel for _, entry, _ in work])
-                paths = [entry.path for _, entry, _ in work]
-                reads = await anyio.to_thread.run_sync(
-                    read_files, paths, self.config.max_file_bytes
-                )
-                todo = [(w, r) for w, r in zip(work, reads, strict=True) if r.error is None]
-                results = await self._extract(todo, general, isolated)
-                for (seq, entry, spec), read in zip(work, reads, strict=True):
-                    await send_out.send(_outcome(seq, entry, spec, read, results.get(seq)))
-
-    async def _extract(
-        self,
-        todo: list[tuple[tuple[int, Entry, ExtractorSpec], ReadResult]],
-        general: WorkerPool,
-        isolated: WorkerPool,
-    ) -> dict[int, tuple[Extracted, float]]:
-        if not todo:
-            return {}
-        items = [(spec, entry.rel, read.data) for (_, entry, spec), read in todo]
-        seqs = [seq for (seq, _, _), _ in todo]
-        spec = todo[0][0][2]
-        pool = isolated if spec.isolated else general
-        try:
-            results = await pool.run(
-                extract_batch, items, self.options, timeout=self.config.timeout
-            )
-            return dict(zip(seqs, results, strict=True))
-        except PoolError as exc:
-            if len(items) == 1:
-                return {seqs[0]: (self._pool_failure(spec, exc), 0.0)}
-            log.debug("batch of %d failed (%s); retrying one by one", len(items), exc.reason)
-        out: dict[int, tuple[Extracted, float]] = {}
-        for seq, item in zip(seqs, items, strict=True):
-            try:
-                [out[seq]] = await pool.run(
-                    extract_batch, [item], self.options, timeout=self.config.timeout
-                )
-            except PoolError as exc:
-                out[seq] = (self._pool_failure(item[0], exc), 0.0)
-        return out
-
-    def _pool_failure(self, spec: ExtractorSpec, exc: PoolError) -> Extracted:
-        detail = exc.reason
-        if exc.code == "timeout":
-            detail = f"timeout after {self.config.timeout:g} s"
-        elif exc.code == "out_of_memory":
-            detail = f"out of memory (limit {self.config.max_memory_mb} MB)"
-        chunk = Chunk(text=failure_text(spec.kind, detail))
-        return Extracted(kind=spec.kind, text="", chunks=(chunk,), degraded=True, error=exc.code)
+                for outcome in await extractor.process(work):
+                    await send_out.send(outcome)
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -242,6 +205,8 @@ class Engine:
             staging, shard_bytes=self.config.shard_bytes, shard_files=self.config.shard_files
         )
         documents = NdjsonFile(staging / DOCUMENTS)
+        changes = NdjsonFile(staging / CHANGES)
+        tracker = ChangeTracker(self.previous)
         tally = Tally()
         pending: dict[int, FileOutcome] = {}
         next_seq = 0
@@ -253,19 +218,29 @@ class Engine:
                     await shards.start_entry(next_seq)
                     chunks = 0
                     for doc in ready.docs:
-                        for record in chunk_records(doc):
-                            await shards.write(dumps_line(record))
-                            chunks += 1
-                        await documents.write(dumps_line(document_record(doc)))
+                        lines = [dumps_line(record) for record in chunk_records(doc)]
+                        for line in lines:
+                            await shards.write(line)
+                        chunks += len(lines)
+                        digest = hashlib.sha256(b"".join(lines)).hexdigest()[:32]
+                        line = dumps_line(document_record(doc, digest))
+                        await documents.write(line)
+                        change = tracker.see(doc.path, doc_id(doc.path), line)
+                        if change is not None:
+                            await changes.write(change)
                     tally.add(ready, chunks)
                     self._notify("done", ready)
                     self._window.release()
                     next_seq += 1
         if pending:
             raise RuntimeError(f"walk entries never arrived: {sorted(pending)[:5]}")
+        for line in tracker.removed():
+            await changes.write(line)
         shard_infos = await shards.close()
         doc_info = await documents.close()
-        files = [DOCUMENTS, *(s.name for s in shard_infos)]
+        await changes.close()
+        tally.changes = dict(tracker.counts)
+        files = [DOCUMENTS, CHANGES, *(s.name for s in shard_infos)]
         manifest_files = {
             "documents": doc_info.to_dict(),
             "shards": [s.to_dict() for s in shard_infos],
@@ -280,43 +255,6 @@ def _take(entries: Iterator[Entry], n: int) -> list[Entry]:
 def _skipped(seq: int, entry: Entry) -> FileOutcome:
     doc = DocOutcome(path=entry.rel, kind=None, size=entry.size, sha256=None, skip=entry.skip)
     return FileOutcome(seq=seq, docs=(doc,))
-
-
-def _outcome(
-    seq: int,
-    entry: Entry,
-    spec: ExtractorSpec,
-    read: ReadResult,
-    result: tuple[Extracted, float] | None,
-) -> FileOutcome:
-    if read.error is not None:
-        if read.error in ("not_regular_file", "too_large"):
-            doc = DocOutcome(
-                path=entry.rel, kind=None, size=entry.size, sha256=None, skip=read.error
-            )
-            return FileOutcome(seq=seq, docs=(doc,))
-        extracted = failed(spec, b"", read.error, Options())
-        doc = DocOutcome(
-            path=entry.rel,
-            kind=spec.kind,
-            size=entry.size,
-            sha256=None,
-            extractor=spec.name,
-            extracted=extracted,
-        )
-        return FileOutcome(seq=seq, docs=(doc,))
-    assert result is not None
-    extracted, seconds = result
-    doc = DocOutcome(
-        path=entry.rel,
-        kind=spec.kind,
-        size=len(read.data),
-        sha256=read.sha256,
-        extractor=spec.name,
-        extracted=extracted,
-        seconds=seconds,
-    )
-    return FileOutcome(seq=seq, docs=(doc,), extracted_now=1, bytes_read=len(read.data))
 
 
 def manifest(config: Config, registry: Registry, staged: Staged) -> dict[str, Any]:

@@ -89,8 +89,8 @@ def chunk_records(doc: DocOutcome) -> list[dict[str, Any]]:
     ]
 
 
-def document_record(doc: DocOutcome) -> dict[str, Any]:
-    """Return the `documents.ndjson` record of `doc`."""
+def document_record(doc: DocOutcome, digest: str) -> dict[str, Any]:
+    """Return the `documents.ndjson` record of `doc`; `digest` hashes its chunk lines."""
     extracted = doc.extracted
     return {
         "path": doc.path,
@@ -102,5 +102,6 @@ def document_record(doc: DocOutcome) -> dict[str, Any]:
         "reason": doc.reason,
         "extractor": doc.extractor,
         "chunks": 0 if extracted is None else len(extracted.chunks),
+        "digest": digest,
         "metadata": {} if extracted is None else extracted.metadata,
     }

@@ -13,8 +13,12 @@ import anyio
 import orjson
 
 from indexer.config import Config, ConfigError
+from indexer.pipeline.changes import load_previous
 from indexer.pipeline.engine import Engine, Tally, commit_staged, manifest
+from indexer.pipeline.lock import hold
+from indexer.pipeline.output import recover
 from indexer.pipeline.progress import Progress
+from indexer.pipeline.state import STATE_DIR, STATE_FILE, State
 from indexer.pipeline.walk import walk
 from indexer.registry import Registry, default_registry
 
@@ -35,6 +39,8 @@ class RunSummary:
     """Documents extracted in this run (the rest were reused from earlier runs)."""
     by_status: dict[str, int]
     by_kind: dict[str, int]
+    changes: dict[str, int]
+    """Documents added, changed and removed against the previous committed output."""
     seconds: float
 
     def to_dict(self) -> dict[str, Any]:
@@ -59,17 +65,33 @@ async def index(
     config = config or Config()
     registry = registry or default_registry()
     src, dst = _check_paths(Path(source), Path(out))
+    with hold(dst):
+        return await _index_locked(src, dst, config, registry, progress)
+
+
+async def _index_locked(
+    src: Path, dst: Path, config: Config, registry: Registry, progress: bool
+) -> RunSummary:
     started = time.monotonic()
-    bar = Progress() if progress else None
-    engine = Engine(src, dst, config, registry, on_progress=bar)
-    async with anyio.create_task_group() as tg:
-        if bar is not None:
-            tg.start_soon(_count, src, config, registry, bar)
-            tg.start_soon(bar.run)
-        staged = await engine.run()
-        tg.cancel_scope.cancel()
-    manifest_data = manifest(config, registry, staged)
-    await commit_staged(dst, manifest_data, staged)
+    await anyio.to_thread.run_sync(recover, dst)
+    previous = await anyio.to_thread.run_sync(load_previous, dst)
+    state = await anyio.to_thread.run_sync(
+        lambda: State(dst / STATE_DIR / STATE_FILE, reuse=not config.full)
+    )
+    try:
+        bar = Progress() if progress else None
+        engine = Engine(src, dst, config, registry, on_progress=bar, state=state, previous=previous)
+        async with anyio.create_task_group() as tg:
+            if bar is not None:
+                tg.start_soon(_count, src, config, registry, bar)
+                tg.start_soon(bar.run)
+            staged = await engine.run()
+            tg.cancel_scope.cancel()
+        manifest_data = manifest(config, registry, staged)
+        await commit_staged(dst, manifest_data, staged)
+        await anyio.to_thread.run_sync(state.sweep)
+    finally:
+        state.close()
     seconds = time.monotonic() - started
     summary = _summary(dst, staged.tally, len(manifest_data["shards"]), seconds)
     await anyio.to_thread.run_sync(_write_report, dst, config, staged.tally, seconds)
@@ -117,6 +139,7 @@ def _summary(out: Path, tally: Tally, shards: int, seconds: float) -> RunSummary
         extracted=tally.extracted_now,
         by_status=dict(sorted(tally.by_status.items())),
         by_kind=dict(sorted(tally.by_kind.items())),
+        changes=dict(tally.changes),
         seconds=round(seconds, 3),
     )
 
@@ -129,6 +152,8 @@ def _write_report(out: Path, config: Config, tally: Tally, seconds: float) -> No
         "files": tally.files,
         "documents": tally.documents,
         "extracted": tally.extracted_now,
+        "reused": tally.documents - tally.extracted_now,
+        "changes": tally.changes,
         "bytes_read": tally.bytes_read,
         "pages": tally.pages,
         "files_per_s": round(tally.files / seconds, 1) if seconds else None,

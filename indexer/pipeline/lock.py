@@ -1,0 +1,43 @@
+"""One run at a time per output folder: a kernel lock that dies with its holder."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import socket
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+LOCK_FILE = ".lock"
+
+
+class LockHeld(RuntimeError):
+    """Another run holds the lock on the output folder."""
+
+    def __init__(self, out: Path, holder: str) -> None:
+        super().__init__(f"another indexer run holds {out / LOCK_FILE} ({holder or 'unknown'})")
+        self.holder = holder
+
+
+@contextmanager
+def hold(out: Path) -> Iterator[None]:
+    """Hold `out`'s lock for the duration of the block; raise `LockHeld` when taken.
+
+    `flock` is released by the kernel when its holder dies, however it dies, so a
+    lock left by a killed run never blocks the next one.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise LockHeld(out, os.pread(fd, 512, 0).decode("utf-8", "replace").strip()) from None
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()} since {stamp}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)

@@ -1,0 +1,209 @@
+"""Incremental state: what earlier runs extracted, kept in SQLite (WAL) inside OUT.
+
+Layout of `OUT/.state/state.sqlite`:
+
+| table     | key                        | columns                                            |
+|-----------|----------------------------|----------------------------------------------------|
+| `meta`    | `name`                     | `value`: `schema` version, `run` counter           |
+| `files`   | `path` (relative, text)    | `size`, `mtime_ns`, `inode`, `device`, `sha256`,   |
+|           |                            | `run` (last run that saw it)                       |
+| `results` | `key`                      | `data` (the `Extracted`, as JSON), `run`           |
+
+A result's key is `sha256:extractor:version:options-digest`, so a changed file, an
+upgraded extractor or a changed option (rows_per_chunk, pdf_engine, the isolation
+limits) misses the cache and re-extracts exactly what it affects. The `files` row
+is only a fast path to the hash: size, mtime, inode and device must all match,
+otherwise the file is read and hashed (a copy, a rename, a `touch` or an rsync
+with old times then still finds its result by content). Results are written as
+they complete, so a killed run's work is reused by the next one. Rows that the
+committed run did not touch are swept after its commit. A state file that is not
+a readable database is moved aside and the run starts from scratch (a warning,
+never a crash, never wrong output: the cache only ever short-cuts extraction).
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from indexer._types import Chunk, Extracted
+from indexer.pipeline.walk import Entry
+
+log = logging.getLogger(__name__)
+
+STATE_DIR = ".state"
+STATE_FILE = "state.sqlite"
+SCHEMA = "1"
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER, device INTEGER,
+    sha256 TEXT NOT NULL, run INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, data BLOB NOT NULL, run INTEGER NOT NULL);
+"""
+
+
+def encode_result(result: Extracted) -> bytes:
+    """Serialise an `Extracted` for the cache (exact round trip through `decode_result`)."""
+    return orjson.dumps(
+        {
+            "kind": result.kind,
+            "text": result.text,
+            "chunks": [[c.text, c.meta] for c in result.chunks],
+            "degraded": result.degraded,
+            "error": result.error,
+            "metadata": result.metadata,
+        }
+    )
+
+
+def decode_result(data: bytes) -> Extracted:
+    """Inverse of `encode_result`."""
+    raw: dict[str, Any] = orjson.loads(data)
+    return Extracted(
+        kind=raw["kind"],
+        text=raw["text"],
+        chunks=tuple(Chunk(text=t, meta=m) for t, m in raw["chunks"]),
+        degraded=raw["degraded"],
+        error=raw["error"],
+        metadata=raw["metadata"],
+    )
+
+
+class StateWriteError(OSError):
+    """The state database could not be written (disk full, file size limit)."""
+
+
+class State:
+    """One run's handle on the state database. Thread-safe; call from worker threads."""
+
+    def __init__(self, path: Path, *, reuse: bool = True) -> None:
+        self.path = path
+        self.reuse = reuse
+        self._lock = threading.Lock()
+        self._db = _open(path)
+        self.run = self._next_run()
+
+    def _next_run(self) -> int:
+        with self._db:
+            row = self._db.execute("SELECT value FROM meta WHERE name = 'run'").fetchone()
+            run = int(row[0]) + 1 if row else 1
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('run', ?)", (str(run),))
+        return run
+
+    def known_hashes(self, entries: Sequence[Entry]) -> list[str | None]:
+        """Each entry's content hash when its size, mtime, inode and device are unchanged."""
+        if not self.reuse:
+            return [None] * len(entries)
+        with self._lock:
+            out: list[str | None] = []
+            for entry in entries:
+                row = self._db.execute(
+                    "SELECT size, mtime_ns, inode, device, sha256 FROM files WHERE path = ?",
+                    (entry.rel,),
+                ).fetchone()
+                same = row is not None and tuple(row[:4]) == (
+                    entry.size,
+                    entry.mtime_ns,
+                    entry.inode,
+                    entry.device,
+                )
+                out.append(row[4] if same else None)
+            return out
+
+    def lookup(self, keys: Sequence[str]) -> list[Extracted | None]:
+        """The cached result for each key, or None; marks hits as used by this run."""
+        if not self.reuse:
+            return [None] * len(keys)
+        with self._lock, self._db:
+            out: list[Extracted | None] = []
+            for key in keys:
+                row = self._db.execute("SELECT data FROM results WHERE key = ?", (key,)).fetchone()
+                if row is not None:
+                    self._db.execute("UPDATE results SET run = ? WHERE key = ?", (self.run, key))
+                out.append(None if row is None else decode_result(row[0]))
+            return out
+
+    def record(
+        self,
+        files: Sequence[tuple[Entry, str]],
+        results: Sequence[tuple[str, Extracted]],
+    ) -> None:
+        """Persist new results and each file's hash, in one transaction.
+
+        Raises `StateWriteError` when the database cannot be written (disk full).
+        """
+        try:
+            self._record(files, results)
+        except sqlite3.OperationalError as exc:
+            raise StateWriteError(f"cannot write {self.path}: {exc}") from exc
+
+    def _record(
+        self,
+        files: Sequence[tuple[Entry, str]],
+        results: Sequence[tuple[str, Extracted]],
+    ) -> None:
+        with self._lock, self._db:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO results VALUES (?, ?, ?)",
+                [(key, encode_result(res), self.run) for key, res in results],
+            )
+            self._db.executemany(
+                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(e.rel, e.size, e.mtime_ns, e.inode, e.device, sha, self.run) for e, sha in files],
+            )
+
+    def sweep(self) -> None:
+        """After a commit: forget files and results this run did not use."""
+        with self._lock, self._db:
+            self._db.execute("DELETE FROM files WHERE run < ?", (self.run,))
+            self._db.execute("DELETE FROM results WHERE run < ?", (self.run,))
+
+    def close(self) -> None:
+        """Close the database."""
+        with self._lock:
+            self._db.close()
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return _connect(path)
+    except sqlite3.DatabaseError as exc:
+        aside = path.with_name(path.name + ".corrupt")
+        log.warning(
+            "state file %s is unusable (%s); moved to %s, extracting everything", path, exc, aside
+        )
+        for suffix in ("", "-wal", "-shm"):
+            src = Path(str(path) + suffix)
+            if src.exists():
+                src.replace(Path(str(aside) + suffix))
+        return _connect(path)
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")
+        db.executescript(_DDL)
+        row = db.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone()
+        if row is None:
+            db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA,))
+        elif row[0] != SCHEMA:
+            raise sqlite3.DatabaseError(f"schema {row[0]}, expected {SCHEMA}")
+        (check,) = db.execute("PRAGMA quick_check").fetchone()
+        if check != "ok":
+            raise sqlite3.DatabaseError(f"quick_check: {check}")
+    except sqlite3.DatabaseError:
+        db.close()
+        raise
+    db.isolation_level = "DEFERRED"
+    return db

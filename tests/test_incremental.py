@@ -1,0 +1,223 @@
+"""Incremental runs: reuse by content, exact deltas, resume after a kill, one run per OUT."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import indexer
+from indexer._corpusgen import write_corpus
+from indexer.config import Config
+from indexer.pipeline.lock import hold
+
+SCRIPT = """
+import sys
+sys.path.insert(0, sys.argv[3])
+import hostile, indexer
+from indexer.config import Config
+from indexer.registry import default_registry
+registry = default_registry().copy()
+registry.register(hostile.SLOW)
+indexer.run(sys.argv[1], sys.argv[2], Config(workers=1, pdf_workers=1), registry=registry)
+"""
+
+
+def committed(out: Path) -> dict[str, bytes]:
+    """What must equal a fresh run's output: every visible file but run.json and changes."""
+    skip = {"run.json", "changes.ndjson"}
+    return {
+        p.name: p.read_bytes()
+        for p in sorted(out.iterdir())
+        if p.is_file() and p.name not in skip and not p.name.startswith(".")
+    }
+
+
+def changes(out: Path) -> list[tuple[str, str]]:
+    lines = (out / "changes.ndjson").read_bytes().splitlines()
+    return [(json.loads(x)["change"], json.loads(x)["path"]) for x in lines]
+
+
+def fresh(source: Path, tmp_path: Path, config: Config) -> dict[str, bytes]:
+    out = tmp_path / f"fresh-{time.monotonic_ns()}"
+    indexer.run(source, out, config)
+    return committed(out)
+
+
+CONFIG = Config(workers=2, pdf_workers=2, shard_files=7)
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> Path:
+    root = tmp_path / "src"
+    write_corpus(root, 150_000, seed=3)
+    return root
+
+
+def _paths(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file())
+
+
+def test_rerun_equals_a_fresh_run_and_lists_exact_changes(source: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    first = indexer.run(source, out, CONFIG)
+    assert first.extracted == first.documents and first.changes["added"] == first.documents
+    files = _paths(source)
+    changed, deleted, renamed, touched = files[0], files[1], files[2], files[3]
+    changed.write_bytes(changed.read_bytes() + b"\n\nA new closing paragraph.\n")
+    deleted.unlink()
+    renamed.rename(renamed.with_name("renamed-" + renamed.name))
+    os.utime(touched, ns=(time.time_ns(), time.time_ns()))
+    added = source / "notes" / "added.txt"
+    added.write_bytes(b"Brand new note.\n\nWith two paragraphs.")
+    copied = source / "copy-of-touched" / touched.name
+    copied.parent.mkdir()
+    shutil.copy2(touched, copied)
+
+    second = indexer.run(source, out, CONFIG)
+    rel = lambda p: p.relative_to(source).as_posix()  # noqa: E731
+    renamed_to = renamed.with_name("renamed-" + renamed.name)
+    assert sorted(changes(out)) == sorted(
+        [
+            ("changed", rel(changed)),
+            ("removed", rel(deleted)),
+            ("removed", rel(renamed)),
+            ("added", rel(renamed_to)),
+            ("added", rel(added)),
+            ("added", rel(copied)),
+        ]
+    )
+    assert second.extracted == 2, "only the changed and the new file need extracting"
+    assert committed(out) == fresh(source, tmp_path, CONFIG)
+
+
+def test_unchanged_rerun_extracts_nothing_and_full_extracts_everything(
+    source: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    first = indexer.run(source, out, CONFIG)
+    before = committed(out)
+    again = indexer.run(source, out, CONFIG)
+    assert (again.extracted, changes(out)) == (0, [])
+    assert committed(out) == before
+    full = indexer.run(source, out, Config(workers=2, pdf_workers=2, shard_files=7, full=True))
+    assert full.extracted == first.documents and committed(out) == before
+
+
+def test_changing_rows_per_chunk_re_extracts_only_csv_files(source: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    indexer.run(source, out, CONFIG)
+    config = Config(workers=2, pdf_workers=2, shard_files=7, rows_per_chunk=5)
+    rerun = indexer.run(source, out, config)
+    csvs = sum(1 for p in _paths(source) if p.suffix == ".csv")
+    assert csvs and rerun.extracted == csvs
+    assert {c for c, _ in changes(out)} == {"changed"}
+    assert committed(out) == fresh(source, tmp_path, config)
+
+
+def test_a_killed_run_resumes_without_redoing_finished_work(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    for i in range(30):
+        (source / f"doc-{i:02d}.slow").write_bytes(f"slow document {i}".encode())
+    out = tmp_path / "out"
+    tests_dir = str(Path(__file__).parent)
+    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, str(source), str(out), tests_dir])
+    time.sleep(0.5)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not _cached_results(out):
+        time.sleep(0.1)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert not (out / "manifest.json").exists(), "nothing was ever committed"
+    done_before = _cached_results(out)
+    assert 0 < done_before < 30
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(source), str(out), tests_dir], timeout=120, check=True
+    )
+    report = json.loads((out / "run.json").read_bytes())
+    assert report["extracted"] <= 30 - done_before + 2  # at most the in-flight ones redone
+    assert report["documents"] == 30
+
+
+def _cached_results(out: Path) -> int:
+    import sqlite3
+
+    path = out / ".state" / "state.sqlite"
+    if not path.exists():
+        return 0
+    try:
+        with sqlite3.connect(path, timeout=1) as db:
+            return int(db.execute("select count(*) from results").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+def test_a_second_concurrent_run_exits_75_naming_the_holder(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "a.txt").write_bytes(b"a")
+    out = tmp_path / "out"
+    with hold(out):
+        proc = subprocess.run(
+            [sys.executable, "-m", "indexer", "run", str(source), "--out", str(out)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert proc.returncode == 75
+    assert f"pid {os.getpid()}" in proc.stderr
+    rerun = subprocess.run(
+        [sys.executable, "-m", "indexer", "run", str(source), "--out", str(out), "--quiet"],
+        capture_output=True,
+        timeout=60,
+    )
+    assert rerun.returncode == 0
+
+
+def test_a_corrupt_state_file_means_a_full_rebuild(source: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    first = indexer.run(source, out, CONFIG)
+    before = committed(out)
+    state = out / ".state" / "state.sqlite"
+    for suffix in ("-wal", "-shm"):
+        Path(str(state) + suffix).unlink(missing_ok=True)
+    state.write_bytes(b"this is not a database" * 100)
+    rerun = indexer.run(source, out, CONFIG)
+    assert rerun.extracted == first.documents
+    assert committed(out) == before
+    assert (out / ".state" / "state.sqlite.corrupt").exists()
+
+
+def _limit_file_size() -> None:
+    resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
+
+
+def test_a_write_failure_exits_3_and_keeps_the_old_output(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    write_corpus(source, 100_000, seed=1)
+    out = tmp_path / "out"
+    indexer.run(source, out, CONFIG)
+    before = committed(out)
+    write_corpus(source / "more", 600_000, seed=2)
+    proc = subprocess.run(
+        [sys.executable, "-m", "indexer", "run", str(source), "--out", str(out), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=_limit_file_size,
+    )
+    assert proc.returncode == 3, proc.stderr
+    assert re.search(r"File too large|cannot write \S+state\.sqlite", proc.stderr), proc.stderr
+    assert "the previous output" in proc.stderr
+    assert committed(out) == before

@@ -54,8 +54,13 @@ def hang() -> None:
 def hang_with_grandchild(pid_file: str) -> None:
     """Start a long-lived subprocess, record its pid, then never return."""
     child = subprocess.Popen(["sleep", "600"])
+    write_pid_then_hang(pid_file, child.pid)
+
+
+def write_pid_then_hang(pid_file: str, pid: int | None = None) -> None:
+    """Record `pid` (default: ours) so the test knows we are busy, then never return."""
     with open(pid_file + ".tmp", "w") as out:
-        out.write(str(child.pid))
+        out.write(str(os.getpid() if pid is None else pid))
     os.rename(pid_file + ".tmp", pid_file)  # the test waits for it: never let it see half
     hang()
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 import pickle
 import signal
+import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -36,6 +38,14 @@ def gone(pid: int) -> bool:
         return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return True
+
+
+async def eventually_gone(pid: int) -> bool:
+    """True once `pid` is gone: a SIGKILL takes effect when the target is next scheduled."""
+    with anyio.move_on_after(SAFETY):
+        while not gone(pid):  # noqa: ASYNC110 - no event tells us another process died
+            await anyio.sleep(0.02)
+    return gone(pid)
 
 
 @pytest.fixture(autouse=True)
@@ -113,7 +123,7 @@ async def test_killing_a_worker_also_kills_what_it_started(tmp_path: Path) -> No
     async with WorkerPool(size=1) as pool:
         with pytest.raises(WorkerTimeout):
             await pool.run(crashy.hang_with_grandchild, str(pid_file), timeout=2)
-    assert gone(int(pid_file.read_text()))
+    assert await eventually_gone(int(pid_file.read_text()))
 
 
 async def test_unbounded_allocation_under_a_cap_is_out_of_memory() -> None:
@@ -221,7 +231,7 @@ async def test_exit_kills_busy_workers_and_their_children(tmp_path: Path) -> Non
                         await anyio.sleep(0.02)
                 raise RuntimeError("body failed")
     assert [str(e) for e in outcome] == ["killed by SIGKILL"]
-    assert gone(int(pid_file.read_text()))
+    assert await eventually_gone(int(pid_file.read_text()))
 
 
 async def test_a_closed_pool_refuses_calls() -> None:
@@ -229,6 +239,32 @@ async def test_a_closed_pool_refuses_calls() -> None:
         pass
     with pytest.raises(RuntimeError, match="not open"):
         await pool.run(crashy.pid)
+
+
+PARENT = """
+import sys, anyio, crashy
+from indexer.pipeline.pool import WorkerPool
+
+async def main():
+    async with WorkerPool(size=1) as pool:
+        await pool.run(crashy.write_pid_then_hang, sys.argv[1])
+
+anyio.run(main)
+"""
+
+
+def test_a_busy_worker_dies_with_a_parent_that_is_killed(tmp_path: Path) -> None:
+    pid_file = tmp_path / "worker.pid"
+    here = Path(__file__).parent
+    with subprocess.Popen([sys.executable, "-c", PARENT, str(pid_file)], cwd=here) as parent:
+        deadline = time.monotonic() + SAFETY
+        while not pid_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        worker = int(pid_file.read_text())
+        parent.kill()  # no __aexit__, no cleanup: only the kernel can stop the worker now
+    while not gone(worker) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert gone(worker)
 
 
 def test_bad_settings_are_refused() -> None:

@@ -186,7 +186,7 @@ class WorkerPool:
         self,
         func: Callable[..., T],
         *args: object,
-        timeout: float | None = None,  # noqa: ASYNC109 - enforced by killing the worker
+        timeout: float | None = None,
     ) -> T:
         """Return `func(*args)` computed in a worker process.
 

@@ -209,7 +209,8 @@ def _slow_run(source: Path, out: Path) -> subprocess.Popen[bytes]:
         "from indexer.config import Config;"
         "from indexer.registry import default_registry;"
         "r = default_registry().copy(); r.register(hostile.SLOW);"
-        "indexer.run(sys.argv[1], sys.argv[2], Config(workers=1, pdf_workers=1), registry=r)"
+        "indexer.run(sys.argv[1], sys.argv[2], Config(workers=1, pdf_workers=1, shard_files=5),"
+        " registry=r)"
     )
     tests_dir = str(Path(__file__).parent)
     return subprocess.Popen([sys.executable, "-c", script, str(source), str(out), tests_dir])
@@ -230,9 +231,9 @@ def test_a_killed_run_leaves_the_previous_output_intact(
         (source / f"doc-{i:02d}.slow").write_bytes(f"slow {i}".encode())
     proc = _slow_run(source, out)
     deadline = time.monotonic() + 30
-    while not (out / ".staging").exists() and time.monotonic() < deadline:
+    while not list(out.glob(".staging/chunks-*.ndjson")) and time.monotonic() < deadline:
         time.sleep(0.05)
-    time.sleep(1.0)
+    assert list(out.glob(".staging/chunks-*.ndjson")), "the run never staged a shard"
     proc.send_signal(sig)
     proc.wait(timeout=30)
     assert proc.returncode != 0

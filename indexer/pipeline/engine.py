@@ -32,7 +32,6 @@ from indexer.pipeline.output import (
     ShardWriter,
     commit,
     dumps_line,
-    prepare_staging,
 )
 from indexer.pipeline.pool import WorkerPool
 from indexer.pipeline.records import (
@@ -93,31 +92,45 @@ class Staged:
     tally: Tally
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Part:
+    """A contiguous slice of the walk, processed on its own (the distributed engine's unit).
+
+    `first_seq` must be a multiple of `shard_files`, so that its shards start where
+    the local engine's would; its files are named with `prefix`.
+    """
+
+    entries: list[Entry]
+    first_seq: int
+    prefix: str
+
+
 class Engine:
-    """One run of the local engine over `source` into a staging folder of `out`."""
+    """One run of the local engine over `source` (or one `Part` of it) into `staging`."""
 
     def __init__(
         self,
         source: Path,
-        out: Path,
+        staging: Path,
         config: Config,
         registry: Registry,
         on_progress: Callable[[str, Any], None] | None = None,
         state: State | None = None,
         previous: dict[str, bytes] | None = None,
+        part: Part | None = None,
     ) -> None:
         self.source = source
-        self.out = out
+        self.staging = staging
+        self.part = part
         self.config = config
         self.registry = registry
         self.state = state
-        self.previous = previous or {}
+        self.previous = previous
         self._window = anyio.Semaphore(config.window)
         self._notify = on_progress or (lambda event, value: None)
 
     async def run(self) -> Staged:
         """Extract and stage everything; return what was staged (nothing is committed)."""
-        staging = await anyio.to_thread.run_sync(prepare_staging, self.out)
         config = self.config
         general = WorkerPool(size=config.workers, name="extract")
         isolated = WorkerPool(
@@ -135,7 +148,7 @@ class Engine:
                 tg.start_soon(self._work, recv_work.clone(), send_out.clone(), extractor)
             recv_work.close()
             send_out.close()
-            staged = await self._write(staging, recv_out)
+            staged = await self._write(recv_out)
         return staged
 
     # -- walking ---------------------------------------------------------------------------
@@ -143,11 +156,13 @@ class Engine:
     async def _walk(
         self, send_work: MemoryObjectSendStream[Work], send_out: MemoryObjectSendStream[FileOutcome]
     ) -> None:
-        policy = self.config.walk_policy(self.registry.handles)
-        entries = walk(self.source, policy)
+        if self.part is None:
+            entries = walk(self.source, self.config.walk_policy(self.registry.handles))
+            seq = 0
+        else:
+            entries, seq = iter(self.part.entries), self.part.first_seq
         batch: Work = []
         batch_bytes = 0
-        seq = 0
         async with send_work, send_out:
             while chunk := await anyio.to_thread.run_sync(_take, entries, _WALK_BATCH):
                 self._notify("walked", len(chunk))
@@ -198,18 +213,20 @@ class Engine:
 
     # -- writing ---------------------------------------------------------------------------
 
-    async def _write(
-        self, staging: Path, recv_out: MemoryObjectReceiveStream[FileOutcome]
-    ) -> Staged:
+    async def _write(self, recv_out: MemoryObjectReceiveStream[FileOutcome]) -> Staged:
+        prefix = "" if self.part is None else self.part.prefix
         shards = ShardWriter(
-            staging, shard_bytes=self.config.shard_bytes, shard_files=self.config.shard_files
+            self.staging,
+            shard_bytes=self.config.shard_bytes,
+            shard_files=self.config.shard_files,
+            prefix=prefix,
         )
-        documents = NdjsonFile(staging / DOCUMENTS)
-        changes = NdjsonFile(staging / CHANGES)
-        tracker = ChangeTracker(self.previous)
+        documents = NdjsonFile(self.staging / (prefix + DOCUMENTS))
+        changes = NdjsonFile(self.staging / CHANGES) if self.previous is not None else None
+        tracker = ChangeTracker(self.previous or {})
         tally = Tally()
         pending: dict[int, FileOutcome] = {}
-        next_seq = 0
+        next_seq = 0 if self.part is None else self.part.first_seq
         async with recv_out:
             async for outcome in recv_out:
                 pending[outcome.seq] = outcome
@@ -226,7 +243,7 @@ class Engine:
                         line = dumps_line(document_record(doc, digest))
                         await documents.write(line)
                         change = tracker.see(doc.path, doc_id(doc.path), line)
-                        if change is not None:
+                        if change is not None and changes is not None:
                             await changes.write(change)
                     tally.add(ready, chunks)
                     self._notify("done", ready)
@@ -234,13 +251,14 @@ class Engine:
                     next_seq += 1
         if pending:
             raise RuntimeError(f"walk entries never arrived: {sorted(pending)[:5]}")
-        for line in tracker.removed():
-            await changes.write(line)
         shard_infos = await shards.close()
         doc_info = await documents.close()
-        await changes.close()
-        tally.changes = dict(tracker.counts)
-        files = [DOCUMENTS, CHANGES, *(s.name for s in shard_infos)]
+        files = [doc_info.name, *(s.name for s in shard_infos)]
+        if changes is not None:
+            for line in tracker.removed():
+                await changes.write(line)
+            files.append((await changes.close()).name)
+            tally.changes = dict(tracker.counts)
         manifest_files = {
             "documents": doc_info.to_dict(),
             "shards": [s.to_dict() for s in shard_infos],

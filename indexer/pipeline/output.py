@@ -103,11 +103,14 @@ class ShardWriter:
     entries be written on its own (the distributed engine relies on it).
     """
 
-    def __init__(self, folder: Path, *, shard_bytes: int, shard_files: int, first: int = 0) -> None:
+    def __init__(
+        self, folder: Path, *, shard_bytes: int, shard_files: int, prefix: str = ""
+    ) -> None:
         self._folder = folder
+        self._prefix = prefix
         self._shard_bytes = shard_bytes
         self._shard_files = shard_files
-        self._next = first
+        self._next = 0
         self._current: NdjsonFile | None = None
         self.finished: list[FileInfo] = []
 
@@ -122,7 +125,8 @@ class ShardWriter:
         if current is not None and current.records and current.size + len(line) > self._shard_bytes:
             await self._roll()
         if self._current is None:
-            self._current = NdjsonFile(self._folder / SHARD_PATTERN.format(self._next))
+            name = self._prefix + SHARD_PATTERN.format(self._next)
+            self._current = NdjsonFile(self._folder / name)
             self._next += 1
         await self._current.write(line)
 

@@ -16,7 +16,7 @@ from indexer.config import Config, ConfigError
 from indexer.pipeline.changes import load_previous
 from indexer.pipeline.engine import Engine, Tally, commit_staged, manifest
 from indexer.pipeline.lock import hold
-from indexer.pipeline.output import recover
+from indexer.pipeline.output import prepare_staging, recover
 from indexer.pipeline.progress import Progress
 from indexer.pipeline.state import STATE_DIR, STATE_FILE, State
 from indexer.pipeline.walk import walk
@@ -75,12 +75,15 @@ async def _index_locked(
     started = time.monotonic()
     await anyio.to_thread.run_sync(recover, dst)
     previous = await anyio.to_thread.run_sync(load_previous, dst)
+    staging = await anyio.to_thread.run_sync(prepare_staging, dst)
     state = await anyio.to_thread.run_sync(
         lambda: State(dst / STATE_DIR / STATE_FILE, reuse=not config.full)
     )
     try:
         bar = Progress() if progress else None
-        engine = Engine(src, dst, config, registry, on_progress=bar, state=state, previous=previous)
+        engine = Engine(
+            src, staging, config, registry, on_progress=bar, state=state, previous=previous
+        )
         async with anyio.create_task_group() as tg:
             if bar is not None:
                 tg.start_soon(_count, src, config, registry, bar)

@@ -189,6 +189,21 @@ def test_html_only_mail_is_rendered_without_scripts_and_in_its_charset() -> None
     assert "color: red" not in result.text
 
 
+def test_a_failing_html_renderer_still_gives_the_visible_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(text: str, options: Options) -> Extracted:
+        raise RuntimeError("renderer bug")
+
+    monkeypatch.setattr(eml.html, "chunk", broken)
+    result = eml.extract(_fixture("ok_html_only.eml"), "x.eml", DEFAULT_OPTIONS)
+    assert _parts(result) == [
+        (H, "From: news@example.org\nSubject: html only"),
+        (B, "Quarterly results: revenue up"),
+        (B, "Café menu – today"),
+    ]
+
+
 def test_chunker_form_parses_text_as_a_mail() -> None:
     text = "Subject: =?utf-8?q?caf=C3=A9?=\r\n\r\nBody one.\r\n\r\nBody two."
     assert _parts(eml.chunk(text, DEFAULT_OPTIONS)) == [

@@ -91,25 +91,28 @@ def walk(message: Message) -> Iterator[tuple[Message, Leaf | None]]:
     while stack:
         part = stack.pop()
         payload = part.get_payload()
-        maintype = part.get_content_maintype()
-        if isinstance(payload, list) and maintype != "message":
+        content_type = part.get_content_type()
+        if isinstance(payload, list) and not content_type.startswith("message/"):
             stack.extend(p for p in reversed(payload) if isinstance(p, Message))
             continue
-        yield part, _leaf(part, maintype)
+        yield part, _leaf(part, content_type)
 
 
-def _leaf(part: Message, maintype: str) -> Leaf | None:
-    if _is_attachment(part):
+def _leaf(part: Message, content_type: str) -> Leaf | None:
+    if content_type == "text/html":
+        html = True
+    elif content_type == "text/plain" or content_type.startswith("multipart/"):
+        html = False
+    else:
         return None
-    subtype = part.get_content_subtype()
-    if maintype == "multipart" or (maintype == "text" and subtype == "plain"):
-        return Leaf(part=part, html=False)
-    if maintype == "text" and subtype == "html":
-        return Leaf(part=part, html=True)
-    return None
+    return None if _is_attachment(part) else Leaf(part=part, html=html)
 
 
 def _is_attachment(part: Message) -> bool:
+    # Parameter parsing is slow; most parts have no disposition and no name at all.
+    disposition, content_type = part.get("content-disposition"), part.get("content-type", "")
+    if disposition is None and "name" not in str(content_type).lower():
+        return False
     return part.get_content_disposition() == "attachment" or _filename(part) is not None
 
 

@@ -22,6 +22,26 @@ _FOLD = re.compile(r"[ \t]*(?:\r\n|\n|\r)[ \t]*")
 _ASCII = bytes(range(128))
 _MIN_DETECT_BYTES = 16
 _SLICE = 4096
+# What browsers (the WHATWG Encoding Standard) decode these labels as: senders
+# declare the old name and write the superset (Outlook's cp1252 quotes in
+# "iso-8859-1" mail, GBK characters in "gb2312" spam).
+_SUPERSETS = {
+    "ascii": "cp1252",
+    "iso8859-1": "cp1252",
+    "iso8859-9": "cp1254",
+    "iso8859-11": "cp874",
+    "tis-620": "cp874",
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+    "euc_kr": "cp949",
+    "shift_jis": "cp932",
+    "big5": "big5hkscs",
+}
+_LABELS = {  # labels in real mail that Python does not know
+    "windows-874": "cp874",
+    "iso-8859-8-i": "iso8859-8",
+    "unicode-1-1-utf-7": "utf-7",
+}
 
 
 def header_text(raw: str, charset: str | None = None) -> str:
@@ -137,10 +157,12 @@ def _ascii_compatible(codec: str) -> bool:
 @lru_cache(maxsize=256)
 def _codec(charset: str) -> str | None:
     name = charset.strip().strip("\"'").lower()
+    name = _LABELS.get(name, ALIASES.get(name, name))
     try:
-        return codecs.lookup(ALIASES.get(name, name)).name
+        codec = codecs.lookup(name).name
     except Exception:  # LookupError, or a name with a NUL in it
         return None
+    return _SUPERSETS.get(codec, codec)
 
 
 @lru_cache(maxsize=256)

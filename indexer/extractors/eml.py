@@ -97,21 +97,24 @@ def mail_headers(message: Message) -> list[tuple[str, str]]:
 
 
 def mail_metadata(headers: Iterable[tuple[str, str]]) -> dict[str, Any]:
-    """Return `message_id`, `in_reply_to`, `references` (a list of ids), `subject`,
-    `from`, `to` and `date` from decoded headers, in that order, those present only.
+    """Return the document metadata found in decoded `mail_headers`.
 
-    The first occurrence wins, except that every `To` is joined and every
-    `References` contributes its ids.
+    Keys, in this order and only when present with a value: `message_id`,
+    `in_reply_to`, `references` (a list of ids), `subject`, `from`, `to`, `date`.
+    The first occurrence of a header wins, except that all `To` headers are
+    joined and all `References` headers contribute their ids.
     """
     found: dict[str, str] = {}
     for name, value in headers:
         key = _METADATA.get(name)
         if key is None or not value:
             continue
-        if key in found and key in ("to", "references"):
-            found[key] = f"{found[key]}, {value}" if key == "to" else f"{found[key]} {value}"
-        else:
-            found.setdefault(key, value)
+        if key not in found:
+            found[key] = value
+        elif key == "to":
+            found[key] += f", {value}"
+        elif key == "references":
+            found[key] += f" {value}"
     meta: dict[str, Any] = {}
     for key in _METADATA.values():
         if key in found:

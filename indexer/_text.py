@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import codecs
+import gc
 import re
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 
 from charset_normalizer import from_bytes
 
@@ -120,3 +122,21 @@ def _last_boundary(window: str, max_chars: int) -> int:
         if at > 0:
             return at + len(sep)
     return max_chars
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for the block, then restore it.
+
+    Parsing a large document allocates hundreds of thousands of acyclic objects,
+    and each batch triggers a collection that walks the growing tree: about 40%
+    of JSON extraction time here. Reference counting still frees all of them.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()

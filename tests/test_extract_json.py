@@ -269,7 +269,13 @@ def test_exact_numbers_fixture_keeps_every_literal() -> None:
 
 
 def test_parse_keeps_numbers_exact_and_rejects_non_json() -> None:
-    assert json_extractor.parse("[9223372036854775807, 1.5]") == [9223372036854775807, 1.5]
+    assert json_extractor.parse("[-9223372036854775808, 1.5]") == (
+        [-9223372036854775808, 1.5],
+        "[\n  -9223372036854775808,\n  1.5\n]",
+    )
+    assert json_extractor.parse("[1e16, 99999999999999999999]")[1] == (
+        "[\n  1e+16,\n  99999999999999999999\n]"
+    )
     with pytest.raises(ValueError):
         json_extractor.parse("[Infinity]")
     with pytest.raises(ValueError):

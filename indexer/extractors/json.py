@@ -11,20 +11,21 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any
 
 import orjson
 
-from indexer._text import decode, normalize_newlines
+from indexer._text import decode, gc_paused, normalize_newlines
 from indexer._types import Chunk, Extracted, Options
 from indexer.registry import extension_of
 
 VERSION = "1"
 
 _RECORD_EXTENSIONS = frozenset({"jsonl", "ndjson"})
-# Integer literals orjson would round to a double: 20+ digits, or 19 with a minus.
-_LONG_INTEGER = re.compile(r"\d{20}|-\d{19}")
+# Any integer orjson rounds has 19+ digits; with every digit mapped to 0 a
+# substring search finds such a run at C speed.
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_NINETEEN_DIGITS = b"0" * 19
 _INT_MIN, _UINT_MAX = -(2**63), 2**64 - 1
 
 
@@ -36,7 +37,8 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
     """
     text = decode(data)
     if extension_of(path) in _RECORD_EXTENSIONS:
-        return _records_or_document(text)
+        with gc_paused():
+            return _records_or_document(text)
     return chunk(text, options)
 
 
@@ -48,8 +50,13 @@ def chunk(text: str, options: Options) -> Extracted:
     chunk per record (meta `{"line": n}`); otherwise one degraded text chunk.
     """
     text = normalize_newlines(text)
+    with gc_paused():
+        return _document_or_records(text)
+
+
+def _document_or_records(text: str) -> Extracted:
     try:
-        return _document(parse(text))
+        return _document(*parse(text))
     except ValueError:
         pass
     records = _parse_lines(text, stop_at_bad=True)
@@ -58,21 +65,34 @@ def chunk(text: str, options: Options) -> Extracted:
     return _degraded(text)
 
 
-def parse(text: str) -> Any:
-    """Return the JSON value of `text`, numbers exact.
+def parse(text: str) -> tuple[Any, str]:
+    """Return the JSON value of `text`, numbers exact, and its pretty rendering.
 
     Raises `ValueError` when `text` is not one JSON value (syntax, NaN, a lone
-    surrogate, nesting deeper than orjson's limit of 1024).
+    surrogate, nesting deeper than orjson's limit of 1024) or when the value
+    cannot be rendered (see `render`).
     """
+    value = _loads(text)
+    rendered = render(value)
+    # orjson reads an integer outside [-2**63, 2**64) as a double, which renders
+    # as `1.8446744073709552e+19`; only then is the source searched for one.
+    if "e+" in rendered and _NINETEEN_DIGITS in _zero_digits(text):
+        value = _parse_exact(text)
+        rendered = render(value)
+    return value, rendered
+
+
+def _loads(text: str) -> Any:
     try:
-        value = orjson.loads(text)
+        return orjson.loads(text)
     except orjson.JSONDecodeError as exc:
-        if "number" not in str(exc):
+        if "number" not in str(exc):  # e.g. "number is infinity when parsed as double"
             raise
         return _parse_exact(text)
-    if _LONG_INTEGER.search(text):
-        return _parse_exact(text)
-    return value
+
+
+def _zero_digits(text: str) -> bytes:
+    return text.encode(errors="replace").translate(_DIGITS_TO_ZERO)
 
 
 def render(value: Any) -> str:
@@ -115,9 +135,8 @@ def _reject(literal: str) -> None:
     raise ValueError(f"{literal} is not JSON")
 
 
-def _document(value: Any) -> Extracted:
-    """Chunk a parsed document; raises `ValueError` when it cannot be rendered."""
-    text = render(value)
+def _document(value: Any, text: str) -> Extracted:
+    """Chunk a parsed document rendered as `text`; raises `ValueError` if a part cannot be."""
     if isinstance(value, list) and value:
         chunks = tuple(Chunk(text=render(v), meta={"index": i}) for i, v in enumerate(value))
     elif isinstance(value, dict) and value:
@@ -139,7 +158,7 @@ def _parse_lines(text: str, *, stop_at_bad: bool) -> list[tuple[int, str, str | 
         if not line.strip():
             continue
         try:
-            rendered: str | None = render(parse(line))
+            rendered: str | None = parse(line)[1]
         except ValueError:
             rendered = None
         out.append((number, line, rendered))
@@ -154,7 +173,7 @@ def _records_or_document(text: str) -> Extracted:
     if all(rendered is not None for _, _, rendered in records):
         return _records(records)
     try:
-        return _document(parse(text))
+        return _document(*parse(text))
     except ValueError:
         pass
     if any(rendered is not None for _, _, rendered in records):

@@ -313,16 +313,44 @@ def test_paragraphs_without_positions_split_on_blank_lines_only() -> None:
 
 def test_markdown_table_escapes_pipes_and_drops_empty_rows_and_columns() -> None:
     rows = [["Name", None, "Note"], [None, None, None], ["a|b", "", "two\nlines"], ["c"]]
-    assert markdown_table(rows) == (
+    assert markdown_table(rows, 4000) == [
         "| Name | Note |\n| --- | --- |\n| a\\|b | two lines |\n| c |  |"
-    )
+    ]
+
+
+def test_markdown_table_repeats_the_header_on_each_piece_of_a_long_table() -> None:
+    rows = [["k", "v"], ["a", "1"], ["b", "2"], ["c", "3"], ["d" * 40, "4"]]
+    head = "| k | v |\n| --- | --- |"
+    assert markdown_table(rows, len(head) + 20) == [
+        head + "\n| a | 1 |\n| b | 2 |",
+        head + "\n| c | 3 |",
+        head + "\n| " + "d" * 40 + " | 4 |",
+    ]
 
 
 @pytest.mark.parametrize(
     "rows", [[["only one column"], ["second row"]], [["a", "b"]], [[None, None], ["", ""]], []]
 )
 def test_markdown_table_refuses_boxes_that_are_not_tables(rows: list[list[str | None]]) -> None:
-    assert markdown_table(rows) is None
+    assert markdown_table(rows, 4000) == []
+
+
+def test_pdfplumber_splits_a_long_table_under_repeated_headers() -> None:
+    page = mp.grid(72, 700, [100, 100], 12, 20)
+    for row in range(12):
+        cells = ("Item", "Count") if row == 0 else (f"thing {row}", str(row))
+        baseline = 700 - 20 * row - 14
+        page += mp.text_block(76, baseline, [cells[0]]) + mp.text_block(176, baseline, [cells[1]])
+    result = extract(
+        "t.pdf", mp.build([page]), Options(pdf_engine="pdfplumber", max_chunk_chars=100)
+    )
+    head = "| Item | Count |\n| --- | --- |"
+    assert [c.text for c in result.chunks] == [
+        head + "\n| thing 1 | 1 |\n| thing 2 | 2 |\n| thing 3 | 3 |\n| thing 4 | 4 |",
+        head + "\n| thing 5 | 5 |\n| thing 6 | 6 |\n| thing 7 | 7 |\n| thing 8 | 8 |",
+        head + "\n| thing 9 | 9 |\n| thing 10 | 10 |\n| thing 11 | 11 |",
+    ]
+    assert {tuple(c.meta.items()) for c in result.chunks} == {(("page", 1),)}
 
 
 def test_sanitize_message_drops_addresses_paths_and_line_breaks() -> None:

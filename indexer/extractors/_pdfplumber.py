@@ -38,8 +38,11 @@ _CID = re.compile(r"\(cid:\d+\)")
 Box = tuple[float, float, float, float]
 
 
-def read(data: bytes) -> PdfText:
+def read(data: bytes, *, max_chars: int) -> PdfText:
     """Read `data` with pdfplumber; return its paragraphs and tables per page.
+
+    A table longer than `max_chars` comes in several blocks of whole rows, each
+    under its own copy of the header.
 
     Raises `PdfFailure` when the document cannot be opened or no page of it can
     be reached. A page that fails is listed in `failed_pages`; when the page
@@ -52,7 +55,7 @@ def read(data: bytes) -> PdfText:
             failed: list[int] = []
             try:
                 for page in _pages(pdf):
-                    blocks = None if page is None else _read_page(page)
+                    blocks = None if page is None else _read_page(page, max_chars)
                     texts.append(blocks or ())
                     if blocks is None:
                         failed.append(len(texts))
@@ -131,19 +134,19 @@ def _title(pdf: PDF) -> str | None:
     return " ".join(clean_text(title).split()) or None
 
 
-def _read_page(page: Page) -> tuple[str, ...] | None:
+def _read_page(page: Page, max_chars: int) -> tuple[str, ...] | None:
     """Return the page's blocks, or None when pdfplumber fails on it; closes the page."""
     try:
-        return tuple(_page_blocks(page))
+        return tuple(_page_blocks(page, max_chars))
     except Exception:
         return None
     finally:
         page.close()
 
 
-def _page_blocks(page: Page) -> list[str]:
+def _page_blocks(page: Page, max_chars: int) -> list[str]:
     """Return a page's paragraphs and Markdown tables, top to bottom."""
-    tables = _real_tables(page)
+    tables = _real_tables(page, max_chars)
     boxes = [box for box, _ in tables]
     text_page = page.filter(lambda obj: not _inside_any(obj, boxes)) if boxes else page
     lines = [
@@ -162,12 +165,12 @@ def _page_blocks(page: Page) -> list[str]:
         between[bisect.bisect_right(tops, line.y)].append(line)
     blocks = paragraphs(between[0])
     for (_, table), after in zip(tables, between[1:], strict=True):
-        blocks.append(table)
+        blocks.extend(table)
         blocks.extend(paragraphs(after))
     return blocks
 
 
-def _real_tables(page: Page) -> list[tuple[Box, str]]:
+def _real_tables(page: Page, max_chars: int) -> list[tuple[Box, list[str]]]:
     """Return the page's innermost tables that have at least two rows and two columns."""
     found = page.find_tables()
     boxes: list[Box] = [_box(table.bbox) for table in found]
@@ -175,8 +178,8 @@ def _real_tables(page: Page) -> list[tuple[Box, str]]:
     for table, box in zip(found, boxes, strict=True):
         if any(other != box and _contains(box, other) for other in boxes):
             continue  # a frame around other tables: keep the inner ones
-        rendered = markdown_table(table.extract())
-        if rendered is not None:
+        rendered = markdown_table(table.extract(), max_chars)
+        if rendered:
             tables.append((box, rendered))
     return tables
 
@@ -199,24 +202,33 @@ def _inside_any(obj: dict[str, Any], boxes: Sequence[Box]) -> bool:
     return any(x0 <= cx <= x1 and top <= cy <= bottom for x0, top, x1, bottom in boxes)
 
 
-def markdown_table(rows: Sequence[Sequence[str | None]]) -> str | None:
-    """Render table rows as a GFM table, the first row as its header.
+def markdown_table(rows: Sequence[Sequence[str | None]], max_chars: int) -> list[str]:
+    """Render table rows as GFM tables, the first row as the header.
 
     Cells are cleaned, their line breaks and runs of spaces folded, `|` escaped;
-    empty rows and empty columns are dropped. Returns None when fewer than two
-    rows or two columns are left: a box around text is not a table.
+    empty rows and empty columns are dropped. The body is cut into pieces of
+    whole rows that stay within `max_chars` with the header repeated on each
+    (a single row too long for that gets a piece of its own). Returns no piece
+    when fewer than two rows or two columns are left: a box around text is not
+    a table.
     """
     width = max((len(row) for row in rows), default=0)
     grid = [[_cell(row[i] if i < len(row) else None) for i in range(width)] for row in rows]
     grid = [row for row in grid if any(row)]
     keep = [i for i in range(width) if any(row[i] for row in grid)]
-    grid = [[row[i] for i in keep] for row in grid]
-    if len(grid) < 2 or len(keep) < 2:
-        return None
-    header, *body = grid
-    out = [_row(header), _row(["---"] * len(keep))]
-    out.extend(_row(row) for row in body)
-    return "\n".join(out)
+    lines = [_row([row[i] for i in keep]) for row in grid]
+    if len(lines) < 2 or len(keep) < 2:
+        return []
+    head = lines[0] + "\n" + _row(["---"] * len(keep))
+    pieces: list[list[str]] = []
+    size = max_chars
+    for line in lines[1:]:
+        if size + 1 + len(line) > max_chars:
+            pieces.append([])
+            size = len(head)
+        pieces[-1].append(line)
+        size += 1 + len(line)
+    return ["\n".join([head, *piece]) for piece in pieces]
 
 
 def _cell(value: str | None) -> str:

@@ -18,7 +18,6 @@ registry marks this extractor `isolated`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from indexer._extract import failure_text
@@ -36,11 +35,6 @@ _HEADER = b"%PDF-"
 _HEADER_WINDOW = 1024
 """Like the reference: the whole `%PDF-` must lie within the first 1024 bytes."""
 
-_ENGINES: dict[str, Callable[[bytes], PdfText]] = {
-    "pdfium": _pdfium.read,
-    "pdfplumber": _pdfplumber.read,
-}
-
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
     """Extract a PDF's text with `options.pdf_engine`; never raises for bad input.
@@ -54,10 +48,16 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
     if _HEADER not in data[:_HEADER_WINDOW]:
         return _failed(NOT_A_PDF)
     try:
-        doc = _ENGINES[options.pdf_engine](data)
+        doc = _read(data, options)
     except PdfFailure as exc:
         return _failed(exc.reason)
     return _assemble(doc)
+
+
+def _read(data: bytes, options: Options) -> PdfText:
+    if options.pdf_engine == "pdfplumber":
+        return _pdfplumber.read(data, max_chars=options.max_chunk_chars)
+    return _pdfium.read(data)
 
 
 def _assemble(doc: PdfText) -> Extracted:

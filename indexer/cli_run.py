@@ -130,7 +130,7 @@ def _report(summary: Any, config: Config) -> int:
         print(
             f"indexed {summary.files} files into {summary.documents} documents ({statuses}), "
             f"{summary.chunks} chunks in {summary.shards} shards, "
-            f"{summary.extracted} extracted, {summary.documents - summary.extracted} reused; "
+            f"{summary.extracted} extracted, {summary.reused} reused; "
             f"{_changes(summary.changes)}; {summary.seconds:.1f} s -> {summary.out}"
         )
     if summary.failed > config.max_failures:

@@ -11,8 +11,11 @@ Public: `parse_message`, `walk`, `Leaf`, `part_text`, `message_charset`, `Attach
 
 from __future__ import annotations
 
+import base64
+import binascii
 import email
 import mimetypes
+import quopri
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -195,6 +198,11 @@ def _attachment_bytes(part: Message) -> bytes:
         except Exception:  # a broken transfer encoding: keep the bytes as sent
             data = None
         return data if isinstance(data, bytes) else str(payload).encode("utf-8", "surrogateescape")
+    encoding = str(part.get("Content-Transfer-Encoding", "")).strip().lower()
+    if encoding in ("base64", "quoted-printable"):
+        # RFC 2046 forbids encoding message/* parts, but mailers do it: the parser then
+        # sees the encoded text as the body of a header-less message. Decode it instead.
+        return _decode_transfer(payload, encoding)
     # The enclosed message(s), as they were sent: compat32 writes raw bytes back unchanged.
     blocks = []
     for inner in payload:
@@ -205,6 +213,18 @@ def _attachment_bytes(part: Message) -> bytes:
         except Exception:  # a header the generator cannot write: an empty but present child
             blocks.append(b"")
     return b"\n".join(blocks)
+
+
+def _decode_transfer(payload: list[Any], encoding: str) -> bytes:
+    raw = b"".join(
+        inner.as_bytes() if isinstance(inner, Message) else str(inner).encode() for inner in payload
+    )
+    try:
+        if encoding == "base64":
+            return base64.b64decode(b"".join(raw.split()), validate=False)
+        return quopri.decodestring(raw)
+    except (ValueError, binascii.Error):
+        return raw
 
 
 def _safe_filename(name: str | None, content_type: str, index: int) -> str:

@@ -23,7 +23,9 @@ from typing import Any
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
+from indexer._types import Extracted
 from indexer.config import Config
+from indexer.mail.archive import expand_archives, is_container
 from indexer.pipeline.changes import CHANGES, ChangeTracker
 from indexer.pipeline.extraction import BatchExtractor, Work
 from indexer.pipeline.output import (
@@ -43,11 +45,12 @@ from indexer.pipeline.records import (
 )
 from indexer.pipeline.state import State
 from indexer.pipeline.walk import Entry, walk
-from indexer.registry import Registry
+from indexer.registry import ExtractorSpec, Registry
 
 log = logging.getLogger(__name__)
 
 _WALK_BATCH = 256
+_HELD_BYTES = 64 << 20
 
 
 @dataclass(slots=True)
@@ -59,6 +62,7 @@ class Tally:
     chunks: int = 0
     bytes_read: int = 0
     extracted_now: int = 0
+    reused: int = 0
     pages: int = 0
     by_status: dict[str, int] = field(default_factory=dict)
     by_kind: dict[str, int] = field(default_factory=dict)
@@ -71,6 +75,7 @@ class Tally:
         self.chunks += chunks
         self.bytes_read += outcome.bytes_read
         self.extracted_now += outcome.extracted_now
+        self.reused += outcome.reused
         for doc in outcome.docs:
             self.documents += 1
             self.by_status[doc.status] = self.by_status.get(doc.status, 0) + 1
@@ -143,7 +148,7 @@ class Engine:
         send_out, recv_out = anyio.create_memory_object_stream[FileOutcome](config.window)
         async with general, isolated, anyio.create_task_group() as tg:
             tg.start_soon(self._walk, send_work, send_out.clone())
-            extractor = BatchExtractor(config, general, isolated, self.state)
+            extractor = BatchExtractor(config, self.registry, general, isolated, self.state)
             for _ in range(config.workers + config.pdf_workers + 1):
                 tg.start_soon(self._work, recv_work.clone(), send_out.clone(), extractor)
             recv_work.close()
@@ -157,7 +162,8 @@ class Engine:
         self, send_work: MemoryObjectSendStream[Work], send_out: MemoryObjectSendStream[FileOutcome]
     ) -> None:
         if self.part is None:
-            entries = walk(self.source, self.config.walk_policy(self.registry.handles))
+            walked = walk(self.source, self.config.walk_policy(self.registry.handles))
+            entries = expand_archives(walked, self.config.max_file_bytes)
             seq = 0
         else:
             entries, seq = iter(self.part.entries), self.part.first_seq
@@ -174,8 +180,10 @@ class Engine:
                         await self._window.acquire()
                     if entry.skip is not None:
                         await send_out.send(_skipped(seq, entry))
+                    elif is_container(entry):
+                        await send_out.send(_container(seq, entry))
                     else:
-                        spec = self.registry.for_path(entry.rel)
+                        spec = self._spec(entry)
                         if spec.isolated:
                             await send_work.send([(seq, entry, spec)])
                         else:
@@ -189,6 +197,11 @@ class Engine:
                     seq += 1
             if batch:
                 await send_work.send(batch)
+
+    def _spec(self, entry: Entry) -> ExtractorSpec:
+        if entry.mail or entry.data is not None:  # a Maildir or mbox message
+            return self.registry.for_path("message.eml")
+        return self.registry.for_path(entry.rel)
 
     def _window_nowait(self) -> bool:
         try:
@@ -267,7 +280,22 @@ class Engine:
 
 
 def _take(entries: Iterator[Entry], n: int) -> list[Entry]:
-    return list(islice(entries, n))
+    taken: list[Entry] = []
+    held = 0
+    for entry in islice(entries, n):  # mbox messages carry their bytes: bound them too
+        taken.append(entry)
+        held += len(entry.data or b"")
+        if held > _HELD_BYTES:
+            break
+    return taken
+
+
+def _container(seq: int, entry: Entry) -> FileOutcome:
+    doc = DocOutcome(
+        path=entry.rel, kind="mbox", size=entry.size, sha256=None, container=True,
+        extracted=Extracted(kind="mbox", text="", metadata={"container": "mbox"}),
+    )  # fmt: skip
+    return FileOutcome(seq=seq, docs=(doc,))
 
 
 def _skipped(seq: int, entry: Entry) -> FileOutcome:

@@ -8,6 +8,13 @@ import stat
 from dataclasses import dataclass
 
 
+@dataclass(frozen=True, slots=True)
+class Content:
+    """Bytes already read (an mbox message), to hash instead of reading a path."""
+
+    data: bytes
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadResult:
     """The bytes of one file and their hash, or why they could not be read."""
@@ -17,13 +24,18 @@ class ReadResult:
     error: str | None = None
 
 
-def read_files(paths: list[bytes], limit: int) -> list[ReadResult]:
-    """Read each path (blocking; call from a worker thread). Never raises for one file.
+def read_files(sources: list[bytes | Content], limit: int) -> list[ReadResult]:
+    """Read each path, or hash content already in hand (blocking; call from a thread).
 
-    A file that is no longer regular (replaced by a FIFO since the walk) or that
-    grew past `limit` bytes is reported, not read.
+    Never raises for one file. A file that is no longer regular (replaced by a FIFO
+    since the walk) or that grew past `limit` bytes is reported, not read.
     """
-    return [_read_one(path, limit) for path in paths]
+    return [
+        _read_one(source, limit)
+        if isinstance(source, bytes)
+        else ReadResult(data=source.data, sha256=hashlib.sha256(source.data).hexdigest())
+        for source in sources
+    ]
 
 
 def _read_one(path: bytes, limit: int) -> ReadResult:

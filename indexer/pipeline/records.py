@@ -32,12 +32,16 @@ class DocOutcome:
     """Why the document was passed over, else None."""
     seconds: float = 0.0
     """Extraction time; reported in run.json only, never in the output."""
+    container: bool = False
+    """An archive (an mbox) whose documents follow it; `ok` with no chunks of its own."""
 
     @property
     def status(self) -> str:
         """`skipped`, or the extraction's status (`ok`, `degraded`, `empty`, `failed`)."""
         if self.extracted is None:
             return "skipped"
+        if self.container:
+            return "ok"
         return self.extracted.status
 
     @property
@@ -55,7 +59,9 @@ class FileOutcome:
     seq: int
     docs: tuple[DocOutcome, ...]
     extracted_now: int = 0
-    """How many documents were extracted in this run (not reused from the cache)."""
+    """How many documents were extracted in this run."""
+    reused: int = 0
+    """How many documents were reused from an earlier run's extraction."""
     bytes_read: int = 0
     pages: int = 0
     meta: dict[str, Any] = field(default_factory=dict)

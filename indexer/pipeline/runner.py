@@ -14,7 +14,7 @@ import orjson
 
 from indexer.config import Config, ConfigError
 from indexer.pipeline.changes import load_previous
-from indexer.pipeline.engine import Engine, Tally, commit_staged, manifest
+from indexer.pipeline.engine import Engine, Staged, Tally, commit_staged, manifest
 from indexer.pipeline.lock import hold
 from indexer.pipeline.output import prepare_staging, recover
 from indexer.pipeline.progress import Progress
@@ -36,7 +36,9 @@ class RunSummary:
     shards: int
     failed: int
     extracted: int
-    """Documents extracted in this run (the rest were reused from earlier runs)."""
+    """Documents extracted in this run."""
+    reused: int
+    """Documents whose extraction was reused from an earlier run."""
     by_status: dict[str, int]
     by_kind: dict[str, int]
     changes: dict[str, int]
@@ -80,16 +82,7 @@ async def _index_locked(
         lambda: State(dst / STATE_DIR / STATE_FILE, reuse=not config.full)
     )
     try:
-        bar = Progress() if progress else None
-        engine = Engine(
-            src, staging, config, registry, on_progress=bar, state=state, previous=previous
-        )
-        async with anyio.create_task_group() as tg:
-            if bar is not None:
-                tg.start_soon(_count, src, config, registry, bar)
-                tg.start_soon(bar.run)
-            staged = await engine.run()
-            tg.cancel_scope.cancel()
+        staged = await _stage(src, staging, config, registry, state, previous, progress)
         manifest_data = manifest(config, registry, staged)
         await commit_staged(dst, manifest_data, staged)
         await anyio.to_thread.run_sync(state.sweep)
@@ -99,6 +92,31 @@ async def _index_locked(
     summary = _summary(dst, staged.tally, len(manifest_data["shards"]), seconds)
     await anyio.to_thread.run_sync(_write_report, dst, config, staged.tally, seconds)
     return summary
+
+
+async def _stage(
+    src: Path,
+    staging: Path,
+    config: Config,
+    registry: Registry,
+    state: State,
+    previous: dict[str, bytes],
+    progress: bool,
+) -> Staged:
+    """Run the configured engine into `staging`; return what it staged (nothing committed)."""
+    if config.engine == "dask":
+        from indexer.pipeline.distributed import stage_on_dask
+
+        return await stage_on_dask(src, staging, config, registry, state=state, previous=previous)
+    bar = Progress() if progress else None
+    engine = Engine(src, staging, config, registry, on_progress=bar, state=state, previous=previous)
+    async with anyio.create_task_group() as tg:
+        if bar is not None:
+            tg.start_soon(_count, src, config, registry, bar)
+            tg.start_soon(bar.run)
+        staged = await engine.run()
+        tg.cancel_scope.cancel()
+    return staged
 
 
 def run(
@@ -140,6 +158,7 @@ def _summary(out: Path, tally: Tally, shards: int, seconds: float) -> RunSummary
         shards=shards,
         failed=tally.by_status.get("failed", 0),
         extracted=tally.extracted_now,
+        reused=tally.reused,
         by_status=dict(sorted(tally.by_status.items())),
         by_kind=dict(sorted(tally.by_kind.items())),
         changes=dict(tally.changes),
@@ -155,7 +174,7 @@ def _write_report(out: Path, config: Config, tally: Tally, seconds: float) -> No
         "files": tally.files,
         "documents": tally.documents,
         "extracted": tally.extracted_now,
-        "reused": tally.documents - tally.extracted_now,
+        "reused": tally.reused,
         "changes": tally.changes,
         "bytes_read": tally.bytes_read,
         "pages": tally.pages,

@@ -7,7 +7,7 @@ Layout of `OUT/.state/state.sqlite`:
 | `meta`    | `name`                     | `value`: `schema` version, `run` counter           |
 | `files`   | `path` (relative, text)    | `size`, `mtime_ns`, `inode`, `device`, `sha256`,   |
 |           |                            | `run` (last run that saw it)                       |
-| `results` | `key`                      | `data` (the `Extracted`, as JSON), `run`           |
+| `results` | `key`                      | `data` (the `Unit`: document + children), `run`    |
 
 A result's key is `sha256:extractor:version:options-digest`, so a changed file, an
 upgraded extractor or a changed option (rows_per_chunk, pdf_engine, the isolation
@@ -28,11 +28,8 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-import orjson
-
-from indexer._types import Chunk, Extracted
+from indexer.pipeline.units import Unit, decode_unit, encode_unit
 from indexer.pipeline.walk import Entry
 
 log = logging.getLogger(__name__)
@@ -48,33 +45,6 @@ CREATE TABLE IF NOT EXISTS files (
     sha256 TEXT NOT NULL, run INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, data BLOB NOT NULL, run INTEGER NOT NULL);
 """
-
-
-def encode_result(result: Extracted) -> bytes:
-    """Serialise an `Extracted` for the cache (exact round trip through `decode_result`)."""
-    return orjson.dumps(
-        {
-            "kind": result.kind,
-            "text": result.text,
-            "chunks": [[c.text, c.meta] for c in result.chunks],
-            "degraded": result.degraded,
-            "error": result.error,
-            "metadata": result.metadata,
-        }
-    )
-
-
-def decode_result(data: bytes) -> Extracted:
-    """Inverse of `encode_result`."""
-    raw: dict[str, Any] = orjson.loads(data)
-    return Extracted(
-        kind=raw["kind"],
-        text=raw["text"],
-        chunks=tuple(Chunk(text=t, meta=m) for t, m in raw["chunks"]),
-        degraded=raw["degraded"],
-        error=raw["error"],
-        metadata=raw["metadata"],
-    )
 
 
 class StateWriteError(OSError):
@@ -118,23 +88,23 @@ class State:
                 out.append(row[4] if same else None)
             return out
 
-    def lookup(self, keys: Sequence[str]) -> list[Extracted | None]:
+    def lookup(self, keys: Sequence[str]) -> list[Unit | None]:
         """The cached result for each key, or None; marks hits as used by this run."""
         if not self.reuse:
             return [None] * len(keys)
         with self._lock, self._db:
-            out: list[Extracted | None] = []
+            out: list[Unit | None] = []
             for key in keys:
                 row = self._db.execute("SELECT data FROM results WHERE key = ?", (key,)).fetchone()
                 if row is not None:
                     self._db.execute("UPDATE results SET run = ? WHERE key = ?", (self.run, key))
-                out.append(None if row is None else decode_result(row[0]))
+                out.append(None if row is None else decode_unit(row[0]))
             return out
 
     def record(
         self,
         files: Sequence[tuple[Entry, str]],
-        results: Sequence[tuple[str, Extracted]],
+        results: Sequence[tuple[str, Unit]],
     ) -> None:
         """Persist new results and each file's hash, in one transaction.
 
@@ -148,12 +118,12 @@ class State:
     def _record(
         self,
         files: Sequence[tuple[Entry, str]],
-        results: Sequence[tuple[str, Extracted]],
+        results: Sequence[tuple[str, Unit]],
     ) -> None:
         with self._lock, self._db:
             self._db.executemany(
                 "INSERT OR REPLACE INTO results VALUES (?, ?, ?)",
-                [(key, encode_result(res), self.run) for key, res in results],
+                [(key, encode_unit(unit), self.run) for key, unit in results],
             )
             self._db.executemany(
                 "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",

@@ -43,8 +43,9 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from indexer.mail.mbox import is_mbox
 from indexer.registry import extension_of
 
 __all__ = [
@@ -109,6 +110,10 @@ class Entry:
     """None to extract the file; else a reason code from the module's table."""
     detail: str = ""
     """Human detail for a skip (an errno text, a limit); not stable across systems."""
+    mail: bool = False
+    """A message file of a Maildir (in its `cur/` or `new/`): extracted as `eml`."""
+    data: bytes | None = None
+    """Content already read: a message split out of an mbox (`rel` is `box.mbox#<n>`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -254,21 +259,22 @@ class _Walker:
 
     def run(self, top: list[_Item]) -> Iterator[Entry]:
         # An explicit stack, not recursion: depth is bounded by PATH_MAX, not the C stack.
-        stack = [("", iter(top), _is_maildir(top))]
+        stack = [("", iter(top), _is_maildir(top), False)]
         while stack:
-            prefix, items, maildir = stack[-1]
+            prefix, items, maildir, mail = stack[-1]
             item = next(items, None)
             if item is None:
                 stack.pop()
             elif not item.is_dir:
-                yield self._file(item.entry, prefix + escape_name(item.entry.name))
+                yield self._file(item.entry, prefix + escape_name(item.entry.name), mail)
             else:
                 rel = f"{prefix}{escape_name(item.entry.name)}/"
                 found = self._enter(item.entry, rel, maildir)
                 if isinstance(found, Entry):
                     yield found
                 else:
-                    stack.append((rel, iter(found), _is_maildir(found)))
+                    messages = maildir and item.entry.name in (b"cur", b"new")
+                    stack.append((rel, iter(found), _is_maildir(found), messages))
 
     def _enter(self, entry: os.DirEntry[bytes], rel: str, maildir: bool) -> Entry | list[_Item]:
         name, path = entry.name, entry.path
@@ -289,7 +295,7 @@ class _Walker:
             return _record(path, rel, "virtualenv", _lstat(path))
         return children
 
-    def _file(self, entry: os.DirEntry[bytes], rel: str) -> Entry:
+    def _file(self, entry: os.DirEntry[bytes], rel: str, mail: bool = False) -> Entry:
         try:
             st = entry.stat(follow_symlinks=False)
         except OSError as exc:
@@ -301,8 +307,10 @@ class _Walker:
         ):
             return _record(entry.path, rel, "excluded", st)
         if stat.S_ISLNK(st.st_mode):
-            return self._link(entry.path, rel, st)
-        return self._regular(entry.path, rel, st)
+            found = self._link(entry.path, rel, st)
+        else:
+            found = self._regular(entry.path, rel, st, mail)
+        return replace(found, mail=True) if mail and found.skip is None else found
 
     def _link(self, path: bytes, rel: str, st: os.stat_result) -> Entry:
         try:
@@ -317,10 +325,10 @@ class _Walker:
             return _record(path, rel, "symlink_outside_source", st, escape_name(real))
         return self._regular(real, rel, target)
 
-    def _regular(self, path: bytes, rel: str, st: os.stat_result) -> Entry:
+    def _regular(self, path: bytes, rel: str, st: os.stat_result, mail: bool = False) -> Entry:
         if (verdict := self._verdict(path, rel, st)) is not None:
             return verdict
-        claimed = self.policy.claims(rel)
+        claimed = mail or is_mbox(rel) or self.policy.claims(rel)
         if not claimed and extension_of(rel) in self.policy.binary_extensions:
             return _record(path, rel, "binary", st, f".{extension_of(rel)}")
         try:
@@ -343,7 +351,7 @@ class _Walker:
     def _verdict(self, path: bytes, rel: str, st: os.stat_result) -> Entry | None:
         if not stat.S_ISREG(st.st_mode):
             return _record(path, rel, "not_regular_file", st, _file_type(st.st_mode))
-        if st.st_size > self.policy.max_file_bytes:
+        if st.st_size > self.policy.max_file_bytes and not is_mbox(rel):  # mboxes stream
             detail = f"{st.st_size} > {self.policy.max_file_bytes} bytes"
             return _record(path, rel, "too_large", st, detail)
         return None

@@ -1,0 +1,1 @@
+"""Mail archives: mbox files split into messages, Maildir folders, attachments as children."""

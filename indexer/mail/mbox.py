@@ -1,0 +1,117 @@
+"""Streaming mbox splitting: one message at a time, memory bounded by the largest message.
+
+A message starts at a `From ` separator line that begins the file or follows a
+blank line, and is itself followed by a header line, so a body line beginning
+with "From " never starts a message (Python's `mailbox` splits at every line
+that starts with "From "). A `Content-Length` header is honoured when the byte
+it points at is the end of the file or another separator (mboxcl/mboxcl2);
+otherwise the message ends at the next separator and `>From ` quoting is undone
+the mboxrd way (one `>` removed from every `>…>From ` line).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import BinaryIO
+
+_BLOCK = 1 << 20
+_TAIL = 1 << 16
+_SEPARATOR = re.compile(rb"(?:\A|\n\r?\n)(From [^\n]*\n)(?=[!-9;-~]+:)")
+_CONTENT_LENGTH = re.compile(rb"(?im)^content-length:[ \t]*(\d{1,12})[ \t]*\r?$")
+_HEADER_END = re.compile(rb"\r?\n\r?\n")
+_QUOTED_FROM = re.compile(rb"(?m)^>(>*From )")
+
+
+class _More:
+    """The buffer ends before the answer: read more."""
+
+
+_MORE = _More()
+
+
+def is_mbox(rel: str) -> bool:
+    """True for `*.mbox` files and files named `mbox` (any ASCII case)."""
+    name = rel.rsplit("/", 1)[-1].lower()
+    return name == "mbox" or (name.endswith(".mbox") and name != ".mbox")
+
+
+def split(handle: BinaryIO) -> Iterator[bytes]:
+    """Yield each message of the mbox read from `handle`, without its separator line.
+
+    Text before the first separator is not a message and is dropped; a file with no
+    separator at all yields nothing.
+    """
+    buffer, eof, pos, trimmed = b"", False, None, False
+    while True:
+        if pos is None:
+            # once the file's start is gone, a separator needs its blank line (search from 1)
+            match = _SEPARATOR.search(buffer, 1 if trimmed else 0)
+            pos = None if match is None else match.start(1)
+        found = None if pos is None else _message_end(buffer, pos, eof)
+        if found is None:
+            if eof:
+                return
+            # keep the unfinished message, or a tail long enough to hold a separator, and read on
+            if pos is not None:
+                buffer, pos = buffer[pos:], 0
+            elif len(buffer) > _TAIL:
+                buffer, trimmed = buffer[-_TAIL:], True
+            more = handle.read(_BLOCK)
+            eof = not more
+            buffer += more
+            continue
+        message, after = found
+        yield message
+        if after >= len(buffer) and eof:
+            return
+        pos = after
+
+
+def _message_end(buffer: bytes, start: int, eof: bool) -> tuple[bytes, int] | None:
+    """The message starting at `start` (a separator line) and where the next one starts."""
+    line_end = buffer.find(b"\n", start)
+    if line_end < 0:
+        return None
+    body_start = line_end + 1
+    sized = _by_content_length(buffer, body_start, eof)
+    if isinstance(sized, _More):
+        return None
+    if sized is not None:
+        return sized
+    match = _SEPARATOR.search(buffer, body_start)
+    if match is None or match.start(1) == body_start:
+        if not eof:
+            return None
+        return _unquote(buffer[body_start:]), len(buffer)
+    raw = buffer[body_start : match.start(1)]
+    return _unquote(raw), match.start(1)
+
+
+def _by_content_length(
+    buffer: bytes, body_start: int, eof: bool
+) -> tuple[bytes, int] | _More | None:
+    """The message by its Content-Length; `_MORE` when the buffer is too short to tell."""
+    header_end = _HEADER_END.search(buffer, body_start)
+    if header_end is None:
+        return None if eof else _MORE
+    length = _CONTENT_LENGTH.search(buffer, body_start, header_end.start())
+    if length is None:
+        return None
+    end = header_end.end() + int(length.group(1))
+    if end + 8 > len(buffer) and not eof:
+        return _MORE
+    if end > len(buffer):
+        return None
+    rest = buffer[end : end + 6]
+    while rest.startswith((b"\n", b"\r\n")):
+        end += 1 if rest.startswith(b"\n") else 2
+        rest = buffer[end : end + 6]
+    if rest.startswith(b"From ") or (end >= len(buffer) and eof):
+        return buffer[body_start:end].rstrip(b"\r\n") + b"\n", end
+    return None
+
+
+def _unquote(raw: bytes) -> bytes:
+    raw = raw.rstrip(b"\r\n") + b"\n"
+    return _QUOTED_FROM.sub(rb"\1", raw)

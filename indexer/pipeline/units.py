@@ -1,0 +1,110 @@
+"""What one extraction task yields: a document and, for mail, its attachments as children.
+
+A `Unit` is also what the incremental state caches under a content hash, so an
+unchanged mail is reused with all its attachments. A child whose extractor must
+run isolated (an attached PDF) leaves the worker as `pending` bytes and is
+extracted by the isolated pool before the unit is complete; pending data is
+never cached.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import orjson
+
+from indexer._types import Chunk, Extracted
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Child:
+    """A document inside another one: an attachment, an enclosed message."""
+
+    suffix: str
+    """Appended to the parent's path: `#att/<k>/<filename>` (nested ones repeat it)."""
+    kind: str | None
+    size: int
+    sha256: str
+    extractor: str | None = None
+    extracted: Extracted | None = None
+    """None while pending or when skipped."""
+    skip: str | None = None
+    """Why the child is not extracted (no extractor for its type, depth limit)."""
+    context: dict[str, Any] = field(default_factory=dict)
+    """The enclosing mail's Subject, From, Date and Message-ID, for every chunk's meta."""
+    pending: bytes | None = None
+    """Content waiting for the isolated pool."""
+    key: str | None = None
+    """The cache key it was extracted under; a cached mail is stale when it changed."""
+
+    def with_meta(self) -> Extracted | None:
+        """The extraction with `context` added to each chunk's meta as `mail`."""
+        if self.extracted is None or not self.context:
+            return self.extracted
+        chunks = tuple(
+            Chunk(text=c.text, meta={**c.meta, "mail": self.context}) for c in self.extracted.chunks
+        )
+        return replace(self.extracted, chunks=chunks)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Unit:
+    """One extraction task's result: the document and its children, in document order."""
+
+    doc: Extracted
+    children: tuple[Child, ...] = ()
+
+    def failed_by(self, codes: tuple[str, ...]) -> bool:
+        """True when the document or any child failed with one of `codes`."""
+        docs = [self.doc, *(c.extracted for c in self.children if c.extracted is not None)]
+        return any(d.error in codes for d in docs)
+
+
+def encode_unit(unit: Unit) -> bytes:
+    """Serialise a complete `Unit` for the cache (exact round trip through `decode_unit`)."""
+    return orjson.dumps(
+        {
+            "doc": _encode(unit.doc),
+            "children": [
+                [c.suffix, c.kind, c.size, c.sha256, c.extractor,
+                 None if c.extracted is None else _encode(c.extracted), c.skip, c.context, c.key]
+                for c in unit.children
+            ],
+        }
+    )  # fmt: skip
+
+
+def decode_unit(data: bytes) -> Unit:
+    """Inverse of `encode_unit`."""
+    raw = orjson.loads(data)
+    children = tuple(
+        Child(
+            suffix=s, kind=k, size=n, sha256=h, extractor=x,
+            extracted=None if e is None else _decode(e), skip=skip, context=ctx, key=key,
+        )
+        for s, k, n, h, x, e, skip, ctx, key in raw["children"]
+    )  # fmt: skip
+    return Unit(doc=_decode(raw["doc"]), children=children)
+
+
+def _encode(result: Extracted) -> dict[str, Any]:
+    return {
+        "kind": result.kind,
+        "text": result.text,
+        "chunks": [[c.text, c.meta] for c in result.chunks],
+        "degraded": result.degraded,
+        "error": result.error,
+        "metadata": result.metadata,
+    }
+
+
+def _decode(raw: dict[str, Any]) -> Extracted:
+    return Extracted(
+        kind=raw["kind"],
+        text=raw["text"],
+        chunks=tuple(Chunk(text=t, meta=m) for t, m in raw["chunks"]),
+        degraded=raw["degraded"],
+        error=raw["error"],
+        metadata=raw["metadata"],
+    )

@@ -242,6 +242,18 @@ def test_attachments_are_found_named_safely_and_not_entered() -> None:
     ]
 
 
+def test_a_base64_encoded_enclosed_message_is_handed_out_decoded() -> None:
+    inner = b"From: inner@example.org\nSubject: hidden\n\ninner body\n"
+    data = (
+        b"Content-Type: multipart/mixed; boundary=B\n\n--B\nContent-Type: text/plain\n\nbody\n"
+        b"--B\nContent-Type: message/rfc822\nContent-Transfer-Encoding: base64\n\n"
+        b"RnJvbTogaW5uZXJAZXhhbXBsZS5vcmcKU3ViamVjdDogaGlkZGVuCgppbm5lciBib2R5Cg==\n--B--\n"
+    )
+    assert [(a.filename, a.data) for a in iter_attachments(parse_message(data))] == [
+        ("part-1.eml", inner)
+    ]
+
+
 def test_attachments_and_enclosed_messages_are_not_body_text() -> None:
     result = eml.extract(_fixture("ok_attachments.eml"), "x.eml", DEFAULT_OPTIONS)
     assert _parts(result) == [

@@ -198,33 +198,30 @@ def _attachment_bytes(part: Message) -> bytes:
         except Exception:  # a broken transfer encoding: keep the bytes as sent
             data = None
         return data if isinstance(data, bytes) else str(payload).encode("utf-8", "surrogateescape")
-    encoding = str(part.get("Content-Transfer-Encoding", "")).strip().lower()
+    # The enclosed message(s), as they were sent: compat32 writes raw bytes back unchanged.
+    data = b"\n".join(_message_bytes(inner) for inner in payload if isinstance(inner, Message))
+    encoding = str(part.get("content-transfer-encoding", "")).strip().lower()
     if encoding in ("base64", "quoted-printable"):
         # RFC 2046 forbids encoding message/* parts, but mailers do it: the parser then
-        # sees the encoded text as the body of a header-less message. Decode it instead.
-        return _decode_transfer(payload, encoding)
-    # The enclosed message(s), as they were sent: compat32 writes raw bytes back unchanged.
-    blocks = []
-    for inner in payload:
-        if not isinstance(inner, Message):
-            continue
-        try:
-            blocks.append(inner.as_bytes())
-        except Exception:  # a header the generator cannot write: an empty but present child
-            blocks.append(b"")
-    return b"\n".join(blocks)
+        # reads the encoded text as a header-less message. Undo the encoding instead.
+        return _undo_transfer_encoding(data.lstrip(b"\r\n"), encoding)
+    return data
 
 
-def _decode_transfer(payload: list[Any], encoding: str) -> bytes:
-    raw = b"".join(
-        inner.as_bytes() if isinstance(inner, Message) else str(inner).encode() for inner in payload
-    )
+def _message_bytes(message: Message) -> bytes:
+    try:
+        return message.as_bytes()
+    except Exception:  # a header the generator cannot write: an empty but present child
+        return b""
+
+
+def _undo_transfer_encoding(data: bytes, encoding: str) -> bytes:
     try:
         if encoding == "base64":
-            return base64.b64decode(b"".join(raw.split()), validate=False)
-        return quopri.decodestring(raw)
-    except (ValueError, binascii.Error):
-        return raw
+            return base64.b64decode(b"".join(data.split()))
+        return quopri.decodestring(data)
+    except (ValueError, binascii.Error):  # not really encoded: keep it as it is
+        return data
 
 
 def _safe_filename(name: str | None, content_type: str, index: int) -> str:

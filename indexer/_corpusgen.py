@@ -151,3 +151,19 @@ def write_corpus(root: Path, total_bytes: int, seed: int = 0) -> int:
         written += len(data)
         count += 1
     return count
+
+
+def write_mbox(path: Path, messages: int, seed: int = 0) -> int:
+    """Write an mbox of `messages` generated mails (some with a body line starting "From ")."""
+    rng = random.Random(seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    size = 0
+    with open(path, "wb") as handle:
+        for i in range(messages):
+            mail = _mail(rng, i)
+            if i % 7 == 0:  # a body line starting with "From ", quoted the mboxrd way
+                mail = mail.rstrip(b"\n") + b"\n>From the archive team: keep this.\n"
+            block = b"From archive@example.com Mon Jan  1 10:00:00 2024\n" + mail + b"\n"
+            handle.write(block)
+            size += len(block)
+    return size

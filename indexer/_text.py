@@ -7,6 +7,8 @@ import gc
 import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from email.charset import ALIASES
+from functools import lru_cache
 
 from charset_normalizer import from_bytes
 
@@ -20,6 +22,30 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 _DETECT_SAMPLE = 64 * 1024
+_ASCII = bytes(range(128))
+_MIN_DETECT_BYTES = 16
+# What browsers (the WHATWG Encoding Standard) decode these labels as: senders
+# declare the old name and write the superset (Outlook's cp1252 quotes in
+# "iso-8859-1" mail, GBK characters in "gb2312" spam).
+_SUPERSETS = {
+    "ascii": "cp1252",
+    "iso8859-1": "cp1252",
+    "iso8859-9": "cp1254",
+    "iso8859-11": "cp874",
+    "tis-620": "cp874",
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+    "euc_kr": "cp949",
+    "shift_jis": "cp932",
+    "big5": "big5hkscs",
+}
+_LABELS = {  # labels in real mail that Python does not know
+    "windows-874": "cp874",
+    "iso-8859-8-i": "iso8859-8",
+    "unicode-1-1-utf-7": "utf-7",
+}
+
+
 _BLANK_LINES = re.compile(r"\n\s*\n")
 
 
@@ -38,30 +64,102 @@ def detect_encoding(data: bytes) -> str | None:
 
 
 def decode(data: bytes, declared: str | None = None) -> str:
-    """Decode document bytes to text, never raising.
+    """Decode document bytes to text with LF newlines, never raising.
 
-    A BOM wins; then strict UTF-8; then `declared` (an HTML or MIME charset) when
-    Python knows it and it decodes cleanly; then a detected encoding; last, UTF-8
-    with replacement characters. Returns text with CRLF and lone CR turned into LF.
+    `declared` is an HTML or MIME charset; see `decode_bytes` for the order of trust.
     """
+    return decode_bytes(data, declared)
+
+
+def decode_bytes(data: bytes, charset: str | None) -> str:
+    """Decode `data` with a MIME `charset` when Python knows it and it fits, never raising.
+
+    A single-byte charset (which decodes anything) loses to valid non-ASCII UTF-8,
+    the commonest lie. Without a usable charset: a BOM wins; then UTF-8 when at
+    most a tenth of the non-ASCII bytes are invalid (a stray byte must not turn a
+    whole body into detected mojibake); then a detected ASCII-compatible charset,
+    but only on enough non-ASCII bytes for detection to mean something; last
+    Windows-1252 (Latin-1 for its five holes). Returns text with LF newlines.
+    """
+    codec = _codec(charset) if charset else None
+    if codec is not None and not (_single_byte(codec) and not data.isascii() and _is_utf8(data)):
+        text = _strict(data, codec)
+        if text is not None:
+            return text
     body, bom_encoding = strip_bom(data)
     if bom_encoding is not None:
         return normalize_newlines(body.decode(bom_encoding, errors="replace"))
-    for encoding in _candidates(body, declared):
-        try:
-            return normalize_newlines(body.decode(encoding))
-        except (UnicodeDecodeError, LookupError):
-            continue
-    return normalize_newlines(body.decode("utf-8", errors="replace"))
+    return _undeclared(data)
 
 
-def _candidates(body: bytes, declared: str | None) -> Iterator[str]:
-    yield "utf-8"
-    if declared:
-        yield declared.strip().strip("\"'").lower()
-    detected = detect_encoding(body)
-    if detected:
-        yield detected
+def _undeclared(data: bytes) -> str:
+    utf16 = _utf16_without_bom(data) if b"\x00" in data[:4096] else None
+    if utf16 is not None:
+        return normalize_newlines(data.decode(utf16, errors="replace"))
+    text = data.decode("utf-8", "replace")
+    non_ascii = len(data.translate(None, _ASCII))
+    if text.count("\ufffd") * 10 <= non_ascii:
+        return normalize_newlines(text)
+    # charset-normalizer guesses wildly on a few bytes (EBCDIC for "Gr\xf6\xdfe")
+    detected = detect_encoding(data) if non_ascii >= _MIN_DETECT_BYTES else None
+    if detected is not None and _ascii_compatible(detected):
+        text = _strict(data, detected) or ""
+        if text:
+            return text
+    return _strict(data, "cp1252") or normalize_newlines(data.decode("latin-1"))
+
+
+def _utf16_without_bom(data: bytes) -> str | None:
+    """UTF-16 text without a BOM has NUL high bytes on one side: ASCII in every other byte."""
+    sample = data[:4096] if len(data) % 2 == 0 else data[:4095]
+    half = len(sample) // 2
+    if half < 2:
+        return None
+    even, odd = sample[0::2].count(0), sample[1::2].count(0)
+    if even >= half * 0.3 and odd <= half * 0.05:
+        return "utf-16-be"
+    if odd >= half * 0.3 and even <= half * 0.05:
+        return "utf-16-le"
+    return None
+
+
+def _strict(data: bytes, codec: str) -> str | None:
+    try:
+        return normalize_newlines(data.decode(codec))
+    except Exception:  # any codec can refuse hostile bytes, some not with UnicodeError
+        return None
+
+
+@lru_cache(maxsize=64)
+def _ascii_compatible(codec: str) -> bool:
+    return _strict(_ASCII, codec) == _ASCII.decode("ascii").replace("\r", "\n")
+
+
+@lru_cache(maxsize=256)
+def _codec(charset: str) -> str | None:
+    name = charset.strip().strip("\"'").lower()
+    name = _LABELS.get(name, ALIASES.get(name, name))
+    try:
+        codec = codecs.lookup(name).name
+    except Exception:  # LookupError, or a name with a NUL in it
+        return None
+    return _SUPERSETS.get(codec, codec)
+
+
+@lru_cache(maxsize=256)
+def _single_byte(codec: str) -> bool:
+    try:
+        return len(b"\xc3\xa9".decode(codec)) == 2
+    except Exception:  # a multi-byte or bytes-to-bytes codec
+        return False
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def normalize_newlines(text: str) -> str:

@@ -71,7 +71,7 @@ class Tally:
 
     def add(self, outcome: FileOutcome, chunks: int) -> None:
         """Count one written file outcome."""
-        self.files += 1
+        self.files += not outcome.in_archive
         self.chunks += chunks
         self.bytes_read += outcome.bytes_read
         self.extracted_now += outcome.extracted_now

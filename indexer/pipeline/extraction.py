@@ -258,6 +258,7 @@ def _outcome(
         docs=tuple(docs),
         extracted_now=extracted if fresh is not None else 0,
         reused=extracted if cached is not None and fresh is None else 0,
+        in_archive=entry.data is not None,
         bytes_read=0 if read is None else len(read.data),
     )
 

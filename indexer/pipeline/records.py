@@ -62,6 +62,8 @@ class FileOutcome:
     """How many documents were extracted in this run."""
     reused: int = 0
     """How many documents were reused from an earlier run's extraction."""
+    in_archive: bool = False
+    """A message split out of an mbox: counted as a document, not as a file."""
     bytes_read: int = 0
     pages: int = 0
     meta: dict[str, Any] = field(default_factory=dict)

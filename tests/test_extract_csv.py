@@ -194,6 +194,8 @@ def test_input_of_blank_rows_only_degrades_to_its_text() -> None:
     ("row", "fields"),
     [
         ('"a","b""c","d"', ["a", 'b"c', "d"]),
+        ('"a","b,c"', ["a", "b,c"]),
+        ('"a"b","c"', ["ab,c"]),
         ('"a"",""b"', ['a","b']),
         ('x""y,z', ["xy", "z"]),
         ('x"""y,z', ['x"y,z']),
@@ -206,6 +208,24 @@ def test_input_of_blank_rows_only_degrades_to_its_text() -> None:
 )
 def test_quoting_follows_the_reference_toggle(row: str, fields: list[str]) -> None:
     assert csv_extractor.parse_rows(row, ",") == [fields]
+
+
+@pytest.mark.parametrize(
+    ("text", "rows"),
+    [
+        ('a,b\n"x,1",2\nab"c,d"e,f\n"q ""w""",3\n',
+         [["a", "b"], ["x,1", "2"], ["abc,de", "f"], ['q "w"', "3"], [""]]),
+        ('a\nx"y\nz"\n1', [["a"], ["xy\nz"], ["1"]]),
+        ('a\n"l1\n""l2""",b\n', [["a"], ['l1\n"l2"', "b"], [""]]),
+        ('"a",b\n\n"c\nd",e', [["a", "b"], [], ["c\nd", "e"]]),
+    ],
+)  # fmt: skip
+def test_quotes_the_c_reader_takes_literally_are_read_by_the_toggle(
+    text: str, rows: list[list[str]]
+) -> None:
+    # Blank lines come out as [] from the C reader and [""] from the toggle.
+    parsed = csv_extractor.parse_rows(text, ",")
+    assert [row for row in parsed if any(row)] == [row for row in rows if any(row)]
 
 
 def test_multiline_quoted_fields_fixture() -> None:

@@ -2,20 +2,17 @@
 
 Parsing follows the reference implementation's lenient RFC-4180 reading: a
 double quote anywhere opens a quoted section, `""` inside one is a literal
-quote, and an unterminated section runs to the end of the input. Text whose
-quotes all sit where RFC 4180 puts them reads the same under the standard
-library's C reader, which is used then for speed. There is no field size
-limit. Blank rows (every field empty or whitespace) are skipped; ragged rows
-are kept, extra fields labelled `colN` (N the 0-based column).
+quote, and an unterminated section runs to the end of the input; RFC-4180 text
+reads as RFC 4180 says. There is no field size limit (the standard library's
+reader, with its 128 KiB default, is not used). Blank rows (every field empty
+or whitespace) are skipped; ragged rows are kept, extra fields labelled `colN`
+(N the 0-based column).
 """
 
 from __future__ import annotations
 
-import csv as _stdcsv
-import io
 import re
 from collections.abc import Iterator
-from functools import lru_cache
 
 from indexer._text import decode, gc_paused, normalize_newlines
 from indexer._types import Chunk, Extracted, Options
@@ -26,10 +23,6 @@ VERSION = "1"
 _SNIFFED = (";", "|", "\t")
 """Delimiters tried, in this order of preference, when a `.csv` header has no comma."""
 _QUOTED_SECTION = re.compile(r'"([^"]*(?:""[^"]*)*)"?')
-
-# The standard library's default is 128 KiB per field; 2**31 - 1 fits a C long
-# everywhere. Nothing else in indexer reads CSV, so raising it once is harmless.
-_stdcsv.field_size_limit(2**31 - 1)
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
@@ -79,31 +72,6 @@ def parse_rows(text: str, delimiter: str) -> list[list[str]]:
     """Return the rows of LF-separated `text`, blank rows included, fields unquoted."""
     if '"' not in text:
         return [line.split(delimiter) for line in text.split("\n")]
-    if _rfc_quoting(text, delimiter):
-        try:
-            reader = _stdcsv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
-            return list(reader)
-        except _stdcsv.Error:
-            pass
-    return _toggle_rows(text, delimiter)
-
-
-def _rfc_quoting(text: str, delimiter: str) -> bool:
-    """True when every quote opens a field, closes one or is half of a `""` inside one.
-
-    Splitting on quotes alternates text outside and inside quoted sections; an
-    empty outside piece between two inside ones is a doubled quote.
-    """
-    parts = text.split('"')
-    if len(parts) % 2 == 0:  # an odd number of quotes: the last section never closes
-        return False
-    bounds = ("", delimiter, "\n")
-    if parts[0][-1:] not in bounds or parts[-1][:1] not in bounds:
-        return False
-    return all(not p or (p[0] in bounds and p[-1] in bounds) for p in parts[2:-1:2])
-
-
-def _toggle_rows(text: str, delimiter: str) -> list[list[str]]:
     rows: list[list[str]] = []
     pending: list[str] = []
     quotes = 0
@@ -114,7 +82,7 @@ def _toggle_rows(text: str, delimiter: str) -> list[list[str]]:
             pending.append(line)
             quotes += line.count('"')
             if quotes % 2 == 0:
-                rows.append(_split_quoted("\n".join(pending), delimiter))
+                rows.append(split_quoted("\n".join(pending), delimiter))
                 pending = []
         elif '"' not in line:
             rows.append(line.split(delimiter))
@@ -123,41 +91,38 @@ def _toggle_rows(text: str, delimiter: str) -> list[list[str]]:
             if quotes % 2:
                 pending = [line]
             else:
-                rows.append(_split_quoted(line, delimiter))
+                rows.append(split_quoted(line, delimiter))
     if pending:
-        rows.append(_split_quoted("\n".join(pending), delimiter))
+        rows.append(split_quoted("\n".join(pending), delimiter))
     return rows
 
 
-def _split_quoted(row: str, delimiter: str) -> list[str]:
+def split_quoted(row: str, delimiter: str) -> list[str]:
+    """Return the fields of one row holding quotes, read as the reference reads them."""
     if len(row) > 1 and row[0] == row[-1] == '"':
         # The common well-formed case: every field quoted, quotes inside doubled.
         cells = row[1:-1].split(f'"{delimiter}"')
+        if row.count('"') == 2 * len(cells):  # no quote inside any cell
+            return cells
         if '"' not in delimiter.join(cells).replace('""', ""):
             return [cell.replace('""', '"') for cell in cells]
-    fields: list[str] = []
-    for field, sep in _field_pattern(delimiter).findall(row):
-        fields.append(_unquote(field) if '"' in field else field)
-        if not sep:  # the end of the row; findall may add one empty match after it
-            break
+    # Split on quotes, pieces alternate outside and inside quoted sections; an
+    # empty outside piece between two inside ones is a doubled (literal) quote.
+    pieces = row.split('"')
+    fields = pieces[0].split(delimiter)
+    last = len(pieces) - 1
+    for k in range(1, last + 1):
+        piece = pieces[k]
+        if k % 2:
+            fields[-1] += piece
+        elif not piece:
+            if k < last:
+                fields[-1] += '"'
+        else:
+            head, *rest = piece.split(delimiter)
+            fields[-1] += head
+            fields.extend(rest)
     return fields
-
-
-@lru_cache(maxsize=8)
-def _field_pattern(delimiter: str) -> re.Pattern[str]:
-    # A field is a run of plain text and quoted sections, up to the delimiter
-    # or the end of the row. A section's closing quote is optional so that an
-    # unterminated one runs to the end of the input.
-    d = re.escape(delimiter)
-    return re.compile(rf'((?:[^"{d}]+|"[^"]*(?:""[^"]*)*"?)*)({d}|\Z)')
-
-
-def _unquote(field: str) -> str:
-    if len(field) > 1 and field[0] == field[-1] == '"':
-        inner = field[1:-1]
-        if '"' not in inner.replace('""', ""):
-            return inner.replace('""', '"')
-    return _QUOTED_SECTION.sub(lambda m: m.group(1).replace('""', '"'), field)
 
 
 def chunk_rows(text: str, delimiter: str, options: Options) -> Extracted:
@@ -173,15 +138,14 @@ def chunk_rows(text: str, delimiter: str, options: Options) -> Extracted:
 
 
 def _chunk_rows(text: str, delimiter: str, options: Options) -> Extracted:
-    rows = iter([row for row in parse_rows(text, delimiter) if _has_content(row)])
-    header = next(rows, None)
-    if header is None:  # nothing but delimiters and whitespace
+    rows = [row for row in parse_rows(text, delimiter) if row[0].strip() or _has_content(row)]
+    if not rows:  # nothing but delimiters and whitespace
         trimmed = text.strip()
         if not trimmed:
             return Extracted(kind="csv", text="")
         return Extracted(kind="csv", text=trimmed, chunks=(Chunk(text=trimmed),), degraded=True)
-    header_line = join_row(header, delimiter)
-    records = _render_records(header, rows)
+    header_line = join_row(rows[0], delimiter)
+    records = _render_records(rows[0], rows[1:])
     if not records:
         return Extracted(kind="csv", text=header_line, chunks=(Chunk(text=header_line),))
     chunks = tuple(_group(header_line, records, options))
@@ -189,7 +153,7 @@ def _chunk_rows(text: str, delimiter: str, options: Options) -> Extracted:
 
 
 def _has_content(row: list[str]) -> bool:
-    return bool(row) and (bool(row[0].strip()) or any(f and not f.isspace() for f in row))
+    return any(field and not field.isspace() for field in row)
 
 
 def join_row(row: list[str], delimiter: str) -> str:
@@ -202,16 +166,19 @@ def join_row(row: list[str], delimiter: str) -> str:
     )
 
 
-def _render_records(header: list[str], rows: Iterator[list[str]]) -> list[str]:
+def _render_records(header: list[str], rows: list[list[str]]) -> list[str]:
     labels = [cell.strip().replace("%", "%%") for cell in header]
-    templates: dict[int, str] = {}
-    records: list[str] = []
-    for row in rows:
-        template = templates.get(len(row))
-        if template is None:
-            template = templates[len(row)] = _template(labels, len(row))
-        records.append(template % tuple(map(str.strip, row)))
-    return records
+    width = len(labels)
+    full = _template(labels, width)
+    strip = str.strip
+    return [
+        full % tuple(map(strip, row)) if len(row) == width else _render_ragged(labels, row)
+        for row in rows
+    ]
+
+
+def _render_ragged(labels: list[str], row: list[str]) -> str:
+    return _template(labels, len(row)) % tuple(map(str.strip, row))
 
 
 def _template(labels: list[str], width: int) -> str:

@@ -8,6 +8,7 @@ processes (`fixtures/pdf/corpus_runner.py`): a bad file can crash or hang a pars
 from __future__ import annotations
 
 import json
+import random
 import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -449,3 +450,36 @@ def test_corpus_page_counts_agree_with_the_manifest(
             counted[rel] = (int(match.group(1)), pages)
     assert len(counted) >= 180
     assert {rel: pair for rel, pair in counted.items() if pair[0] != pair[1]} == {}
+
+
+def mutants(seed: int, count: int) -> list[bytes]:
+    """Return `count` damaged copies of the generated PDFs: bytes flipped, cut or dropped."""
+    rng = random.Random(seed)
+    sources = [two_columns(), table_page(), mp.build([mp.text_block(72, 700, ["x"])], password="p")]
+    out = []
+    for i in range(count):
+        data = bytearray(sources[i % len(sources)])
+        for _ in range(rng.randint(1, 8)):
+            at = rng.randrange(len(data))
+            if rng.random() < 0.7:
+                data[at] = rng.randrange(256)
+            else:
+                del data[at : at + rng.randint(1, 64)]
+        out.append(
+            bytes(data[: rng.randint(len(data) // 2, len(data))]) if i % 5 == 0 else bytes(data)
+        )
+    return out
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_damaged_pdfs_never_crash_hang_or_break_the_invariants(tmp_path: Path, engine: str) -> None:
+    paths = []
+    for i, data in enumerate(mutants(seed=20240611, count=60)):
+        path = tmp_path / f"mutant-{i:03d}.pdf"
+        path.write_bytes(data)
+        paths.append(str(path))
+    results = run_isolated(engine, paths, timeout=60)
+    assert {Path(p).name: r["trouble"] for p, r in results.items() if "trouble" in r} == {}
+    assert {Path(p).name: r["problems"] for p, r in results.items() if r["problems"]} == {}
+    statuses = {r["status"] for r in results.values()}
+    assert {"ok", "failed"} <= statuses

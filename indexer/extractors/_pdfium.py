@@ -57,7 +57,7 @@ def read(data: bytes) -> PdfText:
         for index in range(len(doc)):
             try:
                 pages.append(tuple(_page_paragraphs(doc, index)))
-            except pdfium.PdfiumError:
+            except Exception:  # pypdfium2 raises PdfiumError, and asserts on odd text
                 pages.append(())
                 failed.append(index + 1)
         return PdfText(pages=tuple(pages), failed_pages=tuple(failed), title=_title(doc))

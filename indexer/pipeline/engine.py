@@ -162,9 +162,7 @@ class Engine:
         self, send_work: MemoryObjectSendStream[Work], send_out: MemoryObjectSendStream[FileOutcome]
     ) -> None:
         if self.part is None:
-            walked = walk(self.source, self.config.walk_policy(self.registry.handles))
-            entries = expand_archives(walked, self.config.max_file_bytes)
-            seq = 0
+            entries, seq = walk_entries(self.source, self.config, self.registry), 0
         else:
             entries, seq = iter(self.part.entries), self.part.first_seq
         batch: Work = []
@@ -277,6 +275,12 @@ class Engine:
             "shards": [s.to_dict() for s in shard_infos],
         }
         return Staged(files=files, manifest_files=manifest_files, tally=tally)
+
+
+def walk_entries(source: Path, config: Config, registry: Registry) -> Iterator[Entry]:
+    """The entries a run processes, in order: the walk, each mbox followed by its messages."""
+    walked = walk(source, config.walk_policy(registry.handles))
+    return expand_archives(walked, config.max_file_bytes)
 
 
 def _take(entries: Iterator[Entry], n: int) -> list[Entry]:

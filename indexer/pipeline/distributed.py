@@ -1,0 +1,273 @@
+"""The dask engine: the local engine's partitions, extracted on a `distributed` cluster.
+
+    driver: walk -> partitions of `shard_files` entries -> submit (bounded) -> await in order
+                                                                      -> Assembler -> Staged
+    worker: run_partition(task): Engine(part=...) into a fresh attempt folder -> PartResult
+
+A partition is a contiguous slice of the walk that starts at a multiple of
+`shard_files`, so its shards begin where the local engine's do, and an `Engine`
+run on a worker (with its own pools: PDF isolation happens on the worker) writes
+the very bytes the local engine would. Every attempt writes into a folder of its
+own under `.staging/parts/`; the driver uses only the folder that the successful
+attempt reports, so a partition retried after a worker died never mixes files
+with the dead attempt. Workers share the driver's incremental state: they open
+the same SQLite file (WAL) and join the driver's run instead of starting one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, replace
+from itertools import islice
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from anyio.streams.memory import MemoryObjectSendStream
+
+from indexer.config import Config, ConfigError
+from indexer.pipeline.assemble import Assembler, PartResult
+from indexer.pipeline.engine import Engine, Part, Staged, walk_entries
+from indexer.pipeline.output import FileInfo
+from indexer.pipeline.state import State
+from indexer.pipeline.walk import Entry
+from indexer.registry import Registry
+
+if TYPE_CHECKING:
+    from distributed import Client, Future
+
+PARTS = "parts"
+RETRIES = 3
+"""Extra attempts for a partition whose task raised. A worker that dies is different: its
+partitions are rescheduled, up to `distributed.scheduler.allowed-failures` times."""
+RELEASE_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StateRef:
+    """How a worker joins the driver's incremental state."""
+
+    path: Path
+    run: int
+    reuse: bool
+    token: str
+    """Unique per driver run: a worker keeps one connection per token."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PartTask:
+    """One partition, as sent to a worker."""
+
+    index: int
+    entries: tuple[Entry, ...]
+    source: Path
+    parts: Path
+    """`.staging/parts` in OUT: every worker must see the same folder."""
+    config: Config
+    registry: Registry
+    state: StateRef | None
+
+
+async def stage_on_dask(
+    source: Path,
+    staging: Path,
+    config: Config,
+    registry: Registry,
+    *,
+    state: State | None,
+    previous: dict[str, bytes] | None,
+) -> Staged:
+    """Extract `source` on a dask cluster and stage the output in `staging`; return it.
+
+    Connects to `config.scheduler`, or starts a `LocalCluster` of `config.workers`
+    one-thread worker processes (closed at the end). Raises `ConfigError` when
+    `distributed` is not installed; any error of a partition that failed all its
+    attempts, or of the cluster, propagates (nothing is committed then).
+    """
+    token = uuid.uuid4().hex
+    ref = (
+        None
+        if state is None
+        else StateRef(path=state.path, run=state.run, reuse=state.reuse, token=token)
+    )
+    template = PartTask(
+        index=0,
+        entries=(),
+        source=source,
+        parts=staging / PARTS,
+        # One pool process of each kind per task: dask worker threads are the parallelism.
+        config=replace(config, workers=1, pdf_workers=1),
+        registry=registry,
+        state=ref,
+    )
+    template.parts.mkdir()
+    assembler = Assembler(staging, previous)
+    async with _connect(config) as client:
+        try:
+            await _run_partitions(client, template, assembler, token)
+        finally:
+            await _release(client, token)
+    return await assembler.finish()
+
+
+async def _run_partitions(
+    client: Client, template: PartTask, assembler: Assembler, token: str
+) -> None:
+    threads = sum((await client.nthreads()).values())  # type: ignore[no-untyped-call]
+    send, recv = anyio.create_memory_object_stream["Future[PartResult]"](max(4, 2 * threads))
+    async with anyio.create_task_group() as tg, recv:
+        tg.start_soon(_submit, client, template, send, token)
+        async for future in recv:
+            await assembler.add(await future)
+
+
+async def _submit(
+    client: Client,
+    template: PartTask,
+    send: MemoryObjectSendStream[Future[PartResult]],
+    token: str,
+) -> None:
+    """Cut the walk into partitions and submit them; the bounded `send` caps those in flight."""
+    config = template.config
+    entries = walk_entries(template.source, config, template.registry)
+    index = 0
+    async with send:
+        while part := await anyio.to_thread.run_sync(_take, entries, config.shard_files):
+            task = replace(template, index=index, entries=part)
+            future = client.submit(
+                run_partition, task, key=f"indexer-{token[:8]}-{index:05d}", retries=RETRIES
+            )
+            await send.send(future)
+            index += 1
+
+
+def _take(entries: Iterator[Entry], n: int) -> tuple[Entry, ...]:
+    return tuple(islice(entries, n))
+
+
+LOCAL_CLUSTER: dict[str, Any] = {
+    "threads_per_worker": 1,
+    "processes": True,
+    "dashboard_address": None,  # no bokeh dashboard ...
+    "scheduler_kwargs": {"dashboard_address": ":0"},  # ... and its HTTP routes on a free port
+}
+"""`LocalCluster` options of the engine's own cluster (tests and benchmarks use them too)."""
+
+
+@asynccontextmanager
+async def _connect(config: Config) -> AsyncIterator[Client]:
+    """A client of `config.scheduler`, or of a `LocalCluster` that lives as long as it.
+
+    Raises `ConfigError` when `distributed` is not installed.
+    """
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as exc:
+        raise ConfigError(
+            "engine",
+            f"engine = 'dask' needs dask[distributed] (pip install 'indexer[dask]'): {exc}",
+        ) from exc
+    with _quiet_distributed():
+        if config.scheduler is not None:
+            async with Client(config.scheduler, asynchronous=True) as client:  # type: ignore[no-untyped-call]
+                yield client
+            return
+        async with (
+            LocalCluster(n_workers=config.workers, asynchronous=True, **LOCAL_CLUSTER) as cluster,  # type: ignore[no-untyped-call]
+            Client(cluster, asynchronous=True) as client,  # type: ignore[no-untyped-call]
+        ):
+            yield client
+
+
+@contextmanager
+def _quiet_distributed() -> Iterator[None]:
+    """Let `distributed` log no more than the application does (its INFO lines
+    about every worker and connection would break the silence cron expects)."""
+    logger = logging.getLogger("distributed")
+    old = logger.level
+    logger.setLevel(max(old, logging.getLogger().getEffectiveLevel()))
+    try:
+        yield
+    finally:
+        logger.setLevel(old)
+
+
+async def _release(client: Client, token: str) -> None:
+    """Close the workers' state connections of this run (best effort, shielded)."""
+    with (
+        anyio.CancelScope(shield=True),
+        anyio.move_on_after(RELEASE_TIMEOUT),
+        contextlib.suppress(Exception),
+    ):
+        await client.run(release_state, token)
+
+
+# -- on the worker ---------------------------------------------------------------------------
+
+
+def run_partition(task: PartTask) -> PartResult:
+    """Extract one partition into a fresh attempt folder; return its files and counts.
+
+    Runs on a dask worker (in a worker thread, with an event loop of its own).
+    Raises what the engine raises: infrastructure errors only (disk full, state
+    not writable); a document's failure is a record, not an exception.
+    """
+    folder = task.parts / f"{task.index:05d}-{uuid.uuid4().hex[:12]}"
+    folder.mkdir()
+    part = Part(
+        entries=list(task.entries),
+        first_seq=task.index * task.config.shard_files,
+        prefix=f"part-{task.index:05d}-",
+    )
+    engine = Engine(
+        task.source, folder, task.config, task.registry, state=_joined(task.state), part=part
+    )
+    staged = anyio.run(engine.run)
+    files: dict[str, Any] = staged.manifest_files
+    return PartResult(
+        index=task.index,
+        folder=folder,
+        documents=FileInfo(**files["documents"]),
+        shards=tuple(FileInfo(**s) for s in files["shards"]),
+        tally=staged.tally,
+    )
+
+
+class _JoinedState(State):
+    """A worker's handle on the driver's state database: it joins run `run`, never bumps it,
+    so the driver's sweep after the commit keeps every row the workers used or wrote."""
+
+    def __init__(self, path: Path, *, reuse: bool, run: int) -> None:
+        self._joined = run
+        super().__init__(path, reuse=reuse)
+
+    def _next_run(self) -> int:
+        return self._joined
+
+
+_STATES: dict[str, State] = {}
+_STATES_LOCK = threading.Lock()
+
+
+def _joined(ref: StateRef | None) -> State | None:
+    """This worker process's connection for the run `ref` names (one per run, reused)."""
+    if ref is None:
+        return None
+    with _STATES_LOCK:
+        state = _STATES.get(ref.token)
+        if state is None:
+            state = _STATES[ref.token] = _JoinedState(ref.path, reuse=ref.reuse, run=ref.run)
+        return state
+
+
+def release_state(token: str) -> None:
+    """Close this worker's state connection for run `token`, if it has one."""
+    with _STATES_LOCK:
+        state = _STATES.pop(token, None)
+    if state is not None:
+        state.close()

@@ -1,0 +1,213 @@
+"""The dask engine on real local clusters: the local engine's bytes, through worker deaths too."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import hostile
+import pytest
+from distributed import Client, LocalCluster
+
+import indexer
+from indexer._corpusgen import write_corpus
+from indexer.cli import main
+from indexer.config import Config
+from indexer.pipeline.distributed import LOCAL_CLUSTER
+from indexer.pipeline.runner import RunSummary
+from indexer.registry import Registry, default_registry
+
+
+def _files(out: Path) -> dict[str, bytes]:
+    """Every committed file but run.json (the only one allowed to differ), by name."""
+    return {
+        p.name: p.read_bytes()
+        for p in sorted(out.iterdir())
+        if p.is_file() and p.name != "run.json" and not p.name.startswith(".")
+    }
+
+
+def _registry(*specs: Any) -> Registry:
+    registry = default_registry().copy()
+    for spec in specs:
+        registry.register(spec)
+    return registry
+
+
+def _local_twin(config: Config) -> Config:
+    """The same settings on the local engine."""
+    return Config(workers=2, pdf_workers=2, shard_files=config.shard_files)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[LocalCluster]:
+    with LocalCluster(n_workers=2, **LOCAL_CLUSTER) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def client(cluster: LocalCluster) -> Iterator[Client]:
+    with Client(cluster) as connected:
+        yield connected
+
+
+def test_dask_output_equals_the_local_engines_byte_for_byte(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    write_corpus(source, 400_000, seed=11)
+    (source / "empty.txt").write_bytes(b"")
+    (source / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    (source / "crash.segv").write_bytes(b"dies on the worker")
+    (source / "archive.mbox").write_bytes(b"".join(_message(i) for i in range(40)))
+    registry = _registry(hostile.SEGFAULT)
+    shape = {"shard_files": 16, "shard_bytes": 30_000, "max_failures": 1}
+    local = indexer.run(source, tmp_path / "local", Config(workers=2, **shape), registry=registry)
+    dask = indexer.run(
+        source, tmp_path / "dask", Config(engine="dask", workers=2, **shape), registry=registry
+    )
+    assert _files(tmp_path / "dask") == _files(tmp_path / "local")
+    assert dask.shards == local.shards > dask.files // 16 + 1  # size rollover inside partitions
+    docs = _documents(tmp_path / "dask")
+    assert sum(str(d["path"]).startswith("archive.mbox#") for d in docs) == 40
+    crashed = [d for d in docs if d["path"] == "crash.segv"]
+    assert crashed[0]["status"] == "failed" and crashed[0]["reason"] == "crashed"
+    assert not (tmp_path / "dask" / ".staging").exists()
+
+
+def _message(i: int) -> bytes:
+    """One mbox message; 40 of them span partitions, so the driver's walk must expand them."""
+    return (
+        f"From a@example.com Mon Jan  1 10:00:00 2024\nFrom: a@example.com\n"
+        f"Subject: note {i}\nMessage-ID: <{i}@example.com>\n\nBody of note {i}.\n\n"
+    ).encode()
+
+
+def _documents(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (out / "documents.ndjson").read_bytes().splitlines()]
+
+
+def test_a_worker_killed_mid_partition_changes_nothing_in_the_output(
+    cluster: LocalCluster, client: Client, tmp_path: Path
+) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    for i in range(16):
+        (source / f"doc-{i:02d}.slow").write_bytes(f"slow document {i}".encode())
+    registry = _registry(hostile.SLOW)
+    config = Config(engine="dask", scheduler=cluster.scheduler_address, shard_files=2)
+    out = tmp_path / "dask"
+    run = _Background(lambda: indexer.run(source, out, config, registry=registry))
+    attempts = _AttemptWatcher(out / ".staging" / "parts", run)
+    victim, partition = _busy_worker(client, out / ".staging" / "parts")
+    os.kill(victim, signal.SIGKILL)
+    summary = run.result()
+    assert victim not in client.run(os.getpid).values()
+    assert len([a for a in attempts.seen if a.startswith(f"{partition}-")]) >= 2
+    local = indexer.run(source, tmp_path / "local", _local_twin(config), registry=registry)
+    assert _files(out) == _files(tmp_path / "local")
+    assert summary.documents == local.documents == 16
+    ids = [
+        json.loads(line)["id"]
+        for name, data in _files(out).items()
+        if name.startswith("chunks-")
+        for line in data.splitlines()
+    ]
+    assert len(ids) == len(set(ids)) == 16
+
+
+class _Background:
+    """`indexer.run` in a thread, with its result or error for the test."""
+
+    def __init__(self, target: Any) -> None:
+        self._outcome: list[Any] = []
+        self._thread = threading.Thread(target=self._run, args=(target,))
+        self._thread.start()
+
+    def _run(self, target: Any) -> None:
+        try:
+            self._outcome.append(target())
+        except BaseException as exc:
+            self._outcome.append(exc)
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    def result(self) -> RunSummary:
+        self._thread.join(timeout=180)
+        assert self._outcome, "the run did not finish"
+        if isinstance(self._outcome[0], BaseException):
+            raise self._outcome[0]
+        summary: RunSummary = self._outcome[0]
+        return summary
+
+
+class _AttemptWatcher:
+    """Records every attempt folder that appears while the run is going."""
+
+    def __init__(self, parts: Path, run: _Background) -> None:
+        self.seen: set[str] = set()
+        threading.Thread(target=self._watch, args=(parts, run), daemon=True).start()
+
+    def _watch(self, parts: Path, run: _Background) -> None:
+        while run.running:
+            with contextlib.suppress(FileNotFoundError):
+                self.seen.update(os.listdir(parts))
+            time.sleep(0.02)
+
+
+def _executing(dask_worker: Any) -> tuple[int, list[str]]:
+    return os.getpid(), [str(ts.key) for ts in dask_worker.state.executing]
+
+
+def _busy_worker(client: Client, parts: Path) -> tuple[int, str]:
+    """The pid of a worker in the middle of a partition, and that partition's number."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        for pid, keys in client.run(_executing).values():
+            for key in keys:
+                match = re.fullmatch(r"indexer-\w+-(\d{5})", key)
+                if match and parts.exists() and any(parts.glob(f"{match[1]}-*/*")):
+                    return pid, match[1]
+        time.sleep(0.05)
+    raise AssertionError("no worker ever started a partition")
+
+
+def test_incremental_runs_on_dask_reuse_and_match_the_local_engine(
+    cluster: LocalCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "src"
+    write_corpus(source, 150_000, seed=3)
+    settings = tmp_path / "indexer.toml"
+    settings.write_text("[output]\nshard_files = 5\n")
+    address = cluster.scheduler_address
+    config = Config(engine="dask", scheduler=address, shard_files=5)
+    dask_out, local_out = tmp_path / "dask", tmp_path / "local"
+    argv = ["run", str(source), "--out", str(dask_out), "--config", str(settings), "--quiet"]
+    assert main([*argv, "--engine", "dask", "--scheduler", address, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["documents"] == 17
+    indexer.run(source, local_out, _local_twin(config))
+    again = indexer.run(source, dask_out, config)
+    indexer.run(source, local_out, _local_twin(config))
+    assert again.extracted == 0 and again.changes == {"added": 0, "changed": 0, "removed": 0}
+    assert _files(dask_out) == _files(local_out)
+    paths = sorted(p for p in source.rglob("*") if p.is_file())
+    paths[0].write_bytes(paths[0].read_bytes() + b"\nA new line.\n")
+    paths[1].unlink()
+    (source / "notes" / "added.txt").write_bytes(b"A file that was not there before.\n")
+    third = indexer.run(source, dask_out, config)
+    indexer.run(source, local_out, _local_twin(config))
+    assert third.extracted == 2
+    assert third.changes == {"added": 1, "changed": 1, "removed": 1}
+    assert _files(dask_out) == _files(local_out)
+    fresh = tmp_path / "fresh"
+    indexer.run(source, fresh, _local_twin(config))
+    changes = "changes.ndjson"
+    assert {**_files(dask_out), changes: b""} == {**_files(fresh), changes: b""}

@@ -93,9 +93,9 @@ def decode_bytes(data: bytes, charset: str | None) -> str:
 
 
 def _undeclared(data: bytes) -> str:
-    utf16 = _utf16_without_bom(data) if b"\x00" in data[:4096] else None
-    if utf16 is not None:
-        return normalize_newlines(data.decode(utf16, errors="replace"))
+    wide = wide_encoding(data) if b"\x00" in data[:4096] else None
+    if wide is not None:
+        return normalize_newlines(data.decode(wide, errors="replace"))
     text = data.decode("utf-8", "replace")
     non_ascii = len(data.translate(None, _ASCII))
     if text.count("\ufffd") * 10 <= non_ascii:
@@ -109,13 +109,24 @@ def _undeclared(data: bytes) -> str:
     return _strict(data, "cp1252") or normalize_newlines(data.decode("latin-1"))
 
 
-def _utf16_without_bom(data: bytes) -> str | None:
-    """UTF-16 text without a BOM has NUL high bytes on one side: ASCII in every other byte."""
-    sample = data[:4096] if len(data) % 2 == 0 else data[:4095]
-    half = len(sample) // 2
-    if half < 2:
+def wide_encoding(data: bytes) -> str | None:
+    """The UTF-32 or UTF-16 byte order of BOM-less text whose NULs fall in a pattern.
+
+    Text in those encodings has a NUL in the same position of most code units
+    (ASCII in every other or every fourth byte); binary data does not. None otherwise.
+    """
+    sample = data[: 4096 - 4096 % 4]
+    sample = sample[: len(sample) - len(sample) % 4]
+    if len(sample) < 8:
         return None
-    even, odd = sample[0::2].count(0), sample[1::2].count(0)
+    quarter = len(sample) // 4
+    lanes = [sample[i::4].count(0) for i in range(4)]
+    if lanes[0] == lanes[1] == quarter and lanes[3] <= quarter * 0.05:
+        return "utf-32-be"
+    if lanes[3] == lanes[2] == quarter and lanes[0] <= quarter * 0.05:
+        return "utf-32-le"
+    half = len(sample) // 2
+    even, odd = lanes[0] + lanes[2], lanes[1] + lanes[3]
     if even >= half * 0.3 and odd <= half * 0.05:
         return "utf-16-be"
     if odd >= half * 0.3 and even <= half * 0.05:

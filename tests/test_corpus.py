@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import indexer
+from indexer._text import decode
 from indexer.cli import main
 from indexer.config import Config
 
@@ -38,7 +39,12 @@ def test_every_corpus_file_is_accounted_for_once(corpus: Path, corpus_run: Path)
     docs = [json.loads(x) for x in (corpus_run / "documents.ndjson").read_bytes().splitlines()]
     paths = [d["path"] for d in docs]
     on_disk = {p.relative_to(corpus).as_posix() for p in corpus.rglob("*") if p.is_file()}
-    assert len(paths) == len(set(paths)) and set(paths) == on_disk
+    assert len(paths) == len(set(paths))
+    top = [p for p in paths if "#att/" not in p]
+    assert set(top) == on_disk
+    children = [p for p in paths if "#att/" in p]
+    assert all(p.split("#att/", 1)[0] in on_disk for p in children)
+    assert len(children) > 50, "the corpus mails carry attachments"
     with open(corpus / "MANIFEST.tsv", newline="") as handle:
         listed = {row["relpath"]: row for row in csv.DictReader(handle, delimiter="\t")}
     by_path = {d["path"]: d for d in docs}
@@ -46,7 +52,7 @@ def test_every_corpus_file_is_accounted_for_once(corpus: Path, corpus_run: Path)
         doc = by_path[rel]
         assert doc["sha256"] == row["sha256"], rel
         assert doc["bytes"] == int(row["bytes"]), rel
-        if doc["status"] != "skipped" and (corpus / rel).read_bytes().strip():
+        if doc["status"] != "skipped" and decode((corpus / rel).read_bytes()).strip():
             assert doc["chunks"] >= 1, rel
 
 
@@ -55,5 +61,7 @@ def test_corpus_output_is_identical_with_one_worker(
 ) -> None:
     out = tmp_path / "w1"
     indexer.run(corpus, out, Config(workers=1, pdf_workers=1, max_failures=10**6))
-    for name in sorted(p.name for p in corpus_run.iterdir() if p.name != "run.json"):
+    names = [p.name for p in corpus_run.iterdir() if p.is_file() and p.name != "run.json"]
+    assert "manifest.json" in names and "changes.ndjson" in names
+    for name in sorted(n for n in names if not n.startswith(".")):
         assert (out / name).read_bytes() == (corpus_run / name).read_bytes(), name

@@ -45,6 +45,7 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
+from indexer._text import wide_encoding
 from indexer.mail.mbox import is_mbox
 from indexer.registry import extension_of
 
@@ -344,7 +345,7 @@ class _Walker:
             return _failed(path, rel, exc, st)
         finally:
             os.close(fd)
-        if b"\0" in head and not head.startswith(_TEXT_BOMS):
+        if b"\0" in head and not head.startswith(_TEXT_BOMS) and wide_encoding(head) is None:
             return _record(path, rel, "binary", st, "NUL byte in the first 8 KiB")
         return _record(path, rel, None, st)
 

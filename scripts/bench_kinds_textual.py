@@ -13,6 +13,7 @@ import argparse
 import csv
 import functools
 import io
+import os
 import random
 import time
 from collections.abc import Callable
@@ -143,12 +144,15 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--scale", type=float, default=1.0)
     args = parser.parse_args()
+    # CPU time still suffers when other processes share the cores; say how busy they were.
+    print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     print(f"{'kind':5} {'input':62} {'MB':>7} {'MB/s':>8} {'rows/s':>10}")
     for kind, label, path, data in inputs(args.scale):
         seconds = best_of(args.repeat, functools.partial(indexer.extract, path, data))
         rate = f"{data_rows(path, data) / seconds:10,.0f}" if kind == "csv" else ""
         megabytes = len(data) / 1e6
         print(f"{kind:5} {label[:62]:62} {megabytes:7.2f} {megabytes / seconds:8.1f} {rate}")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
     return 0
 
 

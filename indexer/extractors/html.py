@@ -1,17 +1,148 @@
-"""`html`: placeholder until the real extractor lands (being written now)."""
+"""`html`: web pages as Markdown, chunked by block, each chunk with its heading path.
+
+The page is decoded as a browser would (`_html_source`) and parsed by Lexbor
+(selectolax) into the DOM a browser with scripting on builds. Scripts, styles,
+`<noscript>`, templates, SVG, iframes, `<select>` lists and the head are
+dropped. The first `<main>` is rendered when it has content, else the one
+outermost `<article>`, else the body (`_markdown`). Each Markdown block
+(paragraph, heading, list, quote, table, fenced code block, rule) is one chunk;
+a block over `max_chunk_chars` is split along its own syntax: a table's pieces
+each repeat the header, a code block's are each fenced. `meta` is
+`{"headings": [...]}`, the heading path in force where the block starts (a
+heading's own ends with itself). The `<title>` goes in the document's metadata.
+
+A page with no visible content but non-blank source (only a `<script>`, only a
+`<title>`) still gives one chunk, `degraded: true`: the title, else the source
+with its tags stripped. So does a page nested too deep to parse in linear time.
+"""
 
 from __future__ import annotations
 
-from indexer._types import Extracted, Options
+import re
+from html import unescape
 
-VERSION = "0"
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from indexer._types import Chunk, Extracted, Options
+from indexer.extractors._html_source import decode_html, too_deep
+from indexer.extractors._markdown import render
+from indexer.extractors._mdsyntax import Block, split_block
+
+__all__ = ["VERSION", "chunk", "extract", "page_title", "visible_text"]
+
+VERSION = "1"
+
+_TAG = re.compile(r"<[^<>]*>")
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
-    """Temporary: plain-text chunking."""
-    raise NotImplementedError("html extractor not written yet")
+    """Decode `data` as a browser would and render it; see `chunk`."""
+    return chunk(decode_html(data), options)
 
 
-def chunk(text_: str, options: Options) -> Extracted:
-    """Temporary: plain-text chunking."""
-    raise NotImplementedError("html chunker not written yet")
+def chunk(text: str, options: Options) -> Extracted:
+    """Render already-decoded HTML as Markdown and chunk it by block.
+
+    Returns no chunks only for blank input; otherwise at least one, none longer
+    than `options.max_chunk_chars`. Never raises on any input.
+    """
+    if not text.strip():
+        return Extracted(kind="html", text="")
+    if too_deep(text):
+        return _degraded(visible_text(text), {}, options)
+    tree = LexborHTMLParser(text, scripting=True)
+    title = page_title(tree)
+    metadata = {"title": title} if title else {}
+    blocks = _render_first(tree)
+    if not blocks:
+        return _degraded(title or visible_text(text), metadata, options)
+    return Extracted(
+        kind="html",
+        text="\n\n".join(block.text for block in blocks),
+        chunks=_chunks(blocks, options.max_chunk_chars),
+        metadata=metadata,
+    )
+
+
+def page_title(tree: LexborHTMLParser) -> str | None:
+    """Return the document's `<title>` text, whitespace collapsed, or None."""
+    head = tree.head
+    node = head.css_first("title") if head is not None else None
+    # A title outside the head is rare; only then search the whole tree.
+    candidates = [node] if node is not None else tree.css("title")
+    for title in candidates:
+        if not _in_svg(title):
+            return " ".join(title.text(deep=True).split()) or None
+    return None
+
+
+def visible_text(text: str) -> str:
+    """Return `text` without comments and tags, entities decoded, whitespace collapsed.
+
+    When nothing is left, returns `text` trimmed. Linear in the length of `text`.
+    """
+    stripped = " ".join(unescape(_TAG.sub(" ", _without_comments(text))).split())
+    return stripped or text.strip()
+
+
+def _without_comments(text: str) -> str:
+    parts: list[str] = []
+    pos = 0
+    while (start := text.find("<!--", pos)) >= 0:
+        parts.append(text[pos:start])
+        end = text.find("-->", start + 4)
+        if end < 0:  # an unclosed comment runs to the end, as in a browser
+            return " ".join(parts)
+        pos = end + 3
+    parts.append(text[pos:])
+    return " ".join(parts)
+
+
+def _degraded(visible: str, metadata: dict[str, str], options: Options) -> Extracted:
+    block = Block(visible, "para", ())
+    return Extracted(
+        kind="html",
+        text=visible,
+        chunks=_chunks([block], options.max_chunk_chars),
+        degraded=True,
+        metadata=metadata,
+    )
+
+
+def _in_svg(node: LexborNode) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.tag == "svg":
+            return True
+        parent = parent.parent
+    return False
+
+
+def _render_first(tree: LexborHTMLParser) -> list[Block]:
+    for root in _roots(tree):
+        blocks = render(root)
+        if blocks:
+            return blocks
+    return []
+
+
+def _roots(tree: LexborHTMLParser) -> list[LexborNode]:
+    found = tree.css("main, article")
+    roots = [node for node in found if node.tag == "main"][:1]
+    articles = [node for node in found if node.tag == "article"]
+    # One outermost <article> is the content; several are a listing (use the body).
+    # (A node's `css` matches the node itself too.)
+    if articles and len(articles[0].css("article")) == len(articles):
+        roots.append(articles[0])
+    body = tree.body or tree.root
+    if body is not None:
+        roots.append(body)
+    return roots
+
+
+def _chunks(blocks: list[Block], max_chars: int) -> tuple[Chunk, ...]:
+    chunks: list[Chunk] = []
+    for block in blocks:
+        pieces = [block.text] if len(block.text) <= max_chars else split_block(block, max_chars)
+        chunks.extend(Chunk(text=p, meta={"headings": list(block.headings)}) for p in pieces)
+    return tuple(chunks)

@@ -1,0 +1,134 @@
+"""An HTML page's source before parsing: how to decode it, and whether it is safe to parse.
+
+Decoding: a BOM wins; a page that starts with `<` in UTF-16/32 without a BOM is
+read as such; otherwise `indexer._text.decode` with the `<meta charset>` (or
+`http-equiv` content type) found in the first 4 KB, which it reads as browsers do
+(its WHATWG superset, unless the bytes are valid UTF-8), then UTF-8, then detection.
+
+Depth: Lexbor, like every HTML5 tree builder, walks the stack of open elements
+for each block start tag, so a page nested thousands deep (`<div>` after `<div>`
+never closed) costs time quadratic in its size: 20,000 unclosed `<ul><li>`
+take 11 s to parse. `too_deep` estimates the nesting from the tags, linearly,
+so such a page can be read as plain text instead.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from indexer._text import decode, normalize_newlines, strip_bom
+
+DEPTH_LIMIT = 512
+"""Deeper nesting is not parsed (Chromium caps its DOM at this depth, too)."""
+
+_SNIFF_BYTES = 4096
+_META_CHARSET = re.compile(rb"<meta[^>]{0,512}?charset\s*=\s*[\"']?\s*([A-Za-z0-9._:-]+)", re.I)
+_WIDE_STARTS = (
+    (b"<\x00\x00\x00", "utf-32-le"),
+    (b"\x00\x00\x00<", "utf-32-be"),
+    (b"<\x00", "utf-16-le"),
+    (b"\x00<", "utf-16-be"),
+)
+_SEGMENT = 4096
+_RAW_START = re.compile(
+    r"<!--|<(script|style|textarea|title|xmp|iframe|noembed|noframes|noscript|plaintext)"
+    r"(?=[\s/>])",
+    re.I,
+)
+_START_OR_END = re.compile(r"<(/?)([a-zA-Z][^\s/>]*)")
+# Elements that never nest deeper: void ones, and those whose end tag is implied.
+_FLAT_NAMES = (
+    "area base br col embed hr img input link meta source track wbr param keygen frame "
+    "basefont bgsound image p li dt dd option optgroup tr td th thead tbody tfoot "
+    "colgroup caption rb rt rp rtc html head body"
+)
+_FLAT = frozenset(_FLAT_NAMES.split())
+
+
+def decode_html(data: bytes) -> str:
+    """Return `data` decoded as a browser would (see the module docstring). Never raises."""
+    body, bom = strip_bom(data)
+    if bom is not None:
+        return decode(data)
+    for start, encoding in _WIDE_STARTS:
+        if data.startswith(start):
+            return normalize_newlines(data.decode(encoding, errors="replace"))
+    return decode(data, declared=declared_charset(body))
+
+
+def declared_charset(data: bytes) -> str | None:
+    """Return the charset label a `<meta>` in the first 4 KB declares, or None."""
+    found = _META_CHARSET.search(data[:_SNIFF_BYTES])
+    if found is None:
+        return None
+    label = found.group(1).decode("ascii").lower()
+    # A page that declares UTF-16 in ASCII-compatible bytes is not UTF-16 (WHATWG).
+    if label.startswith(("utf-16", "utf-32", "unicode")):
+        return "utf-8"
+    return label
+
+
+def too_deep(text: str) -> bool:
+    """True when `text` may nest elements deeper than `DEPTH_LIMIT`.
+
+    Two linear passes: a bound from tag counts per 4 KB segment (one C-speed
+    scan, enough for nearly every page), and only past that a tag-by-tag count
+    that skips comments, scripts and other raw text, and void elements.
+    """
+    if text.count("<") <= DEPTH_LIMIT:
+        return False
+    return segment_bound(text) > DEPTH_LIMIT and tag_depth(text) > DEPTH_LIMIT
+
+
+def segment_bound(text: str) -> int:
+    """Return an upper bound of the nesting depth, counting `<` and `</` per segment."""
+    bound = peak = 0
+    for start in range(0, len(text), _SEGMENT):
+        end = start + _SEGMENT
+        closes = text.count("</", start, end)
+        opens = text.count("<", start, end) - closes
+        peak = max(peak, bound + opens)
+        bound = max(bound + opens - closes, opens)
+    return peak
+
+
+def tag_depth(text: str) -> int:
+    """Return the deepest nesting of elements that the start and end tags of `text` imply.
+
+    An estimate: implied end tags and misnesting are not modelled, but an element
+    whose end tag is optional or that is void never counts.
+    """
+    depth = deepest = 0
+    for markup in _markup(text):
+        for slash, name in _START_OR_END.findall(markup):
+            if name.lower() in _FLAT:
+                continue
+            if slash:
+                depth = max(depth - 1, 0)
+            else:
+                depth += 1
+                deepest = max(deepest, depth)
+    return deepest
+
+
+def _markup(text: str) -> Iterator[str]:
+    # The stretches of `text` outside comments and raw-text elements; linear,
+    # because each search starts where the last one ended.
+    pos = 0
+    while True:
+        found = _RAW_START.search(text, pos)
+        if found is None:
+            yield text[pos:]
+            return
+        yield text[pos : found.start()]
+        name = found.group(1)
+        if name is None:
+            end = text.find("-->", found.end())
+            pos = end + 3
+        else:
+            close = re.compile(f"</{name}", re.I).search(text, found.end())
+            end = -1 if close is None else text.find(">", close.end())
+            pos = end + 1
+        if end < 0:
+            return

@@ -1,0 +1,104 @@
+"""HTML tables for the Markdown renderer: data tables as GFM, layout tables as their cells.
+
+A table is a layout table (page scaffolding, as in most HTML e-mail) when it holds
+another table, says `role="presentation"`, has a single column and no `<th>`, or
+a cell holds a heading, quote, code block or rule: its cells then render as
+ordinary blocks, in order. Any other table is data and renders as one GFM table
+whose first non-empty row is the header; rows are never reordered, short rows
+are padded and a cell's `colspan` adds empty cells after it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from indexer.extractors._mdsyntax import Block
+
+MAX_SPAN = 20
+"""A cell's `colspan` counts at most this many columns (a huge span would pad every row)."""
+
+_ITEM_MARKER = re.compile(r"^(?:-|\d+\.) ")
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One `<td>`/`<th>`: the blocks inside it and how many columns it spans."""
+
+    blocks: tuple[Block, ...]
+    span: int = 1
+
+    def text(self) -> str:
+        """Return the cell's blocks as one line, `|` escaped, for a GFM table.
+
+        A list's items are joined with `; `, without their markers.
+        """
+        joined = " ".join(map(_inline, self.blocks))
+        return " ".join(joined.split()).replace("|", "\\|")
+
+
+@dataclass(slots=True)
+class Table:
+    """The rows of one `<table>` as the walk collects them."""
+
+    layout: bool = False
+    """Known to be layout before its rows are seen (a role, a nested table)."""
+    has_header: bool = False
+    caption: list[Block] = field(default_factory=list)
+    stray: list[Block] = field(default_factory=list)
+    """Blocks found in the table outside any cell."""
+    rows: list[list[Cell]] = field(default_factory=list)
+
+    def add_row(
+        self, cells: list[Cell], *, stray: list[Block], structural: bool, header: bool
+    ) -> None:
+        """Append a row; `structural` (a cell holds a heading, quote...) makes the table layout."""
+        self.stray.extend(stray)
+        if cells:
+            self.rows.append(cells)
+        self.layout = self.layout or structural
+        self.has_header = self.has_header or header
+
+    def is_layout(self) -> bool:
+        """True when the table is scaffolding rather than data (see the module docstring)."""
+        if self.layout:
+            return True
+        return not self.has_header and all(len(row) == 1 for row in self.rows)
+
+    def blocks(self, headings: tuple[str, ...]) -> list[Block]:
+        """Return what the table renders as: stray blocks, caption, then the table or its cells."""
+        if self.is_layout():
+            cells = [block for row in self.rows for cell in row for block in cell.blocks]
+            return [*self.stray, *self.caption, *cells]
+        text = self.markdown()
+        table = [Block(text, "table", headings)] if text else []
+        return [*self.stray, *self.caption, *table]
+
+    def markdown(self) -> str:
+        """Return the table as GFM, or '' when every cell is empty."""
+        grid = [row for row in map(_expand, self.rows) if any(row)]
+        if not grid:
+            return ""
+        width = max(len(row) for row in grid)
+        lines = [_line(row + [""] * (width - len(row))) for row in grid]
+        lines.insert(1, _line(["---"] * width))
+        return "\n".join(lines)
+
+
+def _inline(block: Block) -> str:
+    if block.kind != "list":
+        return block.text
+    items = [_ITEM_MARKER.sub("", line, count=1) for line in block.text.split("\n")]
+    return "; ".join(items)
+
+
+def _expand(row: list[Cell]) -> list[str]:
+    out: list[str] = []
+    for cell in row:
+        out.append(cell.text())
+        out.extend([""] * (cell.span - 1))
+    return out
+
+
+def _line(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"

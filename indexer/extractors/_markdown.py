@@ -1,0 +1,203 @@
+"""Render a Lexbor DOM subtree as Markdown blocks, each with its heading path.
+
+One iterative walk (no Python recursion, so a page nested 100,000 deep is fine)
+with a stack of open containers. Inline text collects raw in the innermost
+container's buffer and becomes paragraphs at each block boundary, whitespace
+collapsed once per paragraph the way a browser does. Containers (lists, items,
+quotes, tables, rows, cells) gather their blocks and, when they close, hand one
+rendered block to their parent: a list, a quote or a table is one block.
+Headings anywhere update the heading path; every block records the path in force
+when it was made (a heading's own path ends with itself). Inside a heading,
+block elements are mere separators: a heading is one line.
+"""
+
+from __future__ import annotations
+
+from selectolax.lexbor import LexborNode
+
+from indexer.extractors import _html_dom as dom
+from indexer.extractors._html_containers import CLOSE, FLUSH, MAX_NEST, Containers, Ctx
+from indexer.extractors._mdsyntax import BR, Block, code_block, inline_span, link_target, paragraphs
+
+# Leaving an element: flush its paragraph, finish a heading, add a separator
+# (inside a heading), close a container, or close a link or code span.
+_FLUSH, _CLOSE = FLUSH, CLOSE
+_END_HEADING, _SEPARATE, _UNWRAP = 2, 3, 5
+MAX_HEADING = 200
+"""Characters of a heading kept in the heading path (the chunk keeps all of it)."""
+_FLUSH_EXIT: tuple[int, LexborNode | None] = (_FLUSH, None)
+
+
+def render(root: LexborNode) -> list[Block]:
+    """Return the Markdown blocks of `root`'s subtree, in document order."""
+    walker = _Walker()
+    kinds = dom.KINDS
+    stack: list[LexborNode | tuple[int, LexborNode | None]] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tuple):
+            if node is _FLUSH_EXIT:
+                if walker.buf:
+                    walker.flush()
+            else:
+                walker.leave(*node)
+            continue
+        if node.is_text_node:
+            text = node.text_content or ""
+            # Leading whitespace of a paragraph never shows; skip it early.
+            if walker.buf or not text.isspace():
+                walker.buf.append(text)
+            continue
+        kind = kinds.get(node.tag_id, 0)
+        if kind == dom.BLOCK and not walker.flat:
+            if walker.buf:
+                walker.flush()
+            stack.append(_FLUSH_EXIT)
+        elif kind:
+            action = walker.enter(node, kind)
+            if action is None:
+                continue
+            if action:
+                stack.append((action, node))
+        child = node.last_child
+        while child is not None:
+            stack.append(child)
+            child = child.prev
+    return walker.finish()
+
+
+class _Wrap:
+    """An open link (`href` set) or code span: where its text starts in a buffer."""
+
+    __slots__ = ("ctx", "href", "start")
+
+    def __init__(self, ctx: Ctx, href: str | None) -> None:
+        self.ctx = ctx
+        self.start = len(ctx.buf)
+        self.href = href
+
+
+class _Walker(Containers):
+    """The walk's state: open containers, links and code spans, and the heading path."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.levels: list[int] = []
+        self.wraps: list[_Wrap] = []
+        self.flat = 0
+
+    def finish(self) -> list[Block]:
+        self.flush()
+        return self.ctxs[0].blocks
+
+    def enter(self, node: LexborNode, kind: int) -> int | None:
+        """Open `node`; return its exit action (0 for none), or None to skip its children."""
+        if kind == dom.SKIP:
+            return None
+        if self.flat and kind not in dom.INLINE_KINDS:
+            self.buf.append(" ")
+            return _SEPARATE
+        if kind == dom.LINK:
+            return self._link(node)
+        if kind == dom.CODE:
+            return self._wrap(None)
+        if kind == dom.LINEBREAK:
+            self.buf.append(BR)
+        elif kind == dom.IMG:
+            self.buf.append(node.attrs.get("alt") or "")
+        elif kind == dom.HEADING:
+            self.flush()
+            self.flat += 1
+            return _END_HEADING
+        elif kind == dom.BLOCK:
+            self.flush()
+            return _FLUSH
+        elif kind == dom.PRE:
+            self.flush()
+            self._emit_text(code_block(dom.pre_text(node), dom.pre_language(node)), "pre")
+        elif kind == dom.HR:
+            self.flush()
+            self._emit_text("---", "hr")
+        else:
+            return self.open(node, kind)
+        return None
+
+    def leave(self, action: int, node: LexborNode | None) -> None:
+        """Close `node` with the action its `enter` returned."""
+        if action == _FLUSH:
+            self.flush()
+        elif action == _UNWRAP:
+            self._unwrap(self.wraps.pop())
+        elif action == _CLOSE:
+            self.close()
+        elif action == _SEPARATE:
+            self.buf.append(" ")
+        elif node is not None:
+            self.flat -= 1
+            self._heading(node)
+
+    def _link(self, node: LexborNode) -> int | None:
+        href = link_target(node.attrs.get("href"))
+        if href is None:
+            return 0
+        text = dom.only_text(node)
+        if text is None:
+            return self._wrap(href)
+        self.buf.append(inline_span(text, href))
+        return None
+
+    def _wrap(self, href: str | None) -> int:
+        if len(self.wraps) >= MAX_NEST:
+            return 0
+        self.wraps.append(_Wrap(self.ctxs[-1], href))
+        return _UNWRAP
+
+    def _unwrap(self, wrap: _Wrap) -> None:
+        buf = wrap.ctx.buf
+        if len(buf) > wrap.start:
+            span = inline_span("".join(buf[wrap.start :]), wrap.href)
+            del buf[wrap.start :]
+            buf.append(span)
+
+    def _emit_text(self, text: str, kind: str) -> None:
+        if text:
+            self.emit(Block(text, kind, self.headings))
+
+    def flush(self) -> None:
+        """Turn the innermost container's inline buffer into paragraph blocks."""
+        if not self.buf:
+            return
+        ctx = self.ctxs[-1]
+        for para in self._drain():
+            ctx.blocks.append(Block(para, "para", self.headings))
+
+    def _drain(self) -> list[str]:
+        buf = self.buf
+        # A link (or code span) around a block boundary is closed at the
+        # boundary and reopened after it, so each paragraph keeps its link.
+        if self.wraps:
+            for wrap in reversed(self.wraps):
+                if wrap.ctx.buf is not buf:
+                    break
+                self._unwrap(wrap)
+                wrap.start = 0
+        if not buf:
+            return []
+        raw = "".join(buf)
+        buf.clear()
+        return paragraphs(raw)
+
+    def _heading(self, node: LexborNode) -> None:
+        text = " ".join(self._drain()).replace("\n", " ")
+        if not text:
+            return
+        level = int((node.tag or "h1")[1:])
+        name = " ".join(node.text(deep=True).split()) or text
+        if len(name) > MAX_HEADING:  # every later chunk's meta carries it
+            name = name[: MAX_HEADING - 1] + "…"
+        while self.levels and self.levels[-1] >= level:
+            self.levels.pop()
+            self.headings = self.headings[:-1]
+        self.levels.append(level)
+        self.headings = (*self.headings, name)
+        self.emit(Block(f"{'#' * level} {text}", "heading", self.headings))

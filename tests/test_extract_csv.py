@@ -8,10 +8,12 @@ from typing import Any
 import pytest
 from textual_kinds import (
     GOLDEN,
+    REGISTRY_INPUTS,
     Case,
     assert_invariants,
     assert_lists_match_golden,
     golden,
+    golden_registry_chunks,
     manifest_paths,
     outcome,
 )
@@ -105,18 +107,21 @@ def test_golden_cases_are_of_kind_csv_and_never_degraded() -> None:
 
 
 # The registry's text-to-chunks form, on the reference's conformance strings.
-CHUNKER: list[tuple[str, list[str]]] = [
-    ("", []),
-    ("single line", ["single line"]),
-    ("a\n\n\n\nb  \n", ["a\na: b"]),
-    (
-        "para one\n\npara two\n\n\npara three",
-        ["para one\npara one: para two\npara one: para three"],
-    ),
-    ("mültibyte ä ö ü 漢字 \n\n end", ["mültibyte ä ö ü 漢字 \nmültibyte ä ö ü 漢字: end"]),
-    ("hello world", ["hello world"]),
-    ("  \n\t \n", []),
-]
+CHUNKER = list(
+    zip(
+        REGISTRY_INPUTS,
+        [
+            [],
+            ["single line"],
+            ["a\na: b"],
+            ["para one\npara one: para two\npara one: para three"],
+            ["mültibyte ä ö ü 漢字 \nmültibyte ä ö ü 漢字: end"],
+            ["hello world"],
+            [],
+        ],
+        strict=True,
+    )
+)
 
 
 @pytest.mark.parametrize(("source", "chunks"), CHUNKER)
@@ -320,3 +325,4 @@ def test_large_cr_only_corpus_file_gives_every_row(corpus: Path) -> None:
 def test_case_lists_cover_every_golden_csv_case_and_agree_with_it() -> None:
     assert {row[0] for row in AGREED + DIVERGED} == set(golden("csv"))
     assert_lists_match_golden("csv", AGREED, DIVERGED)
+    assert golden_registry_chunks("csv") == CHUNKER

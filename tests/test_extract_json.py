@@ -9,10 +9,12 @@ from typing import Any
 import pytest
 from textual_kinds import (
     GOLDEN,
+    REGISTRY_INPUTS,
     Case,
     assert_invariants,
     assert_lists_match_golden,
     golden,
+    golden_registry_chunks,
     manifest_paths,
     outcome,
 )
@@ -199,15 +201,21 @@ def test_depth_bomb_of_a_megabyte_degrades_quickly() -> None:
 
 
 # The registry's text-to-chunks form, on the reference's five conformance strings.
-CHUNKER: list[tuple[str, list[str]]] = [
-    ("", []),
-    ("single line", ["single line"]),
-    ("a\n\n\n\nb  \n", ["a\n\n\n\nb"]),
-    ("para one\n\npara two\n\n\npara three", ["para one\n\npara two\n\n\npara three"]),
-    ("mültibyte ä ö ü 漢字 \n\n end", ["mültibyte ä ö ü 漢字 \n\n end"]),
-    ("hello world", ["hello world"]),
-    ("  \n\t \n", []),
-]
+CHUNKER = list(
+    zip(
+        REGISTRY_INPUTS,
+        [
+            [],
+            ["single line"],
+            ["a\n\n\n\nb"],
+            ["para one\n\npara two\n\n\npara three"],
+            ["mültibyte ä ö ü 漢字 \n\n end"],
+            ["hello world"],
+            [],
+        ],
+        strict=True,
+    )
+)
 
 
 @pytest.mark.parametrize(("source", "chunks"), CHUNKER)
@@ -368,3 +376,4 @@ def test_case_lists_cover_every_golden_json_case_and_agree_with_it() -> None:
     deep = {"json_deep_127", "json_deep_128", "json_deep_129"}  # tested on their own above
     assert {row[0] for row in AGREED + DIVERGED} | deep == set(golden("json"))
     assert_lists_match_golden("json", AGREED, DIVERGED)
+    assert golden_registry_chunks("json") == CHUNKER

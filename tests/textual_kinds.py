@@ -14,6 +14,17 @@ GOLDEN = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "
 Case = tuple[str, str, str, str, list[str]]
 """A golden case as the tests list it: (name, path, input, text, chunk texts)."""
 
+REGISTRY_INPUTS = (
+    "",
+    "single line",
+    "a\n\n\n\nb  \n",
+    "para one\n\npara two\n\n\npara three",
+    "mültibyte ä ö ü 漢字 \n\n end",
+    "hello world",
+    "  \n\t \n",
+)
+"""The inputs of the golden cases with `registry_chunkers` outputs, in file order."""
+
 
 def outcome(path: str, source: str) -> tuple[str, list[str]]:
     """Return the text and chunk texts `extract()` gives for `source` named `path`."""
@@ -54,3 +65,9 @@ def assert_lists_match_golden(kind: str, agreed: list[Case], diverged: list[Case
         expected = cases[name]
         assert source == expected.get("input", source)
         assert (text, chunks) != (expected["text"], expected["chunks"]), name
+
+
+def golden_registry_chunks(name: str) -> list[tuple[str, list[str]]]:
+    """Return (input, chunk texts) of the reference's `registry_chunkers[name]`, in file order."""
+    cases = json.loads(GOLDEN.read_text())["cases"]
+    return [(c["input"], c["registry_chunkers"][name]) for c in cases if "registry_chunkers" in c]

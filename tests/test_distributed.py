@@ -7,9 +7,11 @@ import json
 import os
 import re
 import signal
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +23,17 @@ import indexer
 from indexer._corpusgen import write_corpus
 from indexer.cli import main
 from indexer.config import Config
-from indexer.pipeline.distributed import LOCAL_CLUSTER
+from indexer.pipeline.distributed import (
+    LOCAL_CLUSTER,
+    PartTask,
+    StateRef,
+    machine_id,
+    release_state,
+    run_partition,
+)
+from indexer.pipeline.engine import walk_entries
 from indexer.pipeline.runner import RunSummary
+from indexer.pipeline.state import State
 from indexer.registry import Registry, default_registry
 
 
@@ -211,3 +222,32 @@ def test_incremental_runs_on_dask_reuse_and_match_the_local_engine(
     indexer.run(source, fresh, _local_twin(config))
     changes = "changes.ndjson"
     assert {**_files(dask_out), changes: b""} == {**_files(fresh), changes: b""}
+
+
+def test_a_partition_joins_the_drivers_state_run_only_on_the_drivers_machine(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    for i in range(3):
+        (source / f"note-{i}.txt").write_bytes(f"note {i}".encode())
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    config = Config(workers=1, pdf_workers=1, shard_files=3)
+    registry = default_registry()
+    state = State(tmp_path / "state.sqlite")
+    entries = tuple(walk_entries(source, config, registry))
+    task = PartTask(
+        index=0, entries=entries, source=source, parts=parts, config=config,
+        registry=registry, state=None,
+    )  # fmt: skip
+    for machine, rows in (("another machine", 0), (machine_id(), 3)):
+        ref = StateRef(path=state.path, run=state.run, reuse=True, token=machine, machine=machine)
+        result = run_partition(replace(task, state=ref))
+        release_state(ref.token)
+        assert result.tally.extracted_now == 3
+        with sqlite3.connect(state.path) as db:
+            runs = [row[0] for row in db.execute("SELECT run FROM files")]
+            (meta_run,) = db.execute("SELECT value FROM meta WHERE name = 'run'").fetchone()
+        assert runs == [state.run] * rows and int(meta_run) == state.run
+    state.close()

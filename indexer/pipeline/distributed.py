@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import socket
 import threading
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -47,6 +48,8 @@ RETRIES = 3
 partitions are rescheduled, up to `distributed.scheduler.allowed-failures` times."""
 RELEASE_TIMEOUT = 10.0
 
+log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StateRef:
@@ -57,6 +60,8 @@ class StateRef:
     reuse: bool
     token: str
     """Unique per driver run: a worker keeps one connection per token."""
+    machine: str
+    """The driver's `machine_id()`: SQLite WAL is shared only by processes of one machine."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -90,11 +95,11 @@ async def stage_on_dask(
     attempts, or of the cluster, propagates (nothing is committed then).
     """
     token = uuid.uuid4().hex
-    ref = (
-        None
-        if state is None
-        else StateRef(path=state.path, run=state.run, reuse=state.reuse, token=token)
-    )
+    ref = None
+    if state is not None:
+        ref = StateRef(
+            path=state.path, run=state.run, reuse=state.reuse, token=token, machine=machine_id()
+        )
     template = PartTask(
         index=0,
         entries=(),
@@ -136,14 +141,16 @@ async def _submit(
     config = template.config
     entries = walk_entries(template.source, config, template.registry)
     index = 0
-    async with send:
-        while part := await anyio.to_thread.run_sync(_take, entries, config.shard_files):
-            task = replace(template, index=index, entries=part)
-            future = client.submit(
-                run_partition, task, key=f"indexer-{token[:8]}-{index:05d}", retries=RETRIES
-            )
-            await send.send(future)
-            index += 1
+    # A closed receiver means the driver failed: its error is the one to report.
+    with contextlib.suppress(anyio.BrokenResourceError):
+        async with send:
+            while part := await anyio.to_thread.run_sync(_take, entries, config.shard_files):
+                task = replace(template, index=index, entries=part)
+                future = client.submit(
+                    run_partition, task, key=f"indexer-{token[:8]}-{index:05d}", retries=RETRIES
+                )
+                await send.send(future)
+                index += 1
 
 
 def _take(entries: Iterator[Entry], n: int) -> tuple[Entry, ...]:
@@ -252,11 +259,26 @@ class _JoinedState(State):
 
 _STATES: dict[str, State] = {}
 _STATES_LOCK = threading.Lock()
+_ELSEWHERE: set[str] = set()
+
+
+def machine_id() -> str:
+    """This machine's identity: its kernel's boot id (containers share it), else its hostname."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return socket.gethostname()
 
 
 def _joined(ref: StateRef | None) -> State | None:
-    """This worker process's connection for the run `ref` names (one per run, reused)."""
+    """This worker process's connection for the run `ref` names (one per run, reused);
+    None on another machine than the driver's, where the state cannot be shared."""
     if ref is None:
+        return None
+    if ref.machine != machine_id():
+        if ref.token not in _ELSEWHERE:
+            _ELSEWHERE.add(ref.token)
+            log.warning("%s: not on the driver's machine, extracting without reuse", ref.path)
         return None
     with _STATES_LOCK:
         state = _STATES.get(ref.token)

@@ -49,7 +49,7 @@ def run_extractor(spec: ExtractorSpec, path: str, data: bytes, options: Options)
 def _enforce(result: Extracted, spec: ExtractorSpec, data: bytes, options: Options) -> Extracted:
     chunks = limit_chunks(result.chunks, options.max_chunk_chars)
     if chunks:
-        if chunks == result.chunks:
+        if chunks is result.chunks:
             return result
         return replace(result, chunks=chunks)
     raw = _raw_chunks(spec, data, options)

@@ -187,7 +187,14 @@ def split_paragraphs(text: str) -> list[str]:
 
 
 def limit_chunks(chunks: Iterable[Chunk], max_chars: int) -> tuple[Chunk, ...]:
-    """Drop blank chunks and split any longer than `max_chars`; pieces keep their meta."""
+    """Drop blank chunks and split any longer than `max_chars`; pieces keep their meta.
+
+    Returns `chunks` itself when it is a tuple that needs no change (the common case).
+    """
+    if isinstance(chunks, tuple) and all(
+        len(c.text) <= max_chars and not c.text.isspace() and c.text for c in chunks
+    ):
+        return chunks
     out: list[Chunk] = []
     for chunk in chunks:
         if not chunk.text.strip():

@@ -3,8 +3,11 @@
 Each container gathers the blocks made inside it and, when it closes, hands its
 parent one rendered block: a list (items one per line, nested ones indented under
 their marker), a quote (every line prefixed `>`), a table (see `_html_tables`).
-Containers nested deeper than `MAX_NEST` render as plain blocks, so indentation
-and the work of closing stay bounded however deep a page nests.
+Items and cells are the commonest containers, so they own no buffer: their
+content flows into their list's or row's, and closing one takes the blocks made
+since it opened. Containers nested deeper than `MAX_NEST` render as plain
+blocks, so indentation and the work of closing stay bounded however deep a page
+nests.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from selectolax.lexbor import LexborNode
 
 from indexer.extractors import _html_dom as dom
 from indexer.extractors import _html_tables as tables
+from indexer.extractors._html_dom import CAPTION, CELL, ITEM, KINDS, LINK, ORDERED, PART, ROW, TABLE
 from indexer.extractors._mdsyntax import (
     Block,
     inline_span,
@@ -25,13 +29,10 @@ from indexer.extractors._mdsyntax import (
 MAX_NEST = 32
 """Containers (or links and code spans) nested deeper render flat, bounding the work."""
 
-FLUSH, CLOSE = 1, 4
+FLUSH, CLOSE, END_ITEM, END_CELL = 1, 4, 6, 7
 """What `Containers.open` asks the walk to do when it leaves the element."""
 
-_CTX_KIND = {dom.LIST: "list", dom.ORDERED: "list", dom.ITEM: "item", dom.QUOTE: "quote"}
-_CTX_KIND |= {dom.TABLE: "table", dom.ROW: "row", dom.CELL: "cell", dom.CAPTION: "cell"}
-_STRUCTURAL = frozenset(("heading", "pre", "quote", "hr", "table"))
-"""Blocks that make the table around their cell a layout table."""
+_CTX_KIND = {dom.LIST: "list", ORDERED: "list", dom.QUOTE: "quote", TABLE: "table", ROW: "row"}
 
 
 class Ctx:
@@ -46,8 +47,7 @@ class Ctx:
         "kind",
         "number",
         "ordered",
-        "span",
-        "structural",
+        "stray",
         "table",
     )
 
@@ -58,10 +58,9 @@ class Ctx:
         self.blocks: list[Block] = []
         self.number = 1
         self.ordered = False
-        self.span = 1
         self.header = False
-        self.structural = False
         self.cells: list[tables.Cell] = []
+        self.stray: list[Block] = []
         self.table: tables.Table | None = None
 
 
@@ -73,6 +72,10 @@ class Containers:
         self.ctxs = [Ctx("doc", ())]
         self.buf = self.ctxs[0].buf
         """The innermost container's inline buffer, where text goes."""
+        self.items: list[tuple[int, tuple[str, ...]]] = []
+        """Open items: where their blocks start in their container's, and their path."""
+        self.cells: list[int] = []
+        """Open cells: their column span (0 for a caption)."""
 
     def flush(self) -> None:
         """Turn the inline buffer into paragraph blocks (the walk defines how)."""
@@ -80,40 +83,35 @@ class Containers:
 
     def emit(self, block: Block) -> None:
         """Add `block` to the innermost container."""
-        ctx = self.ctxs[-1]
-        ctx.blocks.append(block)
-        if ctx.kind == "cell" and block.kind in _STRUCTURAL:
-            ctx.structural = True
+        self.ctxs[-1].blocks.append(block)
 
     def open(self, node: LexborNode, kind: int) -> int | None:
         """Open a container for `node`; return its exit action (0 none), None to skip it."""
-        parent = self.ctxs[-1].kind
-        if kind == dom.PART and parent == "table":
+        ctx = self.ctxs[-1]
+        parent = ctx.kind
+        if kind == PART and parent == "table":
             return 0
         self.flush()
-        if kind == dom.ITEM and parent == "list" and self._simple_item(node):
-            return None
-        if (
-            len(self.ctxs) > MAX_NEST
-            or kind == dom.PART
-            or (kind == dom.ROW and parent != "table")
-            or (kind == dom.CELL and parent != "row")
-            or (kind == dom.CAPTION and parent != "table")
-        ):
+        if kind == ITEM and len(self.items) < MAX_NEST:
+            if parent == "list" and self._simple_item(node):
+                return None
+            self.items.append((len(ctx.blocks), self.headings))
+            return END_ITEM
+        if (kind == CELL and parent == "row") or (kind == CAPTION and parent == "table"):
+            return self._open_cell(node, ctx, kind)
+        if len(self.ctxs) > MAX_NEST or kind not in _CTX_KIND:
             return FLUSH
-        ctx = Ctx(_CTX_KIND[kind], self.headings)
-        if kind == dom.ORDERED:
-            ctx.ordered = True
-            ctx.number = dom.int_attr(node, "start", 1, 0)
-        elif kind == dom.CELL:
-            ctx.span = dom.int_attr(node, "colspan", 1, 1, tables.MAX_SPAN)
-            # A <th> marks its row (and so its table) as having a header.
-            self.ctxs[-1].header = self.ctxs[-1].header or node.tag == "th"
-        elif kind == dom.TABLE:
-            ctx.table = tables.Table(layout=dom.is_presentation(node))
+        if kind == ROW and parent != "table":
+            return FLUSH
+        new = Ctx(_CTX_KIND[kind], self.headings)
+        if kind == ORDERED:
+            new.ordered = True
+            new.number = dom.int_attr(node, "start", 1, 0)
+        elif kind == TABLE:
+            new.table = tables.Table(layout=dom.is_presentation(node))
             self._mark_nested_table()
-        self.ctxs.append(ctx)
-        self.buf = ctx.buf
+        self.ctxs.append(new)
+        self.buf = new.buf
         return CLOSE
 
     def close(self) -> None:
@@ -122,19 +120,55 @@ class Containers:
         ctx = self.ctxs.pop()
         parent = self.ctxs[-1]
         self.buf = parent.buf
-        if ctx.kind in ("cell", "row", "table"):
-            self._close_table_part(ctx, parent)
-        elif ctx.kind == "item":
-            in_list = parent.kind == "list"
-            marker = f"{parent.number}." if in_list and parent.ordered else "-"
-            parent.number += 1
-            if ctx.blocks:
-                text = list_item(marker, "\n".join(b.text for b in ctx.blocks))
-                self.emit(Block(text, "item" if in_list else "list", ctx.headings))
+        if ctx.kind == "row":
+            if parent.table is not None:
+                stray = [*ctx.stray, *ctx.blocks]
+                parent.table.add_row(ctx.cells, stray=stray, header=ctx.header)
+        elif ctx.table is not None:
+            ctx.table.stray[:0] = [*ctx.stray, *ctx.blocks]
+            for block in ctx.table.blocks(ctx.headings):
+                self.emit(block)
         elif ctx.blocks:
             sep = "\n\n" if ctx.kind == "quote" else "\n"
             text = sep.join(b.text for b in ctx.blocks)
             self.emit(Block(quote(text) if ctx.kind == "quote" else text, ctx.kind, ctx.headings))
+
+    def end_item(self) -> None:
+        """Close the innermost item: the blocks made since it opened become one item."""
+        self.flush()
+        start, headings = self.items.pop()
+        ctx = self.ctxs[-1]
+        in_list = ctx.kind == "list"
+        marker = f"{ctx.number}." if in_list and ctx.ordered else "-"
+        ctx.number += 1
+        if len(ctx.blocks) > start:
+            text = list_item(marker, "\n".join(b.text for b in ctx.blocks[start:]))
+            del ctx.blocks[start:]
+            ctx.blocks.append(Block(text, "item" if in_list else "list", headings))
+
+    def end_cell(self) -> None:
+        """Close the innermost cell (or caption): its row's new blocks become the cell."""
+        self.flush()
+        span = self.cells.pop()
+        ctx = self.ctxs[-1]
+        blocks = tuple(ctx.blocks)
+        ctx.blocks.clear()
+        if span:
+            ctx.cells.append(tables.Cell(blocks=blocks, span=span))
+        elif ctx.table is not None:
+            ctx.table.caption.extend(blocks)
+
+    def _open_cell(self, node: LexborNode, ctx: Ctx, kind: int) -> int:
+        # Blocks already in the row (or table) sit outside any cell.
+        ctx.stray.extend(ctx.blocks)
+        ctx.blocks.clear()
+        if kind == CAPTION:
+            self.cells.append(0)
+            return END_CELL
+        self.cells.append(dom.int_attr(node, "colspan", 1, 1, tables.MAX_SPAN))
+        # A <th> marks its row (and so its table) as having a header.
+        ctx.header = ctx.header or node.tag == "th"
+        return END_CELL
 
     def _simple_item(self, node: LexborNode) -> bool:
         # Fast path for the commonest item, `<li>text</li>` or `<li><a>text</a></li>`.
@@ -143,7 +177,7 @@ class Containers:
             return False
         if child.is_text_node:
             text = child.text_content or ""
-        elif dom.KINDS.get(child.tag_id) == dom.LINK:
+        elif KINDS.get(child.tag_id) == LINK:
             inner = dom.only_text(child)
             if inner is None:
                 return False
@@ -160,30 +194,14 @@ class Containers:
         return True
 
     def _mark_nested_table(self) -> None:
-        # A table inside a cell makes its enclosing table a layout table.
+        # A table opened inside a row is inside one of its cells: that makes the
+        # table around the row a layout table.
         for ctx in reversed(self.ctxs):
-            if ctx.table is not None:
+            if ctx.kind == "table":
                 return
-            if ctx.kind == "cell":
+            if ctx.kind == "row":
                 break
         for ctx in reversed(self.ctxs):
             if ctx.table is not None:
                 ctx.table.layout = True
                 return
-
-    def _close_table_part(self, ctx: Ctx, parent: Ctx) -> None:
-        if ctx.kind == "cell":
-            if parent.kind == "row":
-                parent.cells.append(tables.Cell(blocks=tuple(ctx.blocks), span=ctx.span))
-                parent.structural = parent.structural or ctx.structural
-            elif parent.table is not None:
-                parent.table.caption.extend(ctx.blocks)
-        elif ctx.kind == "row":
-            if parent.table is not None:
-                parent.table.add_row(
-                    ctx.cells, stray=ctx.blocks, structural=ctx.structural, header=ctx.header
-                )
-        elif ctx.table is not None:
-            ctx.table.stray[:0] = ctx.blocks
-            for block in ctx.table.blocks(ctx.headings):
-                self.emit(block)

@@ -12,8 +12,6 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 # Node kinds (anything unlisted, like <span> or a custom element, is transparent).
 (TEXT, SKIP, BLOCK, HEADING, PRE, HR, LINEBREAK, LINK, CODE, IMG) = range(1, 11)
 (LIST, ORDERED, ITEM, QUOTE, TABLE, PART, ROW, CELL, CAPTION) = range(11, 20)
-INLINE_KINDS = frozenset((LINEBREAK, LINK, CODE, IMG))
-"""Kinds that stay inline even inside a heading (the rest become separators there)."""
 
 _NAMES = {
     SKIP: "script style noscript template svg iframe head title select datalist",

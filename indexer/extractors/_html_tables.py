@@ -18,6 +18,8 @@ from indexer.extractors._mdsyntax import Block
 MAX_SPAN = 20
 """A cell's `colspan` counts at most this many columns (a huge span would pad every row)."""
 
+_STRUCTURAL = frozenset(("heading", "pre", "quote", "hr", "table"))
+"""Blocks that make the table around their cell a layout table."""
 _ITEM_MARKER = re.compile(r"^(?:-|\d+\.) ")
 
 
@@ -49,14 +51,13 @@ class Table:
     """Blocks found in the table outside any cell."""
     rows: list[list[Cell]] = field(default_factory=list)
 
-    def add_row(
-        self, cells: list[Cell], *, stray: list[Block], structural: bool, header: bool
-    ) -> None:
-        """Append a row; `structural` (a cell holds a heading, quote...) makes the table layout."""
+    def add_row(self, cells: list[Cell], *, stray: list[Block], header: bool) -> None:
+        """Append a row of `cells`; `stray` blocks sat in it outside any cell."""
         self.stray.extend(stray)
         if cells:
             self.rows.append(cells)
-        self.layout = self.layout or structural
+        structural = (b.kind in _STRUCTURAL for cell in cells for b in cell.blocks)
+        self.layout = self.layout or any(structural)
         self.has_header = self.has_header or header
 
     def is_layout(self) -> bool:

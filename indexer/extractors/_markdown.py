@@ -16,7 +16,27 @@ from __future__ import annotations
 from selectolax.lexbor import LexborNode
 
 from indexer.extractors import _html_dom as dom
-from indexer.extractors._html_containers import CLOSE, FLUSH, MAX_NEST, Containers, Ctx
+from indexer.extractors._html_containers import (
+    CLOSE,
+    END_CELL,
+    END_ITEM,
+    FLUSH,
+    MAX_NEST,
+    Containers,
+    Ctx,
+)
+from indexer.extractors._html_dom import (
+    BLOCK,
+    CODE,
+    HEADING,
+    HR,
+    IMG,
+    KINDS,
+    LINEBREAK,
+    LINK,
+    PRE,
+    SKIP,
+)
 from indexer.extractors._mdsyntax import BR, Block, code_block, inline_span, link_target, paragraphs
 
 # Leaving an element: flush its paragraph, finish a heading, add a separator
@@ -31,30 +51,33 @@ _FLUSH_EXIT: tuple[int, LexborNode | None] = (_FLUSH, None)
 def render(root: LexborNode) -> list[Block]:
     """Return the Markdown blocks of `root`'s subtree, in document order."""
     walker = _Walker()
-    kinds = dom.KINDS
+    kinds = KINDS
+    buf = walker.buf
     stack: list[LexborNode | tuple[int, LexborNode | None]] = [root]
     while stack:
         node = stack.pop()
         if isinstance(node, tuple):
             if node is _FLUSH_EXIT:
-                if walker.buf:
+                if buf:
                     walker.flush()
             else:
                 walker.leave(*node)
+                buf = walker.buf
             continue
         if node.is_text_node:
             text = node.text_content or ""
             # Leading whitespace of a paragraph never shows; skip it early.
-            if walker.buf or not text.isspace():
-                walker.buf.append(text)
+            if buf or not text.isspace():
+                buf.append(text)
             continue
         kind = kinds.get(node.tag_id, 0)
-        if kind == dom.BLOCK and not walker.flat:
-            if walker.buf:
+        if kind == BLOCK and not walker.flat:
+            if buf:
                 walker.flush()
             stack.append(_FLUSH_EXIT)
         elif kind:
             action = walker.enter(node, kind)
+            buf = walker.buf
             if action is None:
                 continue
             if action:
@@ -92,30 +115,34 @@ class _Walker(Containers):
 
     def enter(self, node: LexborNode, kind: int) -> int | None:
         """Open `node`; return its exit action (0 for none), or None to skip its children."""
-        if kind == dom.SKIP:
+        if kind == LINK:
+            return self._link(node)
+        if kind == LINEBREAK:
+            self.buf.append(BR)
             return None
-        if self.flat and kind not in dom.INLINE_KINDS:
+        if kind == CODE:
+            # Code inside code is the same span (nested spans would only grow fences).
+            inside = self.wraps and self.wraps[-1].href is None
+            return 0 if inside else self._wrap(None)
+        if kind == IMG:
+            self.buf.append(node.attrs.get("alt") or "")
+            return None
+        if kind == SKIP:
+            return None
+        if self.flat:
             self.buf.append(" ")
             return _SEPARATE
-        if kind == dom.LINK:
-            return self._link(node)
-        if kind == dom.CODE:
-            return self._wrap(None)
-        if kind == dom.LINEBREAK:
-            self.buf.append(BR)
-        elif kind == dom.IMG:
-            self.buf.append(node.attrs.get("alt") or "")
-        elif kind == dom.HEADING:
+        if kind == HEADING:
             self.flush()
             self.flat += 1
             return _END_HEADING
-        elif kind == dom.BLOCK:
+        if kind == BLOCK:
             self.flush()
             return _FLUSH
-        elif kind == dom.PRE:
+        if kind == PRE:
             self.flush()
             self._emit_text(code_block(dom.pre_text(node), dom.pre_language(node)), "pre")
-        elif kind == dom.HR:
+        elif kind == HR:
             self.flush()
             self._emit_text("---", "hr")
         else:
@@ -130,6 +157,10 @@ class _Walker(Containers):
             self._unwrap(self.wraps.pop())
         elif action == _CLOSE:
             self.close()
+        elif action == END_ITEM:
+            self.end_item()
+        elif action == END_CELL:
+            self.end_cell()
         elif action == _SEPARATE:
             self.buf.append(" ")
         elif node is not None:

@@ -82,7 +82,7 @@ AGREED: list[Case] = [
 ]  # fmt: skip
 
 
-# Golden cases where we deliberately differ (docs/compat/csv.md says why):
+# Golden cases where we deliberately differ (docs/compat.md (`csv`) says why):
 # (name, path, input, our text, our chunks).
 DIVERGED: list[Case] = [
     ("csv_header_only", "t.csv", "just,a,header", "just,a,header", ["just,a,header"]),

@@ -1,7 +1,7 @@
 """The `eml` extractor: reference cases, fixtures, the real-world corpus, and fuzzing.
 
 Divergences from the reference implementation are listed, with reasons, in
-`docs/compat/eml.md`; each has its own literal expectation below.
+docs/compat.md (section `eml`); each has its own literal expectation below.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def _fixture(name: str) -> bytes:
     return (FIXTURES / name).read_bytes()
 
 
-# Our output where it differs from the reference's; every row is in docs/compat/eml.md.
+# Our output where it differs from the reference's; every row is in docs/compat.md (`eml`).
 DIVERGENT: dict[str, list[tuple[str, str]]] = {
     "eml_header_order_dupes": [
         (H, "Date: Mon, 1 Jan 2024\nTo: a@x\nTo: b@x\nCc: c@x\nSubject: Up\nFrom: z@x"),
@@ -487,7 +487,7 @@ def test_arbitrary_bytes_never_raise(data: bytes) -> None:
 
 
 def test_stdlib_compat32_is_what_we_parse_with() -> None:
-    # The premise of the speed and robustness numbers in docs/compat/eml.md.
+    # The premise of the speed and robustness numbers in docs/compat.md (`eml`).
     message = parse_message(b"Subject: x\n\nbody")
     assert message.policy is compat32
     assert isinstance(message, email.message.Message)

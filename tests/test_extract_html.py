@@ -48,7 +48,7 @@ def chunks_of(source: str, options: Options = OPTIONS) -> list[tuple[str, list[s
 
 # Golden cases of kind html, (name, path, input, text, chunks): first those where
 # we agree with the reference, then those where it is wrong and we do better
-# (each one explained in docs/compat/html.md).
+# (each one explained in docs/compat.md (`html`)).
 AGREED: list[Case] = [
     ("dispatch_htm", "p.HTM", "<p>x</p>", "x", ["x"]),
     ("dispatch_xhtml", "p.xhtml", "<p>x</p>", "x", ["x"]),

@@ -92,7 +92,7 @@ def test_unparsable_input_is_flagged_degraded(source: str, degraded: bool) -> No
     assert extract("d.json", source.encode()).degraded is degraded
 
 
-# Golden cases where we deliberately differ (docs/compat/json.md says why):
+# Golden cases where we deliberately differ (docs/compat.md (`json`) says why):
 # (name, path, input, our text, our chunks).
 DIVERGED: list[Case] = [
     ("json_object_key_order", "d.json", '{"b":2,"a":1,"c":{"z":1,"y":[1,2]}}',

@@ -222,7 +222,7 @@ def test_golden_pdf_cases(case: dict[str, Any], engine: str) -> None:
     result = extract(case["path"], case["input"].encode("utf-8"), Options(pdf_engine=engine))  # type: ignore[arg-type]
     assert (result.kind, result.text) == ("pdf", case["text"])
     if case["input"] == "":
-        # Divergence (docs/compat/pdf.md): empty input gives no chunks, as for every kind.
+        # Divergence (docs/compat.md (`pdf`)): empty input gives no chunks, as for every kind.
         assert result.chunks == ()
         assert case["chunks"] == [
             "[pdf extraction failed: response is not a PDF (missing %PDF header)]"
@@ -370,7 +370,7 @@ needs_corpus = pytest.mark.skipif(
 # minute), so its run covers every malformed file and the other files up to this
 # size; scripts/bench_pdf.py reads them all.
 PDFPLUMBER_MAX_BYTES = 16 * 1024
-# Files that crash or hang an engine, with what they do; none so far (docs/compat/pdf.md).
+# Files that crash or hang an engine, with what they do; none so far (docs/compat.md (`pdf`)).
 KNOWN_TROUBLE: dict[str, dict[str, str]] = {"pdfium": {}, "pdfplumber": {}}
 # Where an engine disagrees with the manifest's "encrypted, needs a password" (pypdf's view).
 PASSWORD_SURPRISES = {

@@ -42,7 +42,7 @@ AGREED: list[Case] = [
 ]  # fmt: skip
 
 
-# Golden cases where we deliberately differ (docs/compat/text.md says why):
+# Golden cases where we deliberately differ (docs/compat.md (`text`) says why):
 # (name, path, input, our text, our chunks).
 DIVERGED: list[Case] = [
     ("text_crlf_blank_line", "n.txt", "a\r\n\r\nb", "a\n\nb", ["a", "b"]),

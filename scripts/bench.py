@@ -1,0 +1,81 @@
+"""Benchmarks of the indexer: `scripts/bench SUITE [flags] [--json]`.
+
+Suites (the issue each answers):
+    kinds        single-core throughput per kind via indexer.extract (issue 2)
+    pipeline     indexer run --workers 1/2 vs a sequential loop, peak RSS (issue 3)
+    incremental  first run, unchanged re-run, 1%-changed re-run (issue 4)
+    mbox         a generated mbox through indexer run, and the split alone (issue 5)
+    all          every suite above, in that order
+
+Prints a table per suite (with the machine and the load average next to every
+number), or with `--json` one JSON object. Generated corpora are cached under
+`--workdir`. Exit code 0 (targets missed are reported, not failed), 2 on bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_kinds
+import bench_mbox
+import bench_pipeline
+from bench_common import machine
+
+Suite = tuple[Callable[[Any], dict[str, Any]], Callable[[dict[str, Any]], str]]
+SUITES: dict[str, Suite] = {
+    "kinds": (bench_kinds.run, bench_kinds.render),
+    "pipeline": (bench_pipeline.run_pipeline, bench_pipeline.render),
+    "incremental": (bench_pipeline.run_incremental, bench_pipeline.render),
+    "mbox": (bench_mbox.run, bench_mbox.render),
+}
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line."""
+    p = argparse.ArgumentParser(
+        prog="scripts/bench",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n", 1)[1],
+    )
+    p.add_argument("suite", choices=(*SUITES, "all"))
+    p.add_argument("--json", action="store_true", help="print machine-readable results")
+    p.add_argument("--workdir", default="/tmp/indexer-bench", help="generated corpora and OUTs")
+    p.add_argument("--seed", type=int, default=0, help="seed of the generated corpora")
+    p.add_argument("--tries", type=int, default=2, help="re-runs of a run taken while busy")
+    bench_kinds.add_arguments(p)
+    bench_pipeline.add_arguments(p)
+    bench_mbox.add_arguments(p)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the chosen suites; print tables or JSON; return the exit code."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["_loop"]:
+        return bench_pipeline.loop_main(argv[1:])
+    args = parser().parse_args(argv)
+    Path(args.workdir).mkdir(parents=True, exist_ok=True)
+    names = list(SUITES) if args.suite == "all" else [args.suite]
+    results: dict[str, Any] = {"date": "2026-11-29", "machine": machine(), "args": vars(args)}
+    if not args.json:
+        print(f"machine: {results['machine']}", flush=True)
+    for name in names:
+        run, render = SUITES[name]
+        results[name] = run(args)
+        if not args.json:
+            print(f"\n== {name} ==\n{render(results[name])}", flush=True)
+    if args.json:
+        print(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

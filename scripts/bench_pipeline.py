@@ -1,0 +1,261 @@
+"""Suites `pipeline` (issue 3) and `incremental` (issue 4): `indexer run` end to end.
+
+Every run is the `indexer` CLI in a subprocess with a fresh OUT, its process tree's
+RSS sampled every 50 ms. The baseline is `bench.py _loop`, a plain sequential loop
+in one process over the same files (read, `indexer.extract`, orjson lines to a file).
+Generated corpora are cached under `--workdir`, keyed by their size and seed.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import time
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import orjson
+from bench_common import (
+    INDEXER,
+    PYTHON,
+    Measured,
+    cached_tree,
+    fresh_dir,
+    measure_quiet,
+    report,
+    run_command,
+    run_function,
+    target,
+)
+
+import indexer
+from indexer._corpusgen import MAKERS, write_corpus
+from indexer.config import Config
+from indexer.pipeline.walk import walk
+from indexer.registry import default_registry
+
+
+def corpus(workdir: Path, mb: float, seed: int) -> tuple[Path, int]:
+    """The cached mixed corpus of about `mb` MB (generated on first use); its file count."""
+    make = partial(_write_corpus, total_bytes=int(mb * 1e6), seed=seed)
+    return cached_tree(workdir, f"corpus-{mb:g}mb-seed{seed}", make)
+
+
+def _write_corpus(root: Path, *, total_bytes: int, seed: int) -> int:
+    return write_corpus(root, total_bytes, seed)
+
+
+def index_command(src: Path, out: Path, workers: int, *flags: str) -> list[str]:
+    """`indexer run` with `workers` general and isolated workers, JSON summary, quiet."""
+    return [
+        INDEXER, "run", str(src), "--out", str(out), "--workers", str(workers),
+        "--pdf-workers", str(workers), "--quiet", "--json", *flags,
+    ]  # fmt: skip
+
+
+def run_index(src: Path, out: Path, workers: int, *, fresh: bool = True) -> Measured:
+    """Index `src` into `out` (emptied first when `fresh`); attach run.json's facts."""
+    if fresh:
+        fresh_dir(out)
+    measured = run_command(index_command(src, out, workers))
+    report = json.loads((out / "run.json").read_text())
+    summary = json.loads(measured.stdout)
+    measured.extra = {
+        "files": report["files"], "documents": report["documents"],
+        "extracted": report["extracted"], "reused": report["reused"],
+        "bytes": report["bytes_read"], "pages": report["pages"],
+        "failed": summary["failed"], "run_json_peak_rss_mb": report["peak_rss_mb"],
+    }  # fmt: skip
+    return measured
+
+
+def run_loop(src: Path, out_file: Path) -> Measured:
+    """The sequential baseline in its own process (so its RSS is measured the same way)."""
+    measured = run_command([PYTHON, str(Path(__file__).with_name("bench.py")), "_loop",
+                            str(src), str(out_file)])  # fmt: skip
+    measured.extra = json.loads(measured.stdout)
+    return measured
+
+
+def sequential_loop(src: Path, out_file: Path) -> dict[str, int]:
+    """Read, extract and serialise every non-hidden file under `src`, in sorted order."""
+    files = total = pages = chunks = 0
+    paths = sorted(p for p in src.rglob("*") if p.is_file() and not p.name.startswith("."))
+    with open(out_file, "wb") as out:
+        for path in paths:
+            rel = path.relative_to(src).as_posix()
+            data = path.read_bytes()
+            result = indexer.extract(rel, data)
+            for i, chunk in enumerate(result.chunks):
+                record = {"path": rel, "chunk": i, "text": chunk.text, "meta": chunk.meta}
+                out.write(orjson.dumps(record) + b"\n")
+            files += 1
+            total += len(data)
+            pages += int(result.metadata.get("pages", 0) or 0)
+            chunks += len(result.chunks)
+    return {"files": files, "bytes": total, "pages": pages, "chunks": chunks}
+
+
+def _rates(name: str, m: Measured) -> dict[str, Any]:
+    extra = m.extra
+    return {
+        "run": name, **m.to_dict(),
+        "files_per_s": round(extra["files"] / m.wall, 1),
+        "mb_per_s": round(extra["bytes"] / 1e6 / m.wall, 2),
+        "pages_per_s": round(extra["pages"] / m.wall, 1),
+    }  # fmt: skip
+
+
+def run_pipeline(args: Any) -> dict[str, Any]:
+    """Loop vs `--workers 1` vs `--workers 2` over one generated mixed corpus."""
+    workdir = Path(args.workdir)
+    started = time.perf_counter()
+    src, count = corpus(workdir, args.mb, args.seed)
+    generated = time.perf_counter() - started
+    out = workdir / "out-pipeline"
+    wanted = set(args.pipeline_runs.split(","))
+    measured: dict[str, Measured] = {}
+    if "loop" in wanted:
+        measured["loop"] = measure_quiet(lambda: run_loop(src, workdir / "loop.ndjson"), args.tries)
+    for workers in ("1", "2"):
+        if workers in wanted:
+            run = partial(run_index, src, out, int(workers))
+            measured[workers] = measure_quiet(run, args.tries)
+    names = {"loop": "sequential loop", "1": "--workers 1", "2": "--workers 2"}
+    rows = [_rates(names[key], m) for key, m in measured.items()]
+    return {
+        "corpus": {
+            "mb": args.mb,
+            "files": count,
+            "seed": args.seed,
+            "generate_s": round(generated, 1),
+        },
+        "rows": rows,
+        "targets": _pipeline_targets(measured, args.mb),
+    }
+
+
+def _pipeline_targets(measured: dict[str, Measured], mb: float) -> list[dict[str, Any]]:
+    """The issue's three targets, for the runs that were measured.
+
+    Beside the wall-clock ratios (which the machine's other load distorts), the
+    CPU-bound bound: the loop's CPU seconds over the run's CPU seconds spread on
+    the cores it may use, i.e. the speed-up a quiet machine could show at best.
+    """
+    loop, one, two = (measured.get(k) for k in ("loop", "1", "2"))
+    out = []
+    if loop and two:
+        speedup, bound = loop.wall / two.wall, loop.cpu / max(two.cpu / 2, two.parent_cpu or 0)
+        out.append(target("--workers 2 speed-up vs loop", ">= 1.7x", speedup, speedup >= 1.7, "x"))
+        out.append(target("  same, CPU-bound upper bound", ">= 1.7x", bound, bound >= 1.7, "x"))
+    if loop and one:
+        slower, by_cpu = one.wall / loop.wall - 1, one.cpu / loop.cpu - 1
+        out.append(
+            target("--workers 1 slower than loop", "<= 10%", slower * 100, slower <= 0.1, "%")
+        )
+        out.append(target("  same, by CPU seconds", "<= 10%", by_cpu * 100, by_cpu <= 0.1, "%"))
+    if two:
+        rss = two.peak_tree_mb
+        wanted = f"< 500 MB (on 2 GB; ran {mb:g} MB)"
+        out.append(target("peak RSS, tree (--workers 2)", wanted, rss, rss < 500, "MB"))
+    return out
+
+
+# -- incremental -----------------------------------------------------------------------------
+
+
+def small_corpus(workdir: Path, files: int, seed: int) -> Path:
+    """`files` small mixed files (the corpus generator's makers, cycled); cached."""
+
+    def make(root: Path) -> int:
+        rng = random.Random(seed)
+        for i in range(files):
+            _write_small(root, rng, i)
+        return files
+
+    return cached_tree(workdir, f"small-{files}-seed{seed}", make)[0]
+
+
+def _write_small(root: Path, rng: random.Random, i: int) -> None:
+    folder, ext, make = MAKERS[i % len(MAKERS)]
+    path = root / folder / f"{i // 1000:03d}" / f"{folder}-{i:06d}.{ext}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(make(rng, i))
+
+
+def stat_cost(src: Path, repeat: int = 3) -> Measured:
+    """The best of `repeat` full walks of `src` (listing and stat of every entry)."""
+    policy = Config().walk_policy(default_registry().handles)
+    runs = [run_function(lambda: sum(1 for _ in walk(src, policy)))[0] for _ in range(repeat)]
+    return min(runs, key=lambda m: m.wall)
+
+
+def run_incremental(args: Any) -> dict[str, Any]:
+    """First run, unchanged re-run, re-run after changing 1% of the files."""
+    workdir = Path(args.workdir)
+    pristine = small_corpus(workdir, args.files, args.seed)
+    src = fresh_dir(workdir / "small-work")
+    shutil.copytree(pristine, src)
+    out = workdir / "out-incremental"
+    empty = fresh_dir(workdir / "empty-src")
+    empty.mkdir()
+    fixed = run_index(empty, workdir / "out-empty", args.workers)
+    first = measure_quiet(lambda: run_index(src, out, args.workers), args.tries)
+    unchanged = measure_quiet(lambda: run_index(src, out, args.workers, fresh=False), args.tries)
+    rng = random.Random(args.seed + 1)
+    changed_files = range(0, args.files, 100)
+    for i in changed_files:
+        _write_small(src, rng, i)
+    changed = run_index(src, out, args.workers, fresh=False)
+    stat = stat_cost(src)
+    ratio, cpu_ratio = first.wall / unchanged.wall, first.cpu / unchanged.cpu
+    budget, cpu_budget = 0.05 * first.wall + stat.wall, 0.05 * first.cpu + stat.cpu
+    rows = [
+        {"run": "empty SOURCE (fixed cost)", **fixed.to_dict()},
+        {"run": "first run", **first.to_dict()},
+        {"run": "re-run, unchanged", **unchanged.to_dict()},
+        {"run": f"re-run, {len(changed_files)} files changed", **changed.to_dict()},
+        {"run": "walk + stat only (in-process)", **stat.to_dict()},
+    ]
+    return {
+        "corpus": {"files": args.files, "seed": args.seed, "workers": args.workers},
+        "rows": rows,
+        "targets": [
+            target("unchanged re-run speed-up", ">= 20x", ratio, ratio >= 20, "x"),
+            target("  same, by CPU seconds", ">= 20x", cpu_ratio, cpu_ratio >= 20, "x"),
+            target("1% changed re-run, s", f"<= 5% of first + stat = {budget:.2f} s",
+                    changed.wall, changed.wall <= budget, "s"),
+            target("  same, by CPU seconds", f"<= {cpu_budget:.2f} CPU s",
+                    changed.cpu, changed.cpu <= cpu_budget, "s"),
+        ],
+    }  # fmt: skip
+
+
+RUN_KEYS = (
+    "wall_s", "cpu_s", "parent_cpu_s", "peak_tree_rss_mb", "peak_process_rss_mb", "files_per_s",
+    "mb_per_s", "pages_per_s", "extracted", "reused", "load_before", "load_after",
+)  # fmt: skip
+
+
+def render(result: dict[str, Any]) -> str:
+    """The suite's runs, then its targets."""
+    return report(result, RUN_KEYS)
+
+
+def add_arguments(parser: Any) -> None:
+    """The suites' flags."""
+    parser.add_argument("--mb", type=float, default=200, help="mixed corpus size (pipeline)")
+    parser.add_argument(
+        "--pipeline-runs", default="loop,1,2", help="which of loop,1,2 to run (pipeline)"
+    )
+    parser.add_argument("--files", type=int, default=10_000, help="corpus files (incremental)")
+    parser.add_argument("--workers", type=int, default=2, help="workers (incremental, mbox)")
+
+
+def loop_main(argv: list[str]) -> int:
+    """`bench.py _loop SRC OUT_FILE`: the sequential baseline; prints its counts as JSON."""
+    src, out_file = Path(argv[0]), Path(argv[1])
+    print(json.dumps(sequential_loop(src, out_file)))
+    return 0

@@ -61,6 +61,11 @@ class Chunk:
     JSON-serialisable; its key order is fixed by the extractor, so it is stable.
     """
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Results cross the process pool by the hundred thousand; the generated
+        # slots pickling calls dataclasses.fields() per object (5x slower).
+        return (_chunk, (self.text, self.meta))
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Extracted:
@@ -79,6 +84,12 @@ class Extracted:
     metadata: dict[str, Any] = field(default_factory=dict)
     """Document-level facts: an HTML title, email headers, a PDF page count."""
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (
+            _extracted,
+            (self.kind, self.text, self.chunks, self.degraded, self.error, self.metadata),
+        )
+
     @property
     def status(self) -> str:
         """`empty`, `failed`, `degraded` or `ok`, in that order of precedence."""
@@ -87,3 +98,23 @@ class Extracted:
         if self.error is not None:
             return "failed"
         return "degraded" if self.degraded else "ok"
+
+
+def _chunk(text: str, meta: dict[str, Any]) -> Chunk:
+    chunk = object.__new__(Chunk)
+    object.__setattr__(chunk, "text", text)
+    object.__setattr__(chunk, "meta", meta)
+    return chunk
+
+
+def _extracted(
+    kind: str,
+    text: str,
+    chunks: tuple[Chunk, ...],
+    degraded: bool,
+    error: str | None,
+    metadata: dict[str, Any],
+) -> Extracted:
+    return Extracted(
+        kind=kind, text=text, chunks=chunks, degraded=degraded, error=error, metadata=metadata
+    )

@@ -22,7 +22,7 @@ from typing import Any
 
 from indexer._extract import failure_text
 from indexer._types import Chunk, Extracted, Options
-from indexer.extractors import _pdfium, _pdfplumber
+from indexer.extractors import _pdfium
 from indexer.extractors._pdftext import PdfFailure, PdfText
 
 __all__ = ["NOT_A_PDF", "VERSION", "extract"]
@@ -56,6 +56,9 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
 
 def _read(data: bytes, options: Options) -> PdfText:
     if options.pdf_engine == "pdfplumber":
+        # pdfplumber (with pdfminer) costs 0.15 s to import: only when chosen
+        from indexer.extractors import _pdfplumber
+
         return _pdfplumber.read(data, max_chars=options.max_chunk_chars)
     return _pdfium.read(data)
 

@@ -17,9 +17,8 @@ from typing import BinaryIO
 
 _BLOCK = 1 << 20
 _TAIL = 1 << 16
-_SEPARATOR = re.compile(rb"(?:\A|\n\r?\n)(From [^\n]*\n)(?=[!-9;-~]+:)")
+_HEADER_LINE = re.compile(rb"[!-9;-~]+:")
 _CONTENT_LENGTH = re.compile(rb"(?im)^content-length:[ \t]*(\d{1,12})[ \t]*\r?$")
-_HEADER_END = re.compile(rb"\r?\n\r?\n")
 _QUOTED_FROM = re.compile(rb"(?m)^>(>*From )")
 
 
@@ -46,8 +45,7 @@ def split(handle: BinaryIO) -> Iterator[bytes]:
     while True:
         if pos is None:
             # once the file's start is gone, a separator needs its blank line (search from 1)
-            match = _SEPARATOR.search(buffer, 1 if trimmed else 0)
-            pos = None if match is None else match.start(1)
+            pos = _separator(buffer, 1 if trimmed else 0)
         found = None if pos is None else _message_end(buffer, pos, eof)
         if found is None:
             if eof:
@@ -79,26 +77,49 @@ def _message_end(buffer: bytes, start: int, eof: bool) -> tuple[bytes, int] | No
         return None
     if sized is not None:
         return sized
-    match = _SEPARATOR.search(buffer, body_start)
-    if match is None or match.start(1) == body_start:
+    following = _separator(buffer, body_start)
+    if following is None:
         if not eof:
             return None
         return _unquote(buffer[body_start:]), len(buffer)
-    raw = buffer[body_start : match.start(1)]
-    return _unquote(raw), match.start(1)
+    return _unquote(buffer[body_start:following]), following
+
+
+def _separator(buffer: bytes, pos: int) -> int | None:
+    """Where the first separator line at or after `pos` starts, or None.
+
+    A separator is a `From ` line at the very start of the file (`pos` 0) or after a
+    blank line, followed by a header line. Found with `bytes.find`, not a regex: a
+    pattern that starts with an alternation has no literal to skip ahead with (25x slower).
+    """
+    if pos == 0 and buffer.startswith(b"From ") and _header_follows(buffer, 0):
+        return 0
+    at = pos
+    while (at := buffer.find(b"\nFrom ", at)) >= 0:
+        start = at + 1
+        blank = buffer[at - 1 : at] == b"\n" or buffer[at - 2 : at] == b"\n\r"
+        if at - 1 >= pos and blank and _header_follows(buffer, start):
+            return start
+        at = start
+    return None
+
+
+def _header_follows(buffer: bytes, start: int) -> bool:
+    line_end = buffer.find(b"\n", start)
+    return line_end >= 0 and _HEADER_LINE.match(buffer, line_end + 1) is not None
 
 
 def _by_content_length(
     buffer: bytes, body_start: int, eof: bool
 ) -> tuple[bytes, int] | _More | None:
     """The message by its Content-Length; `_MORE` when the buffer is too short to tell."""
-    header_end = _HEADER_END.search(buffer, body_start)
+    header_end = _header_end(buffer, body_start)
     if header_end is None:
         return None if eof else _MORE
-    length = _CONTENT_LENGTH.search(buffer, body_start, header_end.start())
+    length = _CONTENT_LENGTH.search(buffer, body_start, header_end[0])
     if length is None:
         return None
-    end = header_end.end() + int(length.group(1))
+    end = header_end[1] + int(length.group(1))
     if end + 8 > len(buffer) and not eof:
         return _MORE
     if end > len(buffer):
@@ -112,6 +133,16 @@ def _by_content_length(
     return None
 
 
+def _header_end(buffer: bytes, start: int) -> tuple[int, int] | None:
+    """Start and end of the blank line that ends the headers (LF or CRLF), or None."""
+    lf = buffer.find(b"\n\n", start)
+    # look for CRLF only before the first LF pair: never scan the whole buffer per message
+    crlf = buffer.find(b"\r\n\r\n", start, lf + 1 if lf >= 0 else len(buffer))
+    if crlf >= 0:
+        return crlf, crlf + 4
+    return None if lf < 0 else (lf, lf + 2)
+
+
 def _unquote(raw: bytes) -> bytes:
     raw = raw.rstrip(b"\r\n") + b"\n"
-    return _QUOTED_FROM.sub(rb"\1", raw)
+    return _QUOTED_FROM.sub(rb"\1", raw) if b">From " in raw else raw

@@ -12,7 +12,6 @@ the walk may run ahead of the writer, so memory does not grow with the corpus.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -33,16 +32,9 @@ from indexer.pipeline.output import (
     NdjsonFile,
     ShardWriter,
     commit,
-    dumps_line,
 )
 from indexer.pipeline.pool import WorkerPool
-from indexer.pipeline.records import (
-    DocOutcome,
-    FileOutcome,
-    chunk_records,
-    doc_id,
-    document_record,
-)
+from indexer.pipeline.records import DocOutcome, FileOutcome, render
 from indexer.pipeline.state import State
 from indexer.pipeline.walk import Entry, walk
 from indexer.registry import ExtractorSpec, Registry
@@ -123,8 +115,11 @@ class Engine:
         state: State | None = None,
         previous: dict[str, bytes] | None = None,
         part: Part | None = None,
+        pools: tuple[WorkerPool, WorkerPool] | None = None,
     ) -> None:
         self.source = source
+        self.pools = pools
+        """Open (general, isolated) pools owned by the caller, else the run opens its own."""
         self.staging = staging
         self.part = part
         self.config = config
@@ -136,17 +131,17 @@ class Engine:
 
     async def run(self) -> Staged:
         """Extract and stage everything; return what was staged (nothing is committed)."""
+        if self.pools is not None:
+            return await self._run(*self.pools)
+        general, isolated = make_pools(self.config)
+        async with general, isolated:
+            return await self._run(general, isolated)
+
+    async def _run(self, general: WorkerPool, isolated: WorkerPool) -> Staged:
         config = self.config
-        general = WorkerPool(size=config.workers, name="extract")
-        isolated = WorkerPool(
-            size=config.pdf_workers,
-            name="isolated",
-            max_tasks_per_worker=config.recycle_after,
-            memory_limit_mb=config.max_memory_mb,
-        )
         send_work, recv_work = anyio.create_memory_object_stream[Work](config.workers * 2)
         send_out, recv_out = anyio.create_memory_object_stream[FileOutcome](config.window)
-        async with general, isolated, anyio.create_task_group() as tg:
+        async with anyio.create_task_group() as tg:
             tg.start_soon(self._walk, send_work, send_out.clone())
             extractor = BatchExtractor(config, self.registry, general, isolated, self.state)
             for _ in range(config.workers + config.pdf_workers + 1):
@@ -246,14 +241,11 @@ class Engine:
                     await shards.start_entry(next_seq)
                     chunks = 0
                     for doc in ready.docs:
-                        lines = [dumps_line(record) for record in chunk_records(doc)]
-                        for line in lines:
-                            await shards.write(line)
+                        did, lines, line = render(doc)
+                        await shards.write(lines)
                         chunks += len(lines)
-                        digest = hashlib.sha256(b"".join(lines)).hexdigest()[:32]
-                        line = dumps_line(document_record(doc, digest))
                         await documents.write(line)
-                        change = tracker.see(doc.path, doc_id(doc.path), line)
+                        change = tracker.see(doc.path, did, line)
                         if change is not None and changes is not None:
                             await changes.write(change)
                     tally.add(ready, chunks)
@@ -275,6 +267,18 @@ class Engine:
             "shards": [s.to_dict() for s in shard_infos],
         }
         return Staged(files=files, manifest_files=manifest_files, tally=tally)
+
+
+def make_pools(config: Config) -> tuple[WorkerPool, WorkerPool]:
+    """The (general, isolated) process pools `config` asks for, not yet open."""
+    general = WorkerPool(size=config.workers, name="extract")
+    isolated = WorkerPool(
+        size=config.pdf_workers,
+        name="isolated",
+        max_tasks_per_worker=config.recycle_after,
+        memory_limit_mb=config.max_memory_mb,
+    )
+    return general, isolated
 
 
 def walk_entries(source: Path, config: Config, registry: Registry) -> Iterator[Entry]:

@@ -64,12 +64,20 @@ class NdjsonFile:
         self._buffer = bytearray()
         self._handle: AsyncBufferedIOBase | None = None
 
-    async def write(self, line: bytes) -> None:
-        """Append one line (which must end in a newline)."""
+    def append(self, line: bytes) -> None:
+        """Buffer one line (which must end in a newline); `write`/`close` flush it."""
         self._buffer += line
         self._hash.update(line)
         self.records += 1
         self.size += len(line)
+
+    async def write(self, line: bytes) -> None:
+        """Append one line, flushing the buffer to disk when it is large."""
+        self.append(line)
+        await self.flush_if_full()
+
+    async def flush_if_full(self) -> None:
+        """Write the buffer out once it holds a megabyte or more."""
         if len(self._buffer) >= _FLUSH_AT:
             await self._flush()
 
@@ -119,16 +127,24 @@ class ShardWriter:
         if seq % self._shard_files == 0:
             await self._roll()
 
-    async def write(self, line: bytes) -> None:
-        """Append one chunk record line, rolling over first when it would not fit."""
-        current = self._current
-        if current is not None and current.records and current.size + len(line) > self._shard_bytes:
-            await self._roll()
-        if self._current is None:
-            name = self._prefix + SHARD_PATTERN.format(self._next)
-            self._current = NdjsonFile(self._folder / name)
-            self._next += 1
-        await self._current.write(line)
+    async def write(self, lines: list[bytes]) -> None:
+        """Append chunk record lines, rolling over before one that would not fit."""
+        for line in lines:
+            current = self._current
+            if (
+                current is not None
+                and current.records
+                and (current.size + len(line) > self._shard_bytes)
+            ):
+                await self._roll()
+                current = None
+            if current is None:
+                name = self._prefix + SHARD_PATTERN.format(self._next)
+                current = self._current = NdjsonFile(self._folder / name)
+                self._next += 1
+            current.append(line)
+        if self._current is not None:
+            await self._current.flush_if_full()
 
     async def _roll(self) -> None:
         if self._current is not None:

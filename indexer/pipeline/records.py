@@ -12,6 +12,8 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from indexer._types import Extracted
 
 
@@ -75,11 +77,19 @@ def doc_id(path: str) -> str:
     return hashlib.sha256(path.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
-def chunk_records(doc: DocOutcome) -> list[dict[str, Any]]:
+def render(doc: DocOutcome) -> tuple[str, list[bytes], bytes]:
+    """Return `doc`'s id, its chunk record lines and its `documents.ndjson` line."""
+    did = doc_id(doc.path)
+    lines = [orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in chunk_records(doc, did)]
+    digest = hashlib.sha256(b"".join(lines)).hexdigest()[:32]
+    record = document_record(doc, did, digest)
+    return did, lines, orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+
+
+def chunk_records(doc: DocOutcome, did: str) -> list[dict[str, Any]]:
     """Return the chunk records of `doc`, in chunk order (none for skipped documents)."""
     if doc.extracted is None:
         return []
-    did = doc_id(doc.path)
     degraded = doc.extracted.degraded
     return [
         {
@@ -97,12 +107,12 @@ def chunk_records(doc: DocOutcome) -> list[dict[str, Any]]:
     ]
 
 
-def document_record(doc: DocOutcome, digest: str) -> dict[str, Any]:
+def document_record(doc: DocOutcome, did: str, digest: str) -> dict[str, Any]:
     """Return the `documents.ndjson` record of `doc`; `digest` hashes its chunk lines."""
     extracted = doc.extracted
     return {
         "path": doc.path,
-        "doc_id": doc_id(doc.path),
+        "doc_id": did,
         "kind": doc.kind,
         "bytes": doc.size,
         "sha256": doc.sha256,

@@ -28,6 +28,7 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from indexer.pipeline.units import Unit, decode_unit, encode_unit
 from indexer.pipeline.walk import Entry
@@ -70,36 +71,37 @@ class State:
 
     def known_hashes(self, entries: Sequence[Entry]) -> list[str | None]:
         """Each entry's content hash when its size, mtime, inode and device are unchanged."""
-        if not self.reuse:
+        if not self.reuse or not entries:
             return [None] * len(entries)
         with self._lock:
-            out: list[str | None] = []
-            for entry in entries:
-                row = self._db.execute(
-                    "SELECT size, mtime_ns, inode, device, sha256 FROM files WHERE path = ?",
-                    (entry.rel,),
-                ).fetchone()
-                same = row is not None and tuple(row[:4]) == (
-                    entry.size,
-                    entry.mtime_ns,
-                    entry.inode,
-                    entry.device,
-                )
-                out.append(row[4] if same else None)
-            return out
+            rows = self._select(
+                "SELECT path, size, mtime_ns, inode, device, sha256 FROM files WHERE path IN",
+                [e.rel for e in entries],
+            )
+        known = {row[0]: row for row in rows}
+        out: list[str | None] = []
+        for entry in entries:
+            row = known.get(entry.rel)
+            stat = (entry.size, entry.mtime_ns, entry.inode, entry.device)
+            out.append(row[5] if row is not None and tuple(row[1:5]) == stat else None)
+        return out
 
     def lookup(self, keys: Sequence[str]) -> list[Unit | None]:
-        """The cached result for each key, or None; marks hits as used by this run."""
-        if not self.reuse:
+        """The cached unit for each key, or None; marks hits as used by this run."""
+        if not self.reuse or not keys:
             return [None] * len(keys)
         with self._lock, self._db:
-            out: list[Unit | None] = []
-            for key in keys:
-                row = self._db.execute("SELECT data FROM results WHERE key = ?", (key,)).fetchone()
-                if row is not None:
-                    self._db.execute("UPDATE results SET run = ? WHERE key = ?", (self.run, key))
-                out.append(None if row is None else decode_unit(row[0]))
-            return out
+            rows = dict(self._select("SELECT key, data FROM results WHERE key IN", list(keys)))
+            if rows:
+                marks = ",".join("?" * len(rows))
+                self._db.execute(
+                    f"UPDATE results SET run = ? WHERE key IN ({marks})", (self.run, *rows)
+                )
+        return [decode_unit(rows[k]) if k in rows else None for k in keys]
+
+    def _select(self, query: str, values: list[str]) -> list[Any]:
+        marks = ",".join("?" * len(values))
+        return self._db.execute(f"{query} ({marks})", values).fetchall()
 
     def record(
         self,

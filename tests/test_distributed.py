@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
+from multiprocessing import resource_tracker
 from pathlib import Path
 from typing import Any
 
@@ -23,14 +24,8 @@ import indexer
 from indexer._corpusgen import write_corpus
 from indexer.cli import main
 from indexer.config import Config
-from indexer.pipeline.distributed import (
-    LOCAL_CLUSTER,
-    PartTask,
-    StateRef,
-    machine_id,
-    release_state,
-    run_partition,
-)
+from indexer.pipeline.dask_worker import PartTask, StateRef, machine_id, release, run_partition
+from indexer.pipeline.distributed import LOCAL_CLUSTER
 from indexer.pipeline.engine import walk_entries
 from indexer.pipeline.runner import RunSummary
 from indexer.pipeline.state import State
@@ -56,6 +51,14 @@ def _registry(*specs: Any) -> Registry:
 def _local_twin(config: Config) -> Config:
     """The same settings on the local engine."""
     return Config(workers=2, pdf_workers=2, shard_files=config.shard_files)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def no_resource_tracker_left() -> Iterator[None]:
+    """Stop the resource tracker that spawning dask workers starts in this process: it
+    would outlive the module as a child process, and other tests count children."""
+    yield
+    resource_tracker._resource_tracker._stop()
 
 
 @pytest.fixture(scope="module")
@@ -239,12 +242,12 @@ def test_a_partition_joins_the_drivers_state_run_only_on_the_drivers_machine(
     entries = tuple(walk_entries(source, config, registry))
     task = PartTask(
         index=0, entries=entries, source=source, parts=parts, config=config,
-        registry=registry, state=None,
+        registry=registry, state=None, token="",
     )  # fmt: skip
     for machine, rows in (("another machine", 0), (machine_id(), 3)):
-        ref = StateRef(path=state.path, run=state.run, reuse=True, token=machine, machine=machine)
-        result = run_partition(replace(task, state=ref))
-        release_state(ref.token)
+        ref = StateRef(path=state.path, run=state.run, reuse=True, machine=machine)
+        result = run_partition(replace(task, state=ref, token=machine))
+        release(machine)
         assert result.tally.extracted_now == 3
         with sqlite3.connect(state.path) as db:
             runs = [row[0] for row in db.execute("SELECT run FROM files")]

@@ -2,7 +2,7 @@
 
     driver: walk -> partitions of `shard_files` entries -> submit (bounded) -> await in order
                                                                       -> Assembler -> Staged
-    worker: run_partition(task): Engine(part=...) into a fresh attempt folder -> PartResult
+    worker: dask_worker.run_partition(task): Engine(part=...) -> attempt folder -> PartResult
 
 A partition is a contiguous slice of the walk that starts at a multiple of
 `shard_files`, so its shards begin where the local engine's do, and an `Engine`
@@ -10,20 +10,18 @@ run on a worker (with its own pools: PDF isolation happens on the worker) writes
 the very bytes the local engine would. Every attempt writes into a folder of its
 own under `.staging/parts/`; the driver uses only the folder that the successful
 attempt reports, so a partition retried after a worker died never mixes files
-with the dead attempt. Workers share the driver's incremental state: they open
-the same SQLite file (WAL) and join the driver's run instead of starting one.
+with the dead attempt. Workers on the driver's machine share its incremental
+state: they open the same SQLite file (WAL) and join the driver's run.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import socket
-import threading
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,8 +31,8 @@ from anyio.streams.memory import MemoryObjectSendStream
 
 from indexer.config import Config, ConfigError
 from indexer.pipeline.assemble import Assembler, PartResult
-from indexer.pipeline.engine import Engine, Part, Staged, walk_entries
-from indexer.pipeline.output import FileInfo
+from indexer.pipeline.dask_worker import PartTask, StateRef, machine_id, release, run_partition
+from indexer.pipeline.engine import Staged, walk_entries
 from indexer.pipeline.state import State
 from indexer.pipeline.walk import Entry
 from indexer.registry import Registry
@@ -47,35 +45,6 @@ RETRIES = 3
 """Extra attempts for a partition whose task raised. A worker that dies is different: its
 partitions are rescheduled, up to `distributed.scheduler.allowed-failures` times."""
 RELEASE_TIMEOUT = 10.0
-
-log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class StateRef:
-    """How a worker joins the driver's incremental state."""
-
-    path: Path
-    run: int
-    reuse: bool
-    token: str
-    """Unique per driver run: a worker keeps one connection per token."""
-    machine: str
-    """The driver's `machine_id()`: SQLite WAL is shared only by processes of one machine."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PartTask:
-    """One partition, as sent to a worker."""
-
-    index: int
-    entries: tuple[Entry, ...]
-    source: Path
-    parts: Path
-    """`.staging/parts` in OUT: every worker must see the same folder."""
-    config: Config
-    registry: Registry
-    state: StateRef | None
 
 
 async def stage_on_dask(
@@ -97,18 +66,17 @@ async def stage_on_dask(
     token = uuid.uuid4().hex
     ref = None
     if state is not None:
-        ref = StateRef(
-            path=state.path, run=state.run, reuse=state.reuse, token=token, machine=machine_id()
-        )
+        ref = StateRef(path=state.path, run=state.run, reuse=state.reuse, machine=machine_id())
     template = PartTask(
         index=0,
         entries=(),
         source=source,
         parts=staging / PARTS,
-        # One pool process of each kind per task: dask worker threads are the parallelism.
+        # One pool process of each kind per worker thread: the threads are the parallelism.
         config=replace(config, workers=1, pdf_workers=1),
         registry=registry,
         state=ref,
+        token=token,
     )
     template.parts.mkdir()
     assembler = Assembler(staging, previous)
@@ -205,91 +173,10 @@ def _quiet_distributed() -> Iterator[None]:
 
 
 async def _release(client: Client, token: str) -> None:
-    """Close the workers' state connections of this run (best effort, shielded)."""
+    """Close the workers' pools and state connections of this run (best effort, shielded)."""
     with (
         anyio.CancelScope(shield=True),
         anyio.move_on_after(RELEASE_TIMEOUT),
         contextlib.suppress(Exception),
     ):
-        await client.run(release_state, token)
-
-
-# -- on the worker ---------------------------------------------------------------------------
-
-
-def run_partition(task: PartTask) -> PartResult:
-    """Extract one partition into a fresh attempt folder; return its files and counts.
-
-    Runs on a dask worker (in a worker thread, with an event loop of its own).
-    Raises what the engine raises: infrastructure errors only (disk full, state
-    not writable); a document's failure is a record, not an exception.
-    """
-    folder = task.parts / f"{task.index:05d}-{uuid.uuid4().hex[:12]}"
-    folder.mkdir()
-    part = Part(
-        entries=list(task.entries),
-        first_seq=task.index * task.config.shard_files,
-        prefix=f"part-{task.index:05d}-",
-    )
-    engine = Engine(
-        task.source, folder, task.config, task.registry, state=_joined(task.state), part=part
-    )
-    staged = anyio.run(engine.run)
-    files: dict[str, Any] = staged.manifest_files
-    return PartResult(
-        index=task.index,
-        folder=folder,
-        documents=FileInfo(**files["documents"]),
-        shards=tuple(FileInfo(**s) for s in files["shards"]),
-        tally=staged.tally,
-    )
-
-
-class _JoinedState(State):
-    """A worker's handle on the driver's state database: it joins run `run`, never bumps it,
-    so the driver's sweep after the commit keeps every row the workers used or wrote."""
-
-    def __init__(self, path: Path, *, reuse: bool, run: int) -> None:
-        self._joined = run
-        super().__init__(path, reuse=reuse)
-
-    def _next_run(self) -> int:
-        return self._joined
-
-
-_STATES: dict[str, State] = {}
-_STATES_LOCK = threading.Lock()
-_ELSEWHERE: set[str] = set()
-
-
-def machine_id() -> str:
-    """This machine's identity: its kernel's boot id (containers share it), else its hostname."""
-    try:
-        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-    except OSError:
-        return socket.gethostname()
-
-
-def _joined(ref: StateRef | None) -> State | None:
-    """This worker process's connection for the run `ref` names (one per run, reused);
-    None on another machine than the driver's, where the state cannot be shared."""
-    if ref is None:
-        return None
-    if ref.machine != machine_id():
-        if ref.token not in _ELSEWHERE:
-            _ELSEWHERE.add(ref.token)
-            log.warning("%s: not on the driver's machine, extracting without reuse", ref.path)
-        return None
-    with _STATES_LOCK:
-        state = _STATES.get(ref.token)
-        if state is None:
-            state = _STATES[ref.token] = _JoinedState(ref.path, reuse=ref.reuse, run=ref.run)
-        return state
-
-
-def release_state(token: str) -> None:
-    """Close this worker's state connection for run `token`, if it has one."""
-    with _STATES_LOCK:
-        state = _STATES.pop(token, None)
-    if state is not None:
-        state.close()
+        await client.run(release, token)

@@ -12,7 +12,6 @@ the walk may run ahead of the writer, so memory does not grow with the corpus.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -33,16 +32,9 @@ from indexer.pipeline.output import (
     NdjsonFile,
     ShardWriter,
     commit,
-    dumps_line,
 )
 from indexer.pipeline.pool import WorkerPool
-from indexer.pipeline.records import (
-    DocOutcome,
-    FileOutcome,
-    chunk_records,
-    doc_id,
-    document_record,
-)
+from indexer.pipeline.records import DocOutcome, FileOutcome, render
 from indexer.pipeline.state import State
 from indexer.pipeline.walk import Entry, walk
 from indexer.registry import ExtractorSpec, Registry
@@ -249,14 +241,11 @@ class Engine:
                     await shards.start_entry(next_seq)
                     chunks = 0
                     for doc in ready.docs:
-                        lines = [dumps_line(record) for record in chunk_records(doc)]
-                        for line in lines:
-                            await shards.write(line)
+                        did, lines, line = render(doc)
+                        await shards.write(lines)
                         chunks += len(lines)
-                        digest = hashlib.sha256(b"".join(lines)).hexdigest()[:32]
-                        line = dumps_line(document_record(doc, digest))
                         await documents.write(line)
-                        change = tracker.see(doc.path, doc_id(doc.path), line)
+                        change = tracker.see(doc.path, did, line)
                         if change is not None and changes is not None:
                             await changes.write(change)
                     tally.add(ready, chunks)

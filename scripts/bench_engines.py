@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Compare the local and the dask engine on one generated corpus, on this machine.
+
+One corpus (`indexer._corpusgen.write_corpus`), one config, three fresh runs into
+empty output folders, then an unchanged re-run of the local and the warm dask engine:
+
+| row                | what runs                                                     |
+|--------------------|---------------------------------------------------------------|
+| local              | the local engine                                              |
+| dask (own cluster) | `--engine dask`: starts and closes a `LocalCluster` itself    |
+| dask (warm)        | `--engine dask --scheduler ADDR` on a cluster started before  |
+| ... re-run         | the same OUT again: everything reused from the state          |
+
+Overhead is the wall time over the local engine's same run, in percent. CPU
+seconds add up every process involved (driver, scheduler, workers and their
+pools); other load on the machine moves them much less than wall time. Every
+output is checked byte for byte against the local engine's first one (run.json
+and changes.ndjson excepted). The dask engine distributes partitions of
+`shard_files` files, so the corpus needs several times more files than
+`shard_files` x workers to keep every worker busy.
+
+Usage:
+    .venv/bin/python scripts/bench_engines.py [--mb 30] [--shard-files 250]
+        [--workers 2] [--seed 1] [--repeat 1] [--keep DIR] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import psutil  # type: ignore[import-untyped]
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from indexer._corpusgen import write_corpus  # noqa: E402
+from indexer.config import Config  # noqa: E402
+from indexer.pipeline.distributed import LOCAL_CLUSTER  # noqa: E402
+from indexer.pipeline.runner import run  # noqa: E402
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Row:
+    """One timed run (the fastest of `--repeat`)."""
+
+    engine: str
+    files: int
+    extracted: int
+    seconds: float
+    cpu_seconds: float
+    """CPU time of every process involved (driver, scheduler, workers, pools)."""
+    files_per_s: float
+    overhead_pct: float | None
+    """Wall time over the local engine's same run, in percent."""
+    identical: bool
+
+
+def _outputs(out: Path) -> dict[str, bytes]:
+    return {
+        p.name: p.read_bytes()
+        for p in sorted(out.iterdir())
+        if p.is_file()
+        and not p.name.startswith(".")
+        and p.name not in ("run.json", "changes.ndjson")
+    }
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process and its descendants, live or reaped."""
+    me = psutil.Process()
+    total = 0.0
+    for proc in [me, *me.children(recursive=True)]:
+        with contextlib.suppress(psutil.Error):
+            t = proc.cpu_times()
+            total += t.user + t.system + t.children_user + t.children_system
+    return total
+
+
+def _run(name: str, source: Path, out: Path, config: Config, args: argparse.Namespace) -> Row:
+    """The fastest of `args.repeat` runs into `out` (emptied first unless `args` says re-run)."""
+    best: Row | None = None
+    for _ in range(args.repeat):
+        if "re-run" not in name:
+            shutil.rmtree(out, ignore_errors=True)
+        wall, cpu = time.perf_counter(), _cpu_seconds()
+        summary = run(source, out, config)
+        wall, cpu = time.perf_counter() - wall, _cpu_seconds() - cpu
+        row = Row(
+            engine=name,
+            files=summary.files,
+            extracted=summary.extracted,
+            seconds=round(wall, 2),
+            cpu_seconds=round(cpu, 1),
+            files_per_s=round(summary.files / wall, 1),
+            overhead_pct=None,
+            identical=True,
+        )
+        best = row if best is None or row.seconds < best.seconds else best
+    assert best is not None
+    return best
+
+
+def bench(work: Path, args: argparse.Namespace) -> list[Row]:
+    """Run every row of the table in `work`; return the rows."""
+    from distributed import LocalCluster
+
+    source = work / "src"
+    if not source.exists():
+        write_corpus(source, int(args.mb * 1e6), seed=args.seed)
+    shape = {"shard_files": args.shard_files}
+    local = Config(workers=args.workers, **shape)
+    rows = [_run("local", source, work / "local", local, args)]
+    reference = _outputs(work / "local")
+    own = Config(engine="dask", workers=args.workers, **shape)
+    rows.append(_run("dask (own cluster)", source, work / "dask-own", own, args))
+    with LocalCluster(n_workers=args.workers, **LOCAL_CLUSTER) as cluster:  # type: ignore[no-untyped-call]
+        warm = Config(engine="dask", scheduler=cluster.scheduler_address, **shape)
+        rows.append(_run("dask (warm)", source, work / "dask-warm", warm, args))
+        rows.append(_run("local re-run", source, work / "local", local, args))
+        rows.append(_run("dask (warm) re-run", source, work / "dask-warm", warm, args))
+    outs = ["local", "dask-own", "dask-warm", "local", "dask-warm"]
+    bases = [None, rows[0], rows[0], None, rows[3]]
+    return [
+        replace(
+            row,
+            identical=_outputs(work / out) == reference,
+            overhead_pct=None if base is None else round(100 * (row.seconds / base.seconds - 1), 1),
+        )
+        for row, out, base in zip(rows, outs, bases, strict=True)
+    ]
+
+
+def _table(rows: list[Row]) -> str:
+    head = f"{'engine':<20} {'files':>6} {'extracted':>9} {'wall s':>7} {'cpu s':>6}"
+    head += f" {'files/s':>8} {'overhead':>9}  same"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        over = "" if r.overhead_pct is None else f"{r.overhead_pct:+.0f}%"
+        lines.append(
+            f"{r.engine:<20} {r.files:>6} {r.extracted:>9} {r.seconds:>7.2f} {r.cpu_seconds:>6.1f} "
+            f"{r.files_per_s:>8.1f} {over:>9}  {'yes' if r.identical else 'NO'}"
+        )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    """Parse arguments, run the benchmark, print the table; return the exit code."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mb", type=float, default=30.0, help="corpus size in MB")
+    parser.add_argument("--shard-files", type=int, default=250, help="files per partition")
+    parser.add_argument("--workers", type=int, default=2, help="workers of each engine")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=1, help="runs per row; the fastest counts")
+    parser.add_argument("--keep", type=Path, help="work folder to keep (default: a temp one)")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    args = parser.parse_args()
+    work = args.keep or Path(tempfile.mkdtemp(prefix="bench-engines-"))
+    try:
+        rows = bench(work, args)
+    finally:
+        if args.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+    if args.json:
+        print(json.dumps([asdict(r) for r in rows], indent=2))
+    else:
+        print(_table(rows))
+        print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    return 0 if all(r.identical for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

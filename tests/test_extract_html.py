@@ -653,15 +653,15 @@ def test_nesting_past_the_depth_limit_is_read_as_stripped_text() -> None:
     ],
 )
 def test_tag_depth_counts_nesting_elements_only(source: str, depth: int) -> None:
-    assert tag_depth(source) == depth
+    assert tag_depth(source.encode()) == depth
 
 
 def test_depth_bounds_are_upper_bounds_and_gate_the_tag_count() -> None:
-    bomb = "<div><!-- </a> -->" * (DEPTH_LIMIT + 10)
+    bomb = b"<div><!-- </a> -->" * (DEPTH_LIMIT + 10)
     assert segment_bound(bomb) >= tag_depth(bomb) == DEPTH_LIMIT + 10
     assert too_deep(bomb)
-    assert not too_deep("<br>" * (DEPTH_LIMIT * 4))  # tags, but nothing nests
-    assert not too_deep("<p>x</p>" * 10)
+    assert not too_deep(b"<br>" * (DEPTH_LIMIT * 4))  # tags, but nothing nests
+    assert not too_deep(b"<p>x</p>" * 10)
 
 
 @pytest.mark.parametrize(

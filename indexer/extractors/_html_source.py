@@ -32,18 +32,18 @@ _WIDE_STARTS = (
 )
 _SEGMENT = 4096
 _RAW_START = re.compile(
-    r"<!--|<(script|style|textarea|title|xmp|iframe|noembed|noframes|noscript|plaintext)"
-    r"(?=[\s/>])",
+    rb"<!--|<(script|style|textarea|title|xmp|iframe|noembed|noframes|noscript|plaintext)"
+    rb"(?=[\s/>])",
     re.I,
 )
-_START_OR_END = re.compile(r"<(/?)([a-zA-Z][^\s/>]*)")
+_START_OR_END = re.compile(rb"<(/?)([a-zA-Z][^\s/>]*)")
 # Elements that never nest deeper: void ones, and those whose end tag is implied.
 _FLAT_NAMES = (
     "area base br col embed hr img input link meta source track wbr param keygen frame "
     "basefont bgsound image p li dt dd option optgroup tr td th thead tbody tfoot "
     "colgroup caption rb rt rp rtc html head body"
 )
-_FLAT = frozenset(_FLAT_NAMES.split())
+_FLAT = frozenset(_FLAT_NAMES.encode().split())
 
 
 def decode_html(data: bytes) -> str:
@@ -69,38 +69,39 @@ def declared_charset(data: bytes) -> str | None:
     return label
 
 
-def too_deep(text: str) -> bool:
-    """True when `text` may nest elements deeper than `DEPTH_LIMIT`.
+def too_deep(raw: bytes) -> bool:
+    """True when the page `raw` (UTF-8) may nest elements deeper than `DEPTH_LIMIT`.
 
-    Two linear passes: a bound from tag counts per 4 KB segment (one C-speed
-    scan, enough for nearly every page), and only past that a tag-by-tag count
-    that skips comments, scripts and other raw text, and void elements.
+    Two linear steps: a bound from the counts of `<` and `</` per 4 KB segment
+    (C-speed scans, enough for nearly every page), and only past that a
+    tag-by-tag count that skips comments, raw text and void elements.
     """
-    if text.count("<") <= DEPTH_LIMIT:
+    # Each start tag takes two bytes at least: a short page cannot nest too deep.
+    if len(raw) <= 2 * DEPTH_LIMIT:
         return False
-    return segment_bound(text) > DEPTH_LIMIT and tag_depth(text) > DEPTH_LIMIT
+    return segment_bound(raw) > DEPTH_LIMIT and tag_depth(raw) > DEPTH_LIMIT
 
 
-def segment_bound(text: str) -> int:
+def segment_bound(raw: bytes) -> int:
     """Return an upper bound of the nesting depth, counting `<` and `</` per segment."""
     bound = peak = 0
-    for start in range(0, len(text), _SEGMENT):
+    for start in range(0, len(raw), _SEGMENT):
         end = start + _SEGMENT
-        closes = text.count("</", start, end)
-        opens = text.count("<", start, end) - closes
+        closes = raw.count(b"</", start, end)
+        opens = raw.count(b"<", start, end) - closes
         peak = max(peak, bound + opens)
         bound = max(bound + opens - closes, opens)
     return peak
 
 
-def tag_depth(text: str) -> int:
-    """Return the deepest nesting of elements that the start and end tags of `text` imply.
+def tag_depth(raw: bytes) -> int:
+    """Return the deepest nesting of elements that the start and end tags of `raw` imply.
 
     An estimate: implied end tags and misnesting are not modelled, but an element
     whose end tag is optional or that is void never counts.
     """
     depth = deepest = 0
-    for markup in _markup(text):
+    for markup in _markup(raw):
         for slash, name in _START_OR_END.findall(markup):
             if name.lower() in _FLAT:
                 continue
@@ -112,23 +113,23 @@ def tag_depth(text: str) -> int:
     return deepest
 
 
-def _markup(text: str) -> Iterator[str]:
-    # The stretches of `text` outside comments and raw-text elements; linear,
+def _markup(raw: bytes) -> Iterator[bytes]:
+    # The stretches of `raw` outside comments and raw-text elements; linear,
     # because each search starts where the last one ended.
     pos = 0
     while True:
-        found = _RAW_START.search(text, pos)
+        found = _RAW_START.search(raw, pos)
         if found is None:
-            yield text[pos:]
+            yield raw[pos:]
             return
-        yield text[pos : found.start()]
+        yield raw[pos : found.start()]
         name = found.group(1)
         if name is None:
-            end = text.find("-->", found.end())
+            end = raw.find(b"-->", found.end())
             pos = end + 3
         else:
-            close = re.compile(f"</{name}", re.I).search(text, found.end())
-            end = -1 if close is None else text.find(">", close.end())
+            close = re.compile(b"</" + name, re.I).search(raw, found.end())
+            end = -1 if close is None else raw.find(b">", close.end())
             pos = end + 1
         if end < 0:
             return

@@ -20,7 +20,7 @@ MAX_SPAN = 20
 
 _STRUCTURAL = frozenset(("heading", "pre", "quote", "hr", "table"))
 """Blocks that make the table around their cell a layout table."""
-_ITEM_MARKER = re.compile(r"^(?:-|\d+\.) ")
+_ITEM_MARKER = re.compile(r"(?:-|\d+\.) ")
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +89,10 @@ class Table:
 def _inline(block: Block) -> str:
     if block.kind != "list":
         return block.text
-    items = [_ITEM_MARKER.sub("", line, count=1) for line in block.text.split("\n")]
+    items = []
+    for line in block.text.split("\n"):
+        marker = _ITEM_MARKER.match(line)  # match: a search would scan the whole line
+        items.append(line[marker.end() :] if marker else line)
     return "; ".join(items)
 
 

@@ -65,10 +65,12 @@ def render(root: LexborNode) -> list[Block]:
                 buf = walker.buf
             continue
         if node.is_text_node:
-            text = node.text_content or ""
-            # Leading whitespace of a paragraph never shows; skip it early.
-            if buf or not text.isspace():
-                buf.append(text)
+            # Whitespace between tags is a space at most, and none where a
+            # paragraph starts; Lexbor tells without making a string of it.
+            if not node.is_empty_text_node:
+                buf.append(node.text_content or "")
+            elif buf:
+                buf.append(" ")
             continue
         kind = kinds.get(node.tag_id, 0)
         if kind == BLOCK and not walker.flat:

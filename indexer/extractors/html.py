@@ -37,7 +37,10 @@ _TAG = re.compile(r"<[^<>]*>")
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
     """Decode `data` as a browser would and render it; see `chunk`."""
-    return chunk(decode_html(data), options)
+    text = decode_html(data)
+    # Lexbor reads UTF-8: ASCII source is that already (and never UTF-16 without NULs).
+    raw = data if data.isascii() and b"\x00" not in data else None
+    return _chunk(text, raw, options)
 
 
 def chunk(text: str, options: Options) -> Extracted:
@@ -46,11 +49,17 @@ def chunk(text: str, options: Options) -> Extracted:
     Returns no chunks only for blank input; otherwise at least one, none longer
     than `options.max_chunk_chars`. Never raises on any input.
     """
+    return _chunk(text, None, options)
+
+
+def _chunk(text: str, raw: bytes | None, options: Options) -> Extracted:
     if not text.strip():
         return Extracted(kind="html", text="")
-    if too_deep(text):
+    if raw is None:
+        raw = text.encode("utf-8", "ignore")  # lone surrogates go, as selectolax drops them
+    if too_deep(raw):
         return _degraded(visible_text(text), {}, options)
-    tree = LexborHTMLParser(text, scripting=True)
+    tree = LexborHTMLParser(raw, scripting=True)
     title = page_title(tree)
     metadata = {"title": title} if title else {}
     blocks = _render_first(tree)

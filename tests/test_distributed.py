@@ -7,6 +7,7 @@ import json
 import os
 import re
 import signal
+import socket
 import sqlite3
 import threading
 import time
@@ -16,6 +17,7 @@ from multiprocessing import resource_tracker
 from pathlib import Path
 from typing import Any
 
+import dask
 import hostile
 import pytest
 from distributed import Client, LocalCluster
@@ -254,3 +256,22 @@ def test_a_partition_joins_the_drivers_state_run_only_on_the_drivers_machine(
             (meta_run,) = db.execute("SELECT value FROM meta WHERE name = 'run'").fetchone()
         assert runs == [state.run] * rows and int(meta_run) == state.run
     state.close()
+
+
+def test_an_unreachable_scheduler_exits_3_and_keeps_the_previous_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "a.txt").write_bytes(b"kept")
+    out = tmp_path / "out"
+    indexer.run(source, out, Config(workers=1, pdf_workers=1))
+    before = _files(out)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        address = f"tcp://127.0.0.1:{probe.getsockname()[1]}"
+    argv = ["run", str(source), "--out", str(out), "--engine", "dask", "--scheduler", address]
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        assert main([*argv, "--quiet"]) == 3
+    assert "nothing was committed" in capsys.readouterr().err
+    assert _files(out) == before

@@ -72,7 +72,8 @@ async def stage_on_dask(
         entries=(),
         source=source,
         parts=staging / PARTS,
-        # One pool process of each kind per worker thread: the threads are the parallelism.
+        # The pools are the worker's (one process of each kind per worker thread); one
+        # partition's engine sizes its queues for one process of each.
         config=replace(config, workers=1, pdf_workers=1),
         registry=registry,
         state=ref,

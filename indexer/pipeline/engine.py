@@ -73,8 +73,7 @@ class Tally:
             self.by_status[doc.status] = self.by_status.get(doc.status, 0) + 1
             kind = doc.kind or "none"
             self.by_kind[kind] = self.by_kind.get(kind, 0) + 1
-            if doc.extracted is not None:
-                self.pages += int(doc.extracted.metadata.get("pages", 0) or 0)
+            self.pages += doc.pages
             self.slowest.append((doc.seconds, doc.path))
         if len(self.slowest) > 64:
             self.slowest = sorted(self.slowest, reverse=True)[:10]
@@ -241,11 +240,10 @@ class Engine:
                     await shards.start_entry(next_seq)
                     chunks = 0
                     for doc in ready.docs:
-                        did, lines, line = render(doc)
-                        await shards.write(lines)
-                        chunks += len(lines)
-                        await documents.write(line)
-                        change = tracker.see(doc.path, did, line)
+                        await shards.write(doc.lines)
+                        chunks += len(doc.lines)
+                        await documents.write(doc.line)
+                        change = tracker.see(doc.path, doc.doc_id, doc.line)
                         if change is not None and changes is not None:
                             await changes.write(change)
                     tally.add(ready, chunks)
@@ -303,12 +301,12 @@ def _container(seq: int, entry: Entry) -> FileOutcome:
         path=entry.rel, kind="mbox", size=entry.size, sha256=None, container=True,
         extracted=Extracted(kind="mbox", text="", metadata={"container": "mbox"}),
     )  # fmt: skip
-    return FileOutcome(seq=seq, docs=(doc,))
+    return FileOutcome(seq=seq, docs=(render(doc),))
 
 
 def _skipped(seq: int, entry: Entry) -> FileOutcome:
     doc = DocOutcome(path=entry.rel, kind=None, size=entry.size, sha256=None, skip=entry.skip)
-    return FileOutcome(seq=seq, docs=(doc,))
+    return FileOutcome(seq=seq, docs=(render(doc),))
 
 
 def manifest(config: Config, registry: Registry, staged: Staged) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -127,7 +128,7 @@ class ShardWriter:
         if seq % self._shard_files == 0:
             await self._roll()
 
-    async def write(self, lines: list[bytes]) -> None:
+    async def write(self, lines: Sequence[bytes]) -> None:
         """Append chunk record lines, rolling over before one that would not fit."""
         for line in lines:
             current = self._current

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from indexer._types import Extracted
+from indexer.pipeline.units import Unit
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -59,7 +60,7 @@ class FileOutcome:
     """Everything one walk entry produced, tagged with its position in the walk."""
 
     seq: int
-    docs: tuple[DocOutcome, ...]
+    docs: tuple[Rendered, ...]
     extracted_now: int = 0
     """How many documents were extracted in this run."""
     reused: int = 0
@@ -77,13 +78,66 @@ def doc_id(path: str) -> str:
     return hashlib.sha256(path.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
-def render(doc: DocOutcome) -> tuple[str, list[bytes], bytes]:
-    """Return `doc`'s id, its chunk record lines and its `documents.ndjson` line."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rendered:
+    """A document's output, as bytes: rendered where it was extracted (a worker process)."""
+
+    path: str
+    doc_id: str
+    lines: tuple[bytes, ...]
+    """Its chunk records, one NDJSON line each."""
+    line: bytes
+    """Its `documents.ndjson` line."""
+    status: str
+    kind: str | None
+    pages: int = 0
+    seconds: float = 0.0
+
+
+def render(doc: DocOutcome) -> Rendered:
+    """Return `doc`'s output lines and the facts the run's tallies need."""
     did = doc_id(doc.path)
-    lines = [orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in chunk_records(doc, did)]
+    dump = orjson.dumps
+    lines = tuple(dump(r, option=orjson.OPT_APPEND_NEWLINE) for r in chunk_records(doc, did))
     digest = hashlib.sha256(b"".join(lines)).hexdigest()[:32]
     record = document_record(doc, did, digest)
-    return did, lines, orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+    pages = 0 if doc.extracted is None else doc.extracted.metadata.get("pages", 0)
+    return Rendered(
+        path=doc.path,
+        doc_id=did,
+        lines=lines,
+        line=dump(record, option=orjson.OPT_APPEND_NEWLINE),
+        status=doc.status,
+        kind=doc.kind,
+        pages=pages if isinstance(pages, int) else 0,
+        seconds=doc.seconds,
+    )
+
+
+def unit_docs(
+    rel: str,
+    kind: str,
+    extractor: str,
+    sha256: str | None,
+    size: int,
+    unit: Unit,
+    seconds: float = 0.0,
+) -> list[DocOutcome]:
+    """The documents of one extraction unit: the file, then its children in order."""
+    return [
+        DocOutcome(
+            path=rel, kind=kind, size=size, sha256=sha256,
+            extractor=extractor, extracted=unit.doc, seconds=seconds,
+        ),
+        *(
+            DocOutcome(
+                path=rel + child.suffix, kind=child.kind, size=child.size,
+                sha256=child.sha256, extractor=child.extractor, extracted=child.with_meta(),
+                skip=child.skip,
+            )
+            for child in unit.children
+        ),
+    ]  # fmt: skip
 
 
 def chunk_records(doc: DocOutcome, did: str) -> list[dict[str, Any]]:

@@ -26,11 +26,12 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from indexer.pipeline.units import Unit, decode_unit, encode_unit
+from indexer.pipeline.units import Unit, decode_unit
 from indexer.pipeline.walk import Entry
 
 log = logging.getLogger(__name__)
@@ -90,7 +91,7 @@ class State:
         """The cached unit for each key, or None; marks hits as used by this run."""
         if not self.reuse or not keys:
             return [None] * len(keys)
-        with self._lock, self._db:
+        with self._lock, self._failing(), self._db:
             rows = dict(self._select("SELECT key, data FROM results WHERE key IN", list(keys)))
             if rows:
                 marks = ",".join("?" * len(rows))
@@ -106,26 +107,32 @@ class State:
     def record(
         self,
         files: Sequence[tuple[Entry, str]],
-        results: Sequence[tuple[str, Unit]],
+        results: Sequence[tuple[str, bytes]],
     ) -> None:
-        """Persist new results and each file's hash, in one transaction.
+        """Persist new results (encoded units) and each file's hash, in one transaction.
 
         Raises `StateWriteError` when the database cannot be written (disk full).
         """
-        try:
+        with self._failing():
             self._record(files, results)
+
+    @contextmanager
+    def _failing(self) -> Iterator[None]:
+        """Turn SQLite's I/O errors (disk full, a file size limit) into `StateWriteError`."""
+        try:
+            yield
         except sqlite3.OperationalError as exc:
             raise StateWriteError(f"cannot write {self.path}: {exc}") from exc
 
     def _record(
         self,
         files: Sequence[tuple[Entry, str]],
-        results: Sequence[tuple[str, Unit]],
+        results: Sequence[tuple[str, bytes]],
     ) -> None:
         with self._lock, self._db:
             self._db.executemany(
                 "INSERT OR REPLACE INTO results VALUES (?, ?, ?)",
-                [(key, encode_unit(unit), self.run) for key, unit in results],
+                [(key, blob, self.run) for key, blob in results],
             )
             self._db.executemany(
                 "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -134,7 +141,7 @@ class State:
 
     def sweep(self) -> None:
         """After a commit: forget files and results this run did not use."""
-        with self._lock, self._db:
+        with self._lock, self._failing(), self._db:
             self._db.execute("DELETE FROM files WHERE run < ?", (self.run,))
             self._db.execute("DELETE FROM results WHERE run < ?", (self.run,))
 

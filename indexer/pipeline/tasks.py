@@ -1,30 +1,102 @@
-"""Functions that run inside worker processes; module-level so they pickle by reference."""
+"""Functions that run inside worker processes; module-level so they pickle by reference.
+
+The worker does all the per-document CPU work: extraction, attachments, and the
+rendering of output lines and of the cache entry, so what crosses the pipe back is
+a few byte strings per document and the parent only routes and writes them.
+"""
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, replace
 
 from indexer._extract import run_extractor
 from indexer._types import Options
 from indexer.mail.attachments import expand
-from indexer.pipeline.units import Unit
+from indexer.pipeline.records import Rendered, render, unit_docs
+from indexer.pipeline.units import POOL_FAILURES, Child, Unit, encode_unit
 from indexer.registry import ExtractorSpec, Registry
 
-Item = tuple[ExtractorSpec, str, bytes]
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One document to extract: its bytes and the facts its records carry."""
+
+    spec: ExtractorSpec
+    rel: str
+    data: bytes
+    sha256: str
+    size: int
 
 
-def extract_units(
-    items: list[Item], options: Options, registry: Registry
-) -> list[tuple[Unit, float]]:
-    """Extract every item in turn; return each unit with its extraction time in seconds.
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """A job's result: rendered output and the cache entry, or a unit still to complete."""
 
-    A mail's attachments become its unit's children (isolated ones left pending).
+    docs: tuple[Rendered, ...]
+    blob: bytes | None
+    """The `Unit` encoded for the cache; None when it must not be cached."""
+    pending: Unit | None
+    """Set instead of `docs` when children must still go through the isolated pool."""
+    seconds: float
+
+
+def extract_jobs(
+    jobs: list[Job], options: Options, registry: Registry, digests: dict[str, str]
+) -> list[Finished]:
+    """Extract, expand attachments, key children, render and encode each job.
+
     Never raises for a bad document: `run_extractor` turns exceptions into results.
     """
-    results = []
-    for spec, path, data in items:
+    out = []
+    for job in jobs:
         started = time.perf_counter()
-        doc = run_extractor(spec, path, data, options)
-        children = expand(data, doc, options, registry) if spec.kind == "eml" else ()
-        results.append((Unit(doc=doc, children=children), time.perf_counter() - started))
-    return results
+        unit = extract_unit(job, options, registry)
+        seconds = time.perf_counter() - started
+        if any(c.pending is not None for c in unit.children):
+            out.append(Finished(docs=(), blob=None, pending=unit, seconds=seconds))
+        else:
+            out.append(finish(job, keyed(unit, digests), seconds))
+    return out
+
+
+def extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
+    """The job's document and, for mail, its attachments; whole texts dropped.
+
+    The output holds chunks only, so `Extracted.text` would only double what
+    crosses the pipe and what the cache stores.
+    """
+    doc = run_extractor(job.spec, job.rel, job.data, options)
+    children = expand(job.data, doc, options, registry) if job.spec.kind == "eml" else ()
+    return Unit(doc=replace(doc, text=""), children=tuple(_textless(c) for c in children))
+
+
+def finish(job: Job, unit: Unit, seconds: float) -> Finished:
+    """Render a complete unit's documents and encode it for the cache."""
+    docs = unit_docs(job.rel, job.spec.kind, job.spec.name, job.sha256, job.size, unit, seconds)
+    blob = None if unit.failed_by(POOL_FAILURES) else encode_unit(unit)
+    return Finished(docs=tuple(render(d) for d in docs), blob=blob, pending=None, seconds=seconds)
+
+
+def keyed(unit: Unit, digests: dict[str, str]) -> Unit:
+    """`unit` with each extracted child's cache key recorded (see `cache_key`)."""
+    if not unit.children:
+        return unit
+    children = tuple(
+        replace(c, key=cache_key(c.sha256, c.extractor, digests[c.extractor]))
+        if c.extractor is not None and c.extractor in digests
+        else c
+        for c in unit.children
+    )
+    return replace(unit, children=children)
+
+
+def cache_key(sha256: str, extractor: str, digest: str) -> str:
+    """The cache key of an extractor's result on content `sha256` (see `BatchExtractor`)."""
+    return f"{sha256}:{extractor}:{digest}"
+
+
+def _textless(child: Child) -> Child:
+    if child.extracted is None:
+        return child
+    return replace(child, extracted=replace(child.extracted, text=""))

@@ -16,6 +16,9 @@ import orjson
 
 from indexer._types import Chunk, Extracted
 
+POOL_FAILURES = ("crashed", "timeout", "out_of_memory")
+"""Failure codes from the isolation limits: retried by the next run, never cached."""
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Child:

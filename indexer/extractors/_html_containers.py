@@ -181,7 +181,7 @@ class Containers:
             inner = dom.only_text(child)
             if inner is None:
                 return False
-            href = link_target(child.attrs.get("href"))
+            href = link_target(child.attributes.get("href"))
             text = inner if href is None else inline_span(inner, href)
         else:
             return False

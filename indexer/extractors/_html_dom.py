@@ -67,7 +67,7 @@ def only_text(node: LexborNode) -> str | None:
 
 def int_attr(node: LexborNode, name: str, default: int, low: int, high: int = 10**6) -> int:
     """Return attribute `name` as an int clamped to [low, high], or `default` if not a number."""
-    value = (node.attrs.get(name) or "").strip()
+    value = (node.attributes.get(name) or "").strip()
     if not (value.isascii() and value.isdigit()) or len(value) > 7:
         return default
     return min(max(int(value), low), high)
@@ -75,7 +75,7 @@ def int_attr(node: LexborNode, name: str, default: int, low: int, high: int = 10
 
 def is_presentation(node: LexborNode) -> bool:
     """True when `node` says it is layout (`role="presentation"` or `"none"`)."""
-    return (node.attrs.get("role") or "").strip().lower() in ("presentation", "none")
+    return (node.attributes.get("role") or "").strip().lower() in ("presentation", "none")
 
 
 def pre_text(node: LexborNode) -> str:
@@ -95,7 +95,7 @@ def pre_language(node: LexborNode) -> str:
     for element in (node, code if code is not None and code.tag == "code" else None):
         if element is None:
             continue
-        for name in (element.attrs.get("class") or "").split():
+        for name in (element.attributes.get("class") or "").split():
             for prefix in ("language-", "lang-"):
                 if name.startswith(prefix) and len(name) > len(prefix):
                     return name[len(prefix) :].replace("`", "")

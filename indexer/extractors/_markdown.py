@@ -127,7 +127,7 @@ class _Walker(Containers):
             inside = self.wraps and self.wraps[-1].href is None
             return 0 if inside else self._wrap(None)
         if kind == IMG:
-            self.buf.append(node.attrs.get("alt") or "")
+            self.buf.append(node.attributes.get("alt") or "")
             return None
         if kind == SKIP:
             return None
@@ -170,7 +170,7 @@ class _Walker(Containers):
             self._heading(node)
 
     def _link(self, node: LexborNode) -> int | None:
-        href = link_target(node.attrs.get("href"))
+        href = link_target(node.attributes.get("href"))
         if href is None:
             return 0
         text = dom.only_text(node)

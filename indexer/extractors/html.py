@@ -33,6 +33,8 @@ __all__ = ["VERSION", "chunk", "extract", "page_title", "visible_text"]
 VERSION = "1"
 
 _TAG = re.compile(r"<[^<>]*>")
+_TITLE_TAG = re.compile(rb"<title[\s/>]", re.I)
+_ROOT_TAG = re.compile(rb"<(?:main|article)[\s/>]", re.I)
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
@@ -60,9 +62,11 @@ def _chunk(text: str, raw: bytes | None, options: Options) -> Extracted:
     if too_deep(raw):
         return _degraded(visible_text(text), {}, options)
     tree = LexborHTMLParser(raw, scripting=True)
-    title = page_title(tree)
+    # A regex over the source is cheaper than a CSS query over the tree, and
+    # tells when there is nothing to query for.
+    title = page_title(tree) if _TITLE_TAG.search(raw) else None
     metadata = {"title": title} if title else {}
-    blocks = _render_first(tree)
+    blocks = _render_first(tree, _ROOT_TAG.search(raw) is not None)
     if not blocks:
         return _degraded(title or visible_text(text), metadata, options)
     return Extracted(
@@ -127,16 +131,16 @@ def _in_svg(node: LexborNode) -> bool:
     return False
 
 
-def _render_first(tree: LexborHTMLParser) -> list[Block]:
-    for root in _roots(tree):
+def _render_first(tree: LexborHTMLParser, landmarks: bool) -> list[Block]:
+    for root in _roots(tree, landmarks):
         blocks = render(root)
         if blocks:
             return blocks
     return []
 
 
-def _roots(tree: LexborHTMLParser) -> list[LexborNode]:
-    found = tree.css("main, article")
+def _roots(tree: LexborHTMLParser, landmarks: bool) -> list[LexborNode]:
+    found = tree.css("main, article") if landmarks else []
     roots = [node for node in found if node.tag == "main"][:1]
     articles = [node for node in found if node.tag == "article"]
     # One outermost <article> is the content; several are a listing (use the body).

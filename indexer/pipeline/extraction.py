@@ -18,14 +18,23 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 import anyio
+import orjson
 
 from indexer._extract import failed, failure_text
 from indexer._types import Chunk, Extracted, Options
 from indexer.config import Config
 from indexer.pipeline.pool import PoolError, WorkerPool
 from indexer.pipeline.reading import Content, ReadResult, read_files
-from indexer.pipeline.records import DocOutcome, FileOutcome, render, unit_docs
-from indexer.pipeline.state import State
+from indexer.pipeline.records import (
+    DocOutcome,
+    FileOutcome,
+    Rendered,
+    pack,
+    render,
+    unit_docs,
+    unpack,
+)
+from indexer.pipeline.state import FileRow, Known, State
 from indexer.pipeline.tasks import (
     Finished,
     Job,
@@ -35,7 +44,7 @@ from indexer.pipeline.tasks import (
     finish,
     keyed,
 )
-from indexer.pipeline.units import Child, Unit
+from indexer.pipeline.units import POOL_FAILURES, Child, Unit
 from indexer.pipeline.walk import Entry
 from indexer.registry import ExtractorSpec, Registry
 
@@ -89,13 +98,24 @@ class BatchExtractor:
         )  # fmt: skip
 
     async def process(self, work: Work) -> list[FileOutcome]:
-        """Return one outcome per entry of `work`, in the same order. Never raises for a file."""
+        """Return one outcome per entry of `work`, in the same order. Never raises for a file.
+
+        An unchanged file whose stored output was rendered under today's key is
+        written from that output as it is: no read, no decoding, no rendering.
+        """
         entries = [entry for _, entry, _ in work]
-        hashes = await self._known_hashes(entries)
-        found = await self._lookup(
-            [self.key(h, spec) if h else None for h, (_, _, spec) in zip(hashes, work, strict=True)]
-        )
-        to_read = [i for i, hit in enumerate(found) if hit is None]
+        known = await self._known(entries)
+        hashes = [k.sha256 if k else None for k in known]
+        keys = [
+            self.key(h, spec) if h else None for h, (_, _, spec) in zip(hashes, work, strict=True)
+        ]
+        ready = {
+            i: unpack(k.output)
+            for i, k in enumerate(known)
+            if k is not None and k.output is not None and k.key == keys[i]
+        }
+        found = await self._lookup([None if i in ready else k for i, k in enumerate(keys)])
+        to_read = [i for i, hit in enumerate(found) if hit is None and i not in ready]
         reads = dict(
             zip(
                 to_read,
@@ -108,9 +128,8 @@ class BatchExtractor:
         for i, read in reads.items():
             if read.sha256 is not None:
                 hashes[i] = read.sha256
-        second = await self._lookup(
-            [self.key(r.sha256, work[i][2]) if r.sha256 else None for i, r in reads.items()]
-        )
+                keys[i] = self.key(read.sha256, work[i][2])
+        second = await self._lookup([keys[i] for i in reads])
         for i, hit in zip(reads, second, strict=True):
             found[i] = hit
         todo = [i for i, read in reads.items() if read.error is None and found[i] is None]
@@ -119,16 +138,19 @@ class BatchExtractor:
             for i in todo
         ]
         fresh = dict(zip(todo, await self._extract(jobs), strict=True))
-        await self._remember(work, hashes, fresh)
-        return [
-            self._outcome(seq, entry, spec, hashes[i], reads.get(i), found[i], fresh.get(i))
-            for i, (seq, entry, spec) in enumerate(work)
+        outcomes = [
+            _reused(seq, e, ready[i])
+            if i in ready
+            else self._outcome(seq, e, spec, hashes[i], reads.get(i), found[i], fresh.get(i))
+            for i, (seq, e, spec) in enumerate(work)
         ]
+        await self._remember(work, hashes, keys, fresh, outcomes, ready)
+        return outcomes
 
-    async def _known_hashes(self, entries: list[Entry]) -> list[str | None]:
+    async def _known(self, entries: list[Entry]) -> list[Known | None]:
         if self.state is None:
             return [None] * len(entries)
-        return await anyio.to_thread.run_sync(self.state.known_hashes, entries)
+        return await anyio.to_thread.run_sync(self.state.known, entries)
 
     async def _lookup(self, keys: Sequence[str | None]) -> list[Unit | None]:
         wanted = [k for k in keys if k]
@@ -139,17 +161,30 @@ class BatchExtractor:
         return [u if u is not None and self._current(u) else None for u in found]
 
     async def _remember(
-        self, work: Work, hashes: list[str | None], fresh: dict[int, Finished]
+        self,
+        work: Work,
+        hashes: list[str | None],
+        keys: list[str | None],
+        fresh: dict[int, Finished],
+        outcomes: list[FileOutcome],
+        ready: dict[int, tuple[Rendered, ...]],
     ) -> None:
+        """Store new results and outputs; for outputs reused as they were, only mark them."""
         if self.state is None:
             return
-        files = [(entry, h) for (_, entry, _), h in zip(work, hashes, strict=True) if h]
-        results = [
-            (self.key(hashes[i], work[i][2]), done.blob)  # type: ignore[arg-type]
-            for i, done in fresh.items()
-            if done.blob is not None
+        files: list[FileRow] = [
+            (entry, h, k, pack(o.docs) if _cacheable(o) else None)
+            for i, ((_, entry, _), h, k, o) in enumerate(
+                zip(work, hashes, keys, outcomes, strict=True)
+            )
+            if h and k and i not in ready
         ]
-        await anyio.to_thread.run_sync(self.state.record, files, results)
+        seen = [work[i][1].rel for i in ready]
+        results: list[tuple[str, bytes]] = [
+            (k, d.blob) for i, d in fresh.items() if d.blob is not None and (k := keys[i])
+        ]
+        used = [k for i in ready if (k := keys[i])]
+        await anyio.to_thread.run_sync(self.state.record, files, results, used, seen)
 
     async def _extract(self, jobs: list[Job]) -> list[Finished]:
         plain = [i for i, job in enumerate(jobs) if not job.spec.isolated]
@@ -254,6 +289,21 @@ class BatchExtractor:
         rendered = tuple(render(d) for d in docs)
         reused = sum(d.status != "skipped" for d in rendered) if cached is not None else 0
         return FileOutcome(seq=seq, docs=rendered, reused=reused, in_archive=in_archive)
+
+
+def _reused(seq: int, entry: Entry, docs: tuple[Rendered, ...]) -> FileOutcome:
+    reused = sum(d.status != "skipped" for d in docs)
+    return FileOutcome(seq=seq, docs=docs, reused=reused, in_archive=entry.data is not None)
+
+
+def _cacheable(outcome: FileOutcome) -> bool:
+    """Outputs with failures from the isolation limits are redone by the next run."""
+    return not any(d.status == "failed" and _pool_failed(d) for d in outcome.docs)
+
+
+def _pool_failed(doc: Rendered) -> bool:
+    reason = orjson.loads(doc.line)["reason"]
+    return reason in POOL_FAILURES
 
 
 def _size(entry: Entry) -> int:

@@ -68,7 +68,6 @@ class NdjsonFile:
     def append(self, line: bytes) -> None:
         """Buffer one line (which must end in a newline); `write`/`close` flush it."""
         self._buffer += line
-        self._hash.update(line)
         self.records += 1
         self.size += len(line)
 
@@ -85,8 +84,10 @@ class NdjsonFile:
     async def _flush(self) -> None:
         if self._handle is None:
             self._handle = await aiofiles.open(self.path, "wb")
-        await self._handle.write(bytes(self._buffer))
+        block = bytes(self._buffer)
+        self._hash.update(block)  # one call per megabyte, not per line
         self._buffer.clear()
+        await self._handle.write(block)
 
     async def close(self) -> FileInfo:
         """Flush, fsync and close; return the file's manifest entry."""

@@ -177,3 +177,32 @@ def document_record(doc: DocOutcome, did: str, digest: str) -> dict[str, Any]:
         "digest": digest,
         "metadata": {} if extracted is None else extracted.metadata,
     }
+
+
+def pack(docs: tuple[Rendered, ...]) -> bytes:
+    """Serialise rendered documents for the state's per-path output cache."""
+    out = bytearray()
+    for d in docs:
+        head = [d.path, d.doc_id, d.status, d.kind, d.pages, len(d.lines)]
+        out += orjson.dumps(head, option=orjson.OPT_APPEND_NEWLINE)
+        out += d.line
+        out += b"".join(d.lines)
+    return bytes(out)
+
+
+def unpack(blob: bytes) -> tuple[Rendered, ...]:
+    """Inverse of `pack` (every NDJSON line ends in a newline and holds none inside)."""
+    lines = blob.splitlines(keepends=True)
+    docs: list[Rendered] = []
+    at = 0
+    while at < len(lines):
+        path, did, status, kind, pages, count = orjson.loads(lines[at])
+        docs.append(
+            Rendered(
+                path=path, doc_id=did, line=lines[at + 1],
+                lines=tuple(lines[at + 2 : at + 2 + count]),
+                status=status, kind=kind, pages=pages,
+            )
+        )  # fmt: skip
+        at += 2 + count
+    return tuple(docs)

@@ -6,7 +6,8 @@ Layout of `OUT/.state/state.sqlite`:
 |-----------|----------------------------|----------------------------------------------------|
 | `meta`    | `name`                     | `value`: `schema` version, `run` counter           |
 | `files`   | `path` (relative, text)    | `size`, `mtime_ns`, `inode`, `device`, `sha256`,   |
-|           |                            | `run` (last run that saw it)                       |
+|           |                            | `run` (last run that saw it), `key` and `output`:  |
+|           |                            | the path's rendered records and their cache key    |
 | `results` | `key`                      | `data` (the `Unit`: document + children), `run`    |
 
 A result's key is `sha256:extractor:version:options-digest`, so a changed file, an
@@ -28,6 +29,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,15 +40,30 @@ log = logging.getLogger(__name__)
 
 STATE_DIR = ".state"
 STATE_FILE = "state.sqlite"
-SCHEMA = "1"
+SCHEMA = "2"
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
     path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER, device INTEGER,
-    sha256 TEXT NOT NULL, run INTEGER NOT NULL);
+    sha256 TEXT NOT NULL, run INTEGER NOT NULL, key TEXT, output BLOB);
 CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, data BLOB NOT NULL, run INTEGER NOT NULL);
 """
+
+
+@dataclass(frozen=True, slots=True)
+class Known:
+    """What the state holds for an unchanged file."""
+
+    sha256: str
+    key: str | None
+    """The cache key `output` was rendered under."""
+    output: bytes | None
+    """The file's documents as rendered then (`records.pack`)."""
+
+
+FileRow = tuple[Entry, str, str | None, bytes | None]
+"""An entry, its content hash, and its output's cache key and packed output."""
 
 
 class StateWriteError(OSError):
@@ -70,21 +87,27 @@ class State:
             self._db.execute("INSERT OR REPLACE INTO meta VALUES ('run', ?)", (str(run),))
         return run
 
-    def known_hashes(self, entries: Sequence[Entry]) -> list[str | None]:
-        """Each entry's content hash when its size, mtime, inode and device are unchanged."""
+    def known(self, entries: Sequence[Entry]) -> list[Known | None]:
+        """What the last runs knew of each entry whose size, mtime, inode and device are
+        unchanged: its content hash and, when stored, its rendered output and that
+        output's cache key. None for entries that changed or are new."""
         if not self.reuse or not entries:
             return [None] * len(entries)
         with self._lock:
             rows = self._select(
-                "SELECT path, size, mtime_ns, inode, device, sha256 FROM files WHERE path IN",
+                "SELECT path, size, mtime_ns, inode, device, sha256, key, output"
+                " FROM files WHERE path IN",
                 [e.rel for e in entries],
             )
-        known = {row[0]: row for row in rows}
-        out: list[str | None] = []
+        found = {row[0]: row for row in rows}
+        out: list[Known | None] = []
         for entry in entries:
-            row = known.get(entry.rel)
+            row = found.get(entry.rel)
             stat = (entry.size, entry.mtime_ns, entry.inode, entry.device)
-            out.append(row[5] if row is not None and tuple(row[1:5]) == stat else None)
+            if row is not None and tuple(row[1:5]) == stat:
+                out.append(Known(sha256=row[5], key=row[6], output=row[7]))
+            else:
+                out.append(None)
         return out
 
     def lookup(self, keys: Sequence[str]) -> list[Unit | None]:
@@ -106,15 +129,18 @@ class State:
 
     def record(
         self,
-        files: Sequence[tuple[Entry, str]],
+        files: Sequence[FileRow],
         results: Sequence[tuple[str, bytes]],
+        used: Sequence[str] = (),
+        seen: Sequence[str] = (),
     ) -> None:
-        """Persist new results (encoded units) and each file's hash, in one transaction.
+        """Persist new results (encoded units) and file rows, and mark what was reused
+        (`used` result keys, `seen` paths) as alive, in one transaction.
 
         Raises `StateWriteError` when the database cannot be written (disk full).
         """
         with self._failing():
-            self._record(files, results)
+            self._record(files, results, used, seen)
 
     @contextmanager
     def _failing(self) -> Iterator[None]:
@@ -126,17 +152,29 @@ class State:
 
     def _record(
         self,
-        files: Sequence[tuple[Entry, str]],
+        files: Sequence[FileRow],
         results: Sequence[tuple[str, bytes]],
+        used: Sequence[str],
+        seen: Sequence[str],
     ) -> None:
         with self._lock, self._db:
+            for table, column, values in (("results", "key", used), ("files", "path", seen)):
+                if values:
+                    marks = ",".join("?" * len(values))
+                    self._db.execute(
+                        f"UPDATE {table} SET run = ? WHERE {column} IN ({marks})",
+                        (self.run, *values),
+                    )
             self._db.executemany(
                 "INSERT OR REPLACE INTO results VALUES (?, ?, ?)",
                 [(key, blob, self.run) for key, blob in results],
             )
             self._db.executemany(
-                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(e.rel, e.size, e.mtime_ns, e.inode, e.device, sha, self.run) for e, sha in files],
+                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (e.rel, e.size, e.mtime_ns, e.inode, e.device, sha, self.run, key, output)
+                    for e, sha, key, output in files
+                ],
             )
 
     def sweep(self) -> None:

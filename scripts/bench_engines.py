@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 
 from indexer._corpusgen import write_corpus  # noqa: E402
 from indexer.config import Config  # noqa: E402
-from indexer.pipeline.distributed import LOCAL_CLUSTER  # noqa: E402
+from indexer.pipeline.distributed import LOCAL_CLUSTER, WORKER_CONFIG  # noqa: E402
 from indexer.pipeline.runner import run  # noqa: E402
 
 
@@ -111,6 +111,7 @@ def _run(name: str, source: Path, out: Path, config: Config, args: argparse.Name
 
 def bench(work: Path, args: argparse.Namespace) -> list[Row]:
     """Run every row of the table in `work`; return the rows."""
+    import dask
     from distributed import LocalCluster
 
     source = work / "src"
@@ -122,7 +123,10 @@ def bench(work: Path, args: argparse.Namespace) -> list[Row]:
     reference = _outputs(work / "local")
     own = Config(engine="dask", workers=args.workers, **shape)
     rows.append(_run("dask (own cluster)", source, work / "dask-own", own, args))
-    with LocalCluster(n_workers=args.workers, **LOCAL_CLUSTER) as cluster:  # type: ignore[no-untyped-call]
+    with (
+        dask.config.set(WORKER_CONFIG),
+        LocalCluster(n_workers=args.workers, **LOCAL_CLUSTER) as cluster,  # type: ignore[no-untyped-call]
+    ):
         warm = Config(engine="dask", scheduler=cluster.scheduler_address, **shape)
         rows.append(_run("dask (warm)", source, work / "dask-warm", warm, args))
         rows.append(_run("local re-run", source, work / "local", local, args))

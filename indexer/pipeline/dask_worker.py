@@ -24,7 +24,7 @@ from anyio.from_thread import start_blocking_portal
 
 from indexer.config import Config
 from indexer.pipeline.assemble import PartResult
-from indexer.pipeline.engine import Engine, Part, make_pools
+from indexer.pipeline.engine import Engine, Part, Staged, make_pools
 from indexer.pipeline.output import FileInfo
 from indexer.pipeline.pool import WorkerPool
 from indexer.pipeline.state import State
@@ -70,7 +70,22 @@ def run_partition(task: PartTask) -> PartResult:
     """
     folder = task.parts / f"{task.index:05d}-{uuid.uuid4().hex[:12]}"
     folder.mkdir()
-    context = _context(task)
+    context = _enter(task)
+    try:
+        staged = _extract(task, folder, context)
+    finally:
+        _leave(context)
+    files: dict[str, Any] = staged.manifest_files
+    return PartResult(
+        index=task.index,
+        folder=folder,
+        documents=FileInfo(**files["documents"]),
+        shards=tuple(FileInfo(**s) for s in files["shards"]),
+        tally=staged.tally,
+    )
+
+
+def _extract(task: PartTask, folder: Path, context: RunContext) -> Staged:
     part = Part(
         entries=list(task.entries),
         first_seq=task.index * task.config.shard_files,
@@ -85,22 +100,19 @@ def run_partition(task: PartTask) -> PartResult:
         part=part,
         pools=context.pools,
     )
-    staged = context.portal.call(engine.run)
-    files: dict[str, Any] = staged.manifest_files
-    return PartResult(
-        index=task.index,
-        folder=folder,
-        documents=FileInfo(**files["documents"]),
-        shards=tuple(FileInfo(**s) for s in files["shards"]),
-        tally=staged.tally,
-    )
+    return context.portal.call(engine.run)
 
 
 def release(token: str) -> None:
-    """Close this worker process's context of run `token` (pools, state), if it has one."""
+    """Close this worker process's context of run `token` (pools, state), if it has one:
+    now, or when its last running partition ends (a failed run's partitions may still run)."""
     with _LOCK:
         context = _CONTEXTS.pop(token, None)
-    if context is not None:
+        if context is None:
+            return
+        context.released = True
+        idle = context.running == 0
+    if idle:
         context.close()
 
 
@@ -116,6 +128,10 @@ class RunContext:
     """What one worker process keeps for one driver run."""
 
     def __init__(self, task: PartTask, threads: int) -> None:
+        self.running = 0
+        """Partitions running in it now."""
+        self.released = False
+        """The driver is done with it: the last partition to end closes it."""
         # One process of each kind per worker thread: the threads are the parallelism.
         self.pools = make_pools(replace(task.config, workers=threads, pdf_workers=threads))
         self._exit = ExitStack()
@@ -146,12 +162,21 @@ _CONTEXTS: dict[str, RunContext] = {}
 _LOCK = threading.Lock()
 
 
-def _context(task: PartTask) -> RunContext:
+def _enter(task: PartTask) -> RunContext:
     with _LOCK:
         context = _CONTEXTS.get(task.token)
         if context is None:
             context = _CONTEXTS[task.token] = RunContext(task, _threads())
+        context.running += 1
         return context
+
+
+def _leave(context: RunContext) -> None:
+    with _LOCK:
+        context.running -= 1
+        last = context.released and context.running == 0
+    if last:
+        context.close()
 
 
 def _threads() -> int:

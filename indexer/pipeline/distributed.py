@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import replace
 from itertools import islice
@@ -44,7 +44,8 @@ PARTS = "parts"
 RETRIES = 3
 """Extra attempts for a partition whose task raised. A worker that dies is different: its
 partitions are rescheduled, up to `distributed.scheduler.allowed-failures` times."""
-RELEASE_TIMEOUT = 10.0
+CLOSE_TIMEOUT = 30.0
+"""Seconds that closing the client or the cluster, or releasing the workers, may take."""
 
 
 async def stage_on_dask(
@@ -142,6 +143,7 @@ CPU on a 3,500-file run. Set the same on the workers of a cluster of your own.""
 @asynccontextmanager
 async def _connect(config: Config) -> AsyncIterator[Client]:
     """A client of `config.scheduler`, or of a `LocalCluster` that lives as long as it.
+    Both are closed even when the run is cancelled.
 
     Raises `ConfigError` when `distributed` is not installed.
     """
@@ -154,15 +156,27 @@ async def _connect(config: Config) -> AsyncIterator[Client]:
             f"engine = 'dask' needs dask[distributed] (pip install 'indexer[dask]'): {exc}",
         ) from exc
     with _quiet_distributed(), dask.config.set(WORKER_CONFIG):
-        if config.scheduler is not None:
-            async with Client(config.scheduler, asynchronous=True) as client:  # type: ignore[no-untyped-call]
+        cluster = None
+        if config.scheduler is None:
+            cluster = await LocalCluster(  # type: ignore[no-untyped-call]
+                n_workers=config.workers, asynchronous=True, **LOCAL_CLUSTER
+            )
+        try:
+            client = await Client(cluster or config.scheduler, asynchronous=True)  # type: ignore[no-untyped-call]
+            try:
                 yield client
-            return
-        async with (
-            LocalCluster(n_workers=config.workers, asynchronous=True, **LOCAL_CLUSTER) as cluster,  # type: ignore[no-untyped-call]
-            Client(cluster, asynchronous=True) as client,  # type: ignore[no-untyped-call]
-        ):
-            yield client
+            finally:
+                await _unless_slow(client.close())
+        finally:
+            if cluster is not None:
+                await _unless_slow(cluster.close())
+
+
+async def _unless_slow(closing: Awaitable[Any] | None) -> None:
+    """Await `closing` even in a cancelled run, for at most `CLOSE_TIMEOUT` seconds."""
+    with anyio.CancelScope(shield=True), anyio.move_on_after(CLOSE_TIMEOUT):
+        if closing is not None:
+            await closing
 
 
 @contextmanager
@@ -180,9 +194,5 @@ def _quiet_distributed() -> Iterator[None]:
 
 async def _release(client: Client, token: str) -> None:
     """Close the workers' pools and state connections of this run (best effort, shielded)."""
-    with (
-        anyio.CancelScope(shield=True),
-        anyio.move_on_after(RELEASE_TIMEOUT),
-        contextlib.suppress(Exception),
-    ):
-        await client.run(release, token)
+    with contextlib.suppress(Exception):
+        await _unless_slow(client.run(release, token))

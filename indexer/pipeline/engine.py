@@ -126,6 +126,8 @@ class Engine:
         self.state = state
         self.previous = previous
         self._window = anyio.Semaphore(config.window)
+        self._written = 0 if part is None else part.first_seq
+        """The walk position of the next entry the writer needs."""
         self._notify = on_progress or (lambda event, value: None)
 
     async def run(self) -> Staged:
@@ -139,7 +141,7 @@ class Engine:
     async def _run(self, general: WorkerPool, isolated: WorkerPool) -> Staged:
         config = self.config
         send_work, recv_work = anyio.create_memory_object_stream[Work](config.workers * 2)
-        send_out, recv_out = anyio.create_memory_object_stream[FileOutcome](config.window)
+        send_out, recv_out = anyio.create_memory_object_stream[list[FileOutcome]](config.window)
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._walk, send_work, send_out.clone())
             extractor = BatchExtractor(config, self.registry, general, isolated, self.state)
@@ -153,7 +155,9 @@ class Engine:
     # -- walking ---------------------------------------------------------------------------
 
     async def _walk(
-        self, send_work: MemoryObjectSendStream[Work], send_out: MemoryObjectSendStream[FileOutcome]
+        self,
+        send_work: MemoryObjectSendStream[Work],
+        send_out: MemoryObjectSendStream[list[FileOutcome]],
     ) -> None:
         if self.part is None:
             entries, seq = walk_entries(self.source, self.config, self.registry), 0
@@ -166,26 +170,27 @@ class Engine:
                 self._notify("walked", len(chunk))
                 for entry in chunk:
                     if not self._window_nowait():
-                        if batch:
+                        # Send a partial batch only when the writer waits for it; while
+                        # older entries are still unwritten they will free the window,
+                        # and sending scraps would make batches of one or two files.
+                        if batch and self._written >= batch[0][0]:
                             await send_work.send(batch)
                             batch, batch_bytes = [], 0
                         await self._window.acquire()
                     if entry.skip is not None:
-                        await send_out.send(_skipped(seq, entry))
+                        await send_out.send([_skipped(seq, entry)])
                     elif is_container(entry):
-                        await send_out.send(_container(seq, entry))
+                        await send_out.send([_container(seq, entry)])
                     else:
-                        spec = self._spec(entry)
-                        if spec.isolated:
-                            await send_work.send([(seq, entry, spec)])
-                        else:
-                            batch.append((seq, entry, spec))
-                            batch_bytes += entry.size
-                            if len(batch) >= self.config.batch_files or (
-                                batch_bytes >= self.config.batch_bytes
-                            ):
-                                await send_work.send(batch)
-                                batch, batch_bytes = [], 0
+                        # isolated (PDF) files ride in the batch too: the extractor sends
+                        # each to the isolated pool on its own, concurrently
+                        batch.append((seq, entry, self._spec(entry)))
+                        batch_bytes += entry.size
+                        if len(batch) >= self.config.batch_files or (
+                            batch_bytes >= self.config.batch_bytes
+                        ):
+                            await send_work.send(batch)
+                            batch, batch_bytes = [], 0
                     seq += 1
             if batch:
                 await send_work.send(batch)
@@ -207,18 +212,17 @@ class Engine:
     async def _work(
         self,
         recv_work: MemoryObjectReceiveStream[Work],
-        send_out: MemoryObjectSendStream[FileOutcome],
+        send_out: MemoryObjectSendStream[list[FileOutcome]],
         extractor: BatchExtractor,
     ) -> None:
         async with recv_work, send_out:
             async for work in recv_work:
                 self._notify("started", [entry.rel for _, entry, _ in work])
-                for outcome in await extractor.process(work):
-                    await send_out.send(outcome)
+                await send_out.send(await extractor.process(work))
 
     # -- writing ---------------------------------------------------------------------------
 
-    async def _write(self, recv_out: MemoryObjectReceiveStream[FileOutcome]) -> Staged:
+    async def _write(self, recv_out: MemoryObjectReceiveStream[list[FileOutcome]]) -> Staged:
         prefix = "" if self.part is None else self.part.prefix
         shards = ShardWriter(
             self.staging,
@@ -233,8 +237,8 @@ class Engine:
         pending: dict[int, FileOutcome] = {}
         next_seq = 0 if self.part is None else self.part.first_seq
         async with recv_out:
-            async for outcome in recv_out:
-                pending[outcome.seq] = outcome
+            async for outcomes in recv_out:  # a whole batch per message: fewer loop turns
+                pending.update((outcome.seq, outcome) for outcome in outcomes)
                 while next_seq in pending:
                     ready = pending.pop(next_seq)
                     await shards.start_entry(next_seq)
@@ -248,8 +252,9 @@ class Engine:
                             await changes.write(change)
                     tally.add(ready, chunks)
                     self._notify("done", ready)
-                    self._window.release()
                     next_seq += 1
+                    self._written = next_seq
+                    self._window.release()
         if pending:
             raise RuntimeError(f"walk entries never arrived: {sorted(pending)[:5]}")
         shard_infos = await shards.close()

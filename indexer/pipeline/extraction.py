@@ -181,7 +181,9 @@ class BatchExtractor:
         ]
         seen = [work[i][1].rel for i in ready]
         results: list[tuple[str, bytes]] = [
-            (k, d.blob) for i, d in fresh.items() if d.blob is not None and (k := keys[i])
+            (k, d.blob)
+            for i, d in fresh.items()
+            if d.blob is not None and (k := keys[i]) and not work[i][2].isolated  # stored already
         ]
         used = [k for i in ready if (k := keys[i])]
         await anyio.to_thread.run_sync(self.state.record, files, results, used, seen)
@@ -190,13 +192,26 @@ class BatchExtractor:
         plain = [i for i, job in enumerate(jobs) if not job.spec.isolated]
         alone = [i for i, job in enumerate(jobs) if job.spec.isolated]
         out: dict[int, Finished] = {}
+
+        async def isolated(i: int) -> None:
+            # A slow PDF (up to `timeout` each) must not hold a batch's finished work
+            # hostage: its result is stored the moment it is complete.
+            await self._run_batch(self.isolated, [jobs[i]], [i], out)
+            out[i] = await self._complete(jobs[i], out[i])
+            blob = out[i].blob
+            if self.state is not None and blob is not None:
+                key = self.key(jobs[i].sha256, jobs[i].spec)
+                await anyio.to_thread.run_sync(self.state.record, [], [(key, blob)])
+
         async with anyio.create_task_group() as tg:
             if plain:
                 tg.start_soon(self._run_batch, self.general, [jobs[i] for i in plain], plain, out)
             for i in alone:
-                tg.start_soon(self._run_batch, self.isolated, [jobs[i]], [i], out)
-        done = [out[i] for i in range(len(jobs))]
-        return [await self._complete(job, d) for job, d in zip(jobs, done, strict=True)]
+                tg.start_soon(isolated, i)
+        return [
+            out[i] if jobs[i].spec.isolated else await self._complete(jobs[i], out[i])
+            for i in range(len(jobs))
+        ]
 
     async def _run_batch(
         self, pool: WorkerPool, jobs: list[Job], slots: list[int], out: dict[int, Finished]

@@ -142,7 +142,7 @@ def test_hostile_isolated_extractors_fail_only_their_own_documents(tmp_path: Pat
     for spec in (hostile.SEGFAULT, hostile.HANG, hostile.BALLOON):
         registry.register(spec)
     out = tmp_path / "out"
-    config = Config(workers=2, pdf_workers=2, timeout=3, max_memory_mb=400, max_failures=10)
+    config = Config(workers=2, pdf_workers=2, timeout=6, max_memory_mb=400, max_failures=10)
     summary = indexer.run(source, out, config, registry=registry)
     docs = {d["path"]: d for d in _documents(out)}
     assert {p: (docs[p]["status"], docs[p]["reason"]) for p in ("a.segv", "b.hang", "c.oom")} == {
@@ -157,7 +157,7 @@ def test_hostile_isolated_extractors_fail_only_their_own_documents(tmp_path: Pat
         for line in (out / "chunks-00000.ndjson").read_bytes().splitlines()
         if json.loads(line)["path"] == "b.hang"
     ]
-    assert texts == ["[hang extraction failed: timeout after 3 s]"]
+    assert texts == ["[hang extraction failed: timeout after 6 s]"]
 
 
 def test_too_many_failures_exit_1_but_output_is_committed(tmp_path: Path) -> None:

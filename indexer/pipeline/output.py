@@ -1,11 +1,12 @@
 """Staged NDJSON output and its commit: nothing half-written is ever presented as done.
 
-A run writes every file into `OUT/.staging/`. Committing writes a journal
-(`OUT/.commit.json`) naming the files, removes the old `manifest.json`, moves the
-new files into place, deletes shards the new manifest does not list, and moves the
-new `manifest.json` in last: the manifest is the commit marker, so a reader never
-sees one that points at partial data. A run killed mid-commit leaves the journal;
-`recover()` (called at the start of every run) finishes that commit.
+A run writes every file into `OUT/.staging/`, fsyncs them, and commits by renaming
+the staging folder to a new generation folder `OUT/.gen-<n>/` and then the
+`OUT/.current` symlink to it, in one atomic rename. The names readers use
+(`OUT/manifest.json`, `OUT/chunks-00000.ndjson`, ...) are symlinks through
+`.current`, so every reader sees either the whole old output or the whole new one,
+whenever the run is killed. `recover()` (after each commit and at the start of
+every run) points the names at the current generation and removes old ones.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ import orjson
 from aiofiles.threadpool.binary import AsyncBufferedIOBase
 
 STAGING = ".staging"
-JOURNAL = ".commit.json"
+CURRENT = ".current"
+GENERATION = ".gen-"
 MANIFEST = "manifest.json"
 DOCUMENTS = "documents.ndjson"
 SHARD_PATTERN = "chunks-{:05d}.ndjson"
@@ -171,51 +173,73 @@ def prepare_staging(out: Path) -> Path:
 
 
 def commit(out: Path, manifest: dict[str, Any], files: list[str]) -> None:
-    """Atomically (from a reader's view) replace `out`'s output with the staged `files`.
+    """Atomically replace `out`'s output with the staged `files` and `manifest`.
 
-    `manifest` is written last, as the commit marker. Raises OSError on I/O failure,
-    in which case the previous output is intact unless the journal was written, and
-    then `recover()` completes the commit.
+    The staging folder becomes a generation folder `.gen-<n>`, and one rename of
+    the `.current` symlink switches every reader from the old generation to the
+    new one; the names in `out` are symlinks through `.current`. Raises OSError on
+    I/O failure; before the rename the previous output is untouched, after it the
+    new one is complete, and `recover()` tidies whatever a kill left between.
     """
     staging = out / STAGING
     _write_durably(staging / MANIFEST, orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n")
-    journal = {"files": sorted(files)}
-    _write_durably(out / (JOURNAL + ".tmp"), orjson.dumps(journal))
-    os.replace(out / (JOURNAL + ".tmp"), out / JOURNAL)
+    for name in files:
+        _fsync_file(staging / name)
+    generation = f"{GENERATION}{_current_generation(out) + 1}"
+    os.rename(staging, out / generation)
     _fsync_dir(out)
-    _apply(out)
+    link = out / (CURRENT + ".tmp")
+    link.unlink(missing_ok=True)
+    os.symlink(generation, link)
+    os.replace(link, out / CURRENT)  # the commit
+    _fsync_dir(out)
+    recover(out)
 
 
 def recover(out: Path) -> bool:
-    """Finish a commit that a killed run left half done; return True if there was one."""
-    if not (out / JOURNAL).exists():
+    """Point `out`'s names at the current generation and delete older generations.
+
+    Returns True when there was anything to tidy (a run killed around its commit).
+    """
+    current = out / CURRENT
+    if not current.is_symlink():
         return False
-    _apply(out)
-    return True
-
-
-def _apply(out: Path) -> None:
-    staging = out / STAGING
-    files = set(orjson.loads((out / JOURNAL).read_bytes())["files"])
-    if not (staging / MANIFEST).exists():  # the marker already moved: only cleanup was left
-        _finish(out)
-        return
-    (out / MANIFEST).unlink(missing_ok=True)
+    wanted = {p.name for p in current.iterdir()}
+    changed = False
+    for name in sorted(wanted):
+        path = out / name
+        if not path.is_symlink() or os.readlink(path) != f"{CURRENT}/{name}":
+            tmp = out / f".{name}.link"
+            tmp.unlink(missing_ok=True)
+            os.symlink(f"{CURRENT}/{name}", tmp)
+            os.replace(tmp, path)
+            changed = True
+    for path in out.iterdir():
+        target = os.readlink(path) if path.is_symlink() else ""
+        stale_link = target.startswith(f"{CURRENT}/") and path.name not in wanted
+        old_generation = path.name.startswith(GENERATION) and path.name != os.readlink(current)
+        if stale_link:
+            path.unlink()
+        elif old_generation:
+            shutil.rmtree(path, ignore_errors=True)
+        changed = changed or stale_link or old_generation
     _fsync_dir(out)
-    for name in sorted(files):
-        if (staging / name).exists():
-            os.replace(staging / name, out / name)
-    for stale in out.glob("chunks-*.ndjson"):
-        if stale.name not in files:
-            stale.unlink()
-    os.replace(staging / MANIFEST, out / MANIFEST)
-    _fsync_dir(out)
-    _finish(out)
+    return changed
 
 
-def _finish(out: Path) -> None:
-    (out / JOURNAL).unlink()
-    shutil.rmtree(out / STAGING, ignore_errors=True)
+def _current_generation(out: Path) -> int:
+    current = out / CURRENT
+    if not current.is_symlink():
+        return 0
+    return int(os.readlink(current).removeprefix(GENERATION) or 0)
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _write_durably(path: Path, data: bytes) -> None:

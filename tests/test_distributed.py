@@ -190,7 +190,9 @@ def _busy_worker(client: Client, parts: Path) -> tuple[int, str]:
         for pid, keys in client.run(_executing).values():
             for key in keys:
                 match = re.fullmatch(r"indexer-\w+-(\d{5})", key)
-                if match and parts.exists() and any(parts.glob(f"{match[1]}-*/*")):
+                # the attempt folder is made as the task starts; its files appear
+                # only when the partition is written out, too late to catch reliably
+                if match and parts.exists() and any(parts.glob(f"{match[1]}-*")):
                     return pid, match[1]
         time.sleep(0.05)
     raise AssertionError("no worker ever started a partition")

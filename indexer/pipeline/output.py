@@ -67,10 +67,10 @@ class NdjsonFile:
         self._buffer = bytearray()
         self._handle: AsyncBufferedIOBase | None = None
 
-    def append(self, line: bytes) -> None:
-        """Buffer one line (which must end in a newline); `write`/`close` flush it."""
+    def append(self, line: bytes, records: int = 1) -> None:
+        """Buffer `records` whole lines given as one byte string; `write`/`close` flush."""
         self._buffer += line
-        self.records += 1
+        self.records += records
         self.size += len(line)
 
     async def write(self, line: bytes) -> None:
@@ -133,6 +133,13 @@ class ShardWriter:
 
     async def write(self, lines: Sequence[bytes]) -> None:
         """Append chunk record lines, rolling over before one that would not fit."""
+        current = self._current
+        if current is not None and lines:
+            block = b"".join(lines)
+            if current.size + len(block) <= self._shard_bytes:  # the common case: one copy
+                current.append(block, len(lines))
+                await current.flush_if_full()
+                return
         for line in lines:
             current = self._current
             if (

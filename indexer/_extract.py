@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import replace
 
 from indexer._text import decode, limit_chunks
@@ -33,15 +34,26 @@ def run_extractor(spec: ExtractorSpec, path: str, data: bytes, options: Options)
     """Run one extractor on one document, turning any exception into a failed result."""
     if not data.strip():
         return Extracted(kind=spec.kind, text="")
+    return _guarded(spec, "extractor", lambda: spec.extract(data, path, options), data, options)
+
+
+def _guarded(
+    spec: ExtractorSpec,
+    role: str,
+    call: Callable[[], Extracted],
+    data: bytes,
+    options: Options,
+) -> Extracted:
+    """Run `call`; turn any exception (but Ctrl-C) into a failed result, enforce limits."""
     try:
-        result = spec.extract(data, path, options)
+        result = call()
         if not isinstance(result, Extracted):
             raise TypeError(f"returned {type(result).__name__}, not Extracted")
     except BaseException as exc:
         if isinstance(exc, KeyboardInterrupt):
             raise
-        reason = _reason(spec, "extractor", exc)
-        log.debug("%s: %s", path, reason, exc_info=True)
+        reason = _reason(spec, role, exc)
+        log.debug("%s %s: %s", spec.name, role, reason, exc_info=True)
         return failed(spec, data, reason, options)
     return _enforce(result, spec, data, options)
 
@@ -88,16 +100,8 @@ def run_chunker(spec: ExtractorSpec, text: str, options: Options) -> Extracted:
     data = text.encode("utf-8", errors="surrogatepass")
     if not text.strip():
         return Extracted(kind=spec.kind, text="")
-    try:
-        result = spec.chunker(text, options)
-        if not isinstance(result, Extracted):
-            raise TypeError(f"returned {type(result).__name__}, not Extracted")
-    except BaseException as exc:
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        reason = _reason(spec, "chunker", exc)
-        return failed(spec, data, reason, options)
-    return _enforce(result, spec, data, options)
+    chunker = spec.chunker
+    return _guarded(spec, "chunker", lambda: chunker(text, options), data, options)
 
 
 def _reason(spec: ExtractorSpec, role: str, exc: BaseException) -> str:

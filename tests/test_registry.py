@@ -138,3 +138,33 @@ def test_plugins_are_discovered_through_the_entry_point_group(
         "shout": "plugin",
         "text": "builtin",
     }
+
+
+def _raises(data: bytes, path: str, options: Options) -> Extracted:
+    raise ValueError("bad input")
+
+
+def _raises_text(text: str, options: Options) -> Extracted:
+    raise ValueError("bad text")
+
+
+def test_an_extractor_that_raises_gives_a_failed_result_with_the_raw_text() -> None:
+    from indexer._extract import run_chunker
+
+    boom = ExtractorSpec(
+        name="boom", kind="boom", extensions=("boom",), version="1",
+        extract=_raises, chunker=_raises_text,
+    )  # fmt: skip
+    registry = default_registry().copy()
+    registry.register(boom)
+    result = indexer.extract("a.boom", b"  some raw text \n", registry=registry)
+    assert (result.status, result.error, [c.text for c in result.chunks]) == (
+        "failed",
+        "exception in boom extractor: ValueError: bad input",
+        ["some raw text"],
+    )
+    chunked = run_chunker(boom, "typed text", Options())
+    assert (chunked.error, [c.text for c in chunked.chunks]) == (
+        "exception in boom chunker: ValueError: bad text",
+        ["typed text"],
+    )

@@ -32,11 +32,6 @@ SHARD_PATTERN = "chunks-{:05d}.ndjson"
 _FLUSH_AT = 1 << 20
 
 
-def dumps_line(record: dict[str, Any]) -> bytes:
-    """One NDJSON line: compact JSON, insertion-ordered keys, ending in a newline."""
-    return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FileInfo:
     """A finished output file, as the manifest lists it."""

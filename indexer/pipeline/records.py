@@ -9,7 +9,7 @@ dict-order accidents, so the same input gives the same bytes.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -68,9 +68,6 @@ class FileOutcome:
     in_archive: bool = False
     """A message split out of an mbox: counted as a document, not as a file."""
     bytes_read: int = 0
-    pages: int = 0
-    meta: dict[str, Any] = field(default_factory=dict)
-    """Walk facts for the incremental state (size, mtime_ns, inode); not in the output."""
 
 
 def doc_id(path: str) -> str:

@@ -31,6 +31,7 @@ from indexer.extractors._mime import (
     iter_attachments,
     parse_message,
 )
+from indexer.extractors._mime_scan import parse_shallow
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -491,3 +492,99 @@ def test_stdlib_compat32_is_what_we_parse_with() -> None:
     message = parse_message(b"Subject: x\n\nbody")
     assert message.policy is compat32
     assert isinstance(message, email.message.Message)
+
+
+# --- shallow parse (the extractor's own, faster parse) -----------------------
+
+
+def _tree(message: email.message.Message) -> list[tuple[Any, ...]]:
+    """The parse as `eml` reads it: every part, but not inside `message/*` parts."""
+    out: list[tuple[Any, ...]] = []
+    stack = [(message, 0)]
+    while stack:
+        part, depth = stack.pop()
+        enclosed = part.get_content_maintype() == "message"
+        payload = part.__dict__["_payload"]
+        kept = None if enclosed else len(payload) if isinstance(payload, list) else payload
+        headers = list(part.raw_items())
+        out.append((depth, headers, part.get_unixfrom(), part.preamble, part.epilogue, kept))
+        out.append((part.get_default_type(),))
+        if isinstance(payload, list) and not enclosed:
+            stack.extend((p, depth + 1) for p in reversed(payload))
+    return out
+
+
+def _parse_both(data: bytes) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    return _tree(parse_message(data)), _tree(parse_shallow(data))
+
+
+def test_shallow_parse_builds_the_stdlib_tree_for_every_corpus_mail_and_fixture() -> None:
+    paths = [CORPUS / r for r in _corpus_mails()] + sorted(FIXTURES.iterdir())
+    for path in paths:
+        if path.is_file():
+            stdlib, shallow = _parse_both(path.read_bytes())
+            assert shallow == stdlib, path
+
+
+def test_shallow_parse_keeps_an_enclosed_message_as_text() -> None:
+    message = parse_shallow(
+        b"Content-Type: multipart/mixed; boundary=Z\n\n--Z\n\nhi\n--Z\n"
+        b"Content-Type: message/rfc822\n\nSubject: inner\n\ninner body\n--Z--\n"
+    )
+    enclosed = message.get_payload()[1]
+    assert enclosed.get_payload() == "Subject: inner\n\ninner body"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"Subject: x\nFrom y\n\nbody",  # an envelope-like last header line: pushed into the body
+        b"Content-Type: multipart/mixed; boundary=Z\n\n--Z\n",  # a boundary, then the end
+        b"Content-Type: multipart/mixed; boundary=Z\n\n"
+        + b"--Z\nContent-Type: multipart/mixed; boundary=Y\n\n--Y\n--Z\n--Z--\n",
+        b"From me Mon Jan 1\nSubject: x\nFrom other\nTo: y\n\nbody",
+        b"Content-Type: multipart/digest; boundary=Z\n\n--Z\n\nSubject: d\n\nx\n--Z--\n",
+        b"Content-Type: multipart/mixed; boundary=Z\r\rpre\r--Z\rA: b\r\rx\r--Z--\repi",
+        b"Content-Type: multipart/mixed; boundary=Z\n\n--Z--\nafter the close\n",
+    ],
+)
+def test_shallow_parse_follows_the_stdlib_on_rare_structures(data: bytes) -> None:
+    stdlib, shallow = _parse_both(data)
+    assert shallow == stdlib
+
+
+def test_shallow_parse_of_absurd_nesting_is_the_stdlib_parse() -> None:
+    depth = 600  # deeper than the scanner's recursion allows, not the feed parser's
+    data = b"".join(
+        b"Content-Type: multipart/mixed; boundary=B%d\n\n--B%d\n" % (i, i) for i in range(depth)
+    )
+    try:
+        stdlib = _tree(parse_message(data + b"\nbottom\n"))
+    except RecursionError:
+        pytest.skip("the standard parser itself gives up at this depth here")
+    assert _tree(parse_shallow(data + b"\nbottom\n")) == stdlib
+
+
+_STRUCTURE = st.sampled_from(
+    [
+        b"From x Mon Jan 1\n",
+        b"Content-Type: multipart/digest; boundary=Z\n",
+        b"Content-Type: multipart/alternative; boundary=Y\n",
+        b"Content-Type: message/delivery-status\n",
+        b"--Y\n",
+        b"--Y--\n",
+        b"--Z--  \r\n",
+        b"--Z\r",
+        b"\r\n",
+        b"\r",
+        b":x\n",
+        b"no header\n",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_FRAGMENTS | _STRUCTURE, max_size=30).map(b"".join))
+def test_shallow_parse_matches_the_stdlib_parse(data: bytes) -> None:
+    stdlib, shallow = _parse_both(data)
+    assert shallow == stdlib

@@ -5,8 +5,9 @@ The standard library's `email` parses, with the `compat32` policy: measured here
 `compat32` decodes nothing itself; `indexer.extractors._mime_decode` does, with a
 fallback at every step (its `decode_bytes` and `header_text` are re-exported here).
 
-Public: `parse_message`, `walk`, `Leaf`, `part_text`, `message_charset`, `Attachment`,
-`iter_attachments`, `decode_bytes`, `header_text`, `has_raw_bytes`.
+Public: `parse_message`, `prepare`, `MailMessage`, `walk`, `Leaf`, `part_text`,
+`message_charset`, `Attachment`, `iter_attachments`, `decode_bytes`, `header_text`,
+`has_raw_bytes`.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from indexer.extractors._mime_decode import decode_bytes, has_raw_bytes, header_
 __all__ = [
     "Attachment",
     "Leaf",
+    "MailMessage",
     "decode_bytes",
     "has_raw_bytes",
     "header_text",
@@ -35,6 +37,7 @@ __all__ = [
     "message_charset",
     "parse_message",
     "part_text",
+    "prepare",
     "walk",
 ]
 
@@ -48,16 +51,24 @@ _MAX_FILENAME = 150
 def parse_message(data: bytes) -> Message:
     """Parse mail bytes into a `compat32` message; raises only RecursionError on absurd nesting.
 
-    Leading blank lines are skipped. Input whose first line is indented (a header
-    continuation with nothing to continue) is not a mail: all of it becomes the body.
+    See `prepare` for what is done to the bytes first.
+    """
+    return email.message_from_bytes(prepare(data), _class=MailMessage, policy=compat32)
+
+
+def prepare(data: bytes) -> bytes:
+    """Return mail bytes as the parsers take them: leading blank lines skipped.
+
+    Input whose first line is indented (a header continuation with nothing to
+    continue) is not a mail: a blank line is put first, so all of it becomes the body.
     """
     data = _LEADING_BLANK_LINES.sub(b"", data, count=1)
     if data[:1] in (b" ", b"\t"):
         data = b"\n" + data
-    return email.message_from_bytes(data, _class=_Message, policy=compat32)
+    return data
 
 
-class _Message(Message):
+class MailMessage(Message):
     """A `compat32` message whose multipart boundary is unfolded.
 
     Outlook folds long quoted boundaries (`boundary="----=_NextPart\\r\\n _000_..."`);

@@ -28,10 +28,10 @@ from indexer.extractors._mime import (
     has_raw_bytes,
     header_text,
     message_charset,
-    parse_message,
     part_text,
     walk,
 )
+from indexer.extractors._mime_scan import parse_shallow
 
 __all__ = ["VERSION", "chunk", "extract", "mail_headers", "mail_metadata"]
 
@@ -57,7 +57,7 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
     Input without any header (not a mail) gives its paragraphs, `degraded`. Returns
     an `Extracted` of kind `eml` whose `metadata` holds the threading headers.
     """
-    message = parse_message(data)
+    message = parse_shallow(data)  # enclosed messages are not body text: left unparsed
     headers = mail_headers(message)
     summary = "\n".join(
         f"{_SALIENT[name]}: {value}" for name, value in headers if name in _SALIENT and value

@@ -11,8 +11,11 @@ import email
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
+from collections.abc import Callable
+from email.header import decode_header
 from email.policy import compat32
 from pathlib import Path
 from typing import Any
@@ -31,6 +34,7 @@ from indexer.extractors._mime import (
     iter_attachments,
     parse_message,
 )
+from indexer.extractors._mime_decode import _ENCODED_WORD, _decode_header
 from indexer.extractors._mime_scan import parse_shallow
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -588,3 +592,40 @@ _STRUCTURE = st.sampled_from(
 def test_shallow_parse_matches_the_stdlib_parse(data: bytes) -> None:
     stdlib, shallow = _parse_both(data)
     assert shallow == stdlib
+
+
+# --- encoded words (the decoder's own decode_header) --------------------------
+
+_WORD_PIECES = st.sampled_from(
+    [
+        *("=?utf-8?q?", "=?UTF-8?B?", "=?iso-8859-1?Q?", "?=", "=C3=A9", "=e9", "=4", "=", "_"),
+        *(" ", "\t", "\n", "\r", "\x0b", "w6k", "w6k=", "abc", "=?", "?", "é", "\udc80", "€"),
+    ]
+)
+
+
+def _outcome(decode: Callable[[str], Any], value: str) -> tuple[str, Any]:
+    try:
+        return "ok", decode(value)
+    except Exception as exc:  # which exception is raised is part of what is compared
+        return "raised", type(exc)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_WORD_PIECES, max_size=16).map("".join))
+def test_decode_header_is_the_stdlib_decode_header(value: str) -> None:
+    assert _outcome(_decode_header, value) == _outcome(decode_header, value)
+
+
+def test_decode_header_is_the_stdlib_decode_header_on_corpus_headers() -> None:
+    paths = [CORPUS / r for r in _corpus_mails()] + sorted(FIXTURES.iterdir())
+    for path in paths:
+        for _, raw in parse_message(path.read_bytes()).raw_items():
+            value = " ".join(str(raw).split())[:4096]
+            assert _outcome(_decode_header, value) == _outcome(decode_header, value), path
+
+
+def test_encoded_word_pattern_is_the_stdlib_one() -> None:
+    stdlib = email.header.ecre  # type: ignore[attr-defined]
+    assert _ENCODED_WORD.flags == stdlib.flags & ~re.VERBOSE
+    assert _ENCODED_WORD.pattern == re.sub(r"\s+|#.*", "", stdlib.pattern)

@@ -7,9 +7,11 @@ rather than an exception or mojibake. Nothing here raises.
 
 from __future__ import annotations
 
+import binascii
 import re
 from collections.abc import Iterator
-from email.header import decode_header
+from email import base64mime, quoprimime
+from email.errors import HeaderParseError
 
 from indexer._text import decode_bytes
 
@@ -17,6 +19,11 @@ __all__ = ["decode_bytes", "has_raw_bytes", "header_text"]
 
 _FOLD = re.compile(r"[ \t]*(?:\r\n|\n|\r)[ \t]*")
 _SLICE = 4096
+_Q_ESCAPE = re.compile(rb"=[0-9A-Fa-f]{2}")
+# email.header.ecre, which the type stubs do not declare
+_ENCODED_WORD = re.compile(
+    r"=\?(?P<charset>[^?]*?)\?(?P<encoding>[qQbB])\?(?P<encoded>.*?)\?=", re.M
+)
 
 
 def header_text(raw: str, charset: str | None = None) -> str:
@@ -51,10 +58,63 @@ def _slices(value: str) -> Iterator[str]:
 
 def _decode_words(value: str) -> str:
     try:
-        words = decode_header(value)
+        words = _decode_header(value)
     except Exception:  # a malformed encoded word: keep what the sender wrote
         return value
     return _join_words(words)
+
+
+def _decode_header(header: str) -> list[tuple[bytes | str, str | None]]:
+    # email.header.decode_header (3.11) for a str, step for step, less its regex
+    # callback per `=XX` of Q-encoded text (80% of the time on long encoded headers).
+    if not _ENCODED_WORD.search(header):
+        return [(header, None)]
+    words: list[tuple[str, str | None, str | None]] = []  # (text, encoding, charset)
+    for line in header.splitlines():
+        parts = _ENCODED_WORD.split(line)
+        if unencoded := parts[0].lstrip():
+            words.append((unencoded, None, None))
+        for at in range(1, len(parts), 4):
+            charset, encoding, encoded, unencoded = parts[at : at + 4]
+            words.append((encoded, encoding.lower(), charset.lower()))
+            if unencoded:
+                words.append((unencoded, None, None))
+    # whitespace between two encoded words goes
+    dropped = {
+        n - 1
+        for n in range(2, len(words))
+        if words[n][1] and words[n - 2][1] and words[n - 1][0].isspace()
+    }
+    collapsed: list[tuple[bytes | str, str | None]] = []
+    run: list[bytes] = []
+    last_charset: str | None = None
+    for n, (text, encoding, charset) in enumerate(words):
+        if n in dropped:
+            continue
+        if run and charset != last_charset:
+            collapsed.append(((b" " if last_charset is None else b"").join(run), last_charset))
+            run = []
+        run.append(_word_bytes(text, encoding))
+        last_charset = charset
+    if run:
+        collapsed.append(((b" " if last_charset is None else b"").join(run), last_charset))
+    return collapsed
+
+
+def _word_bytes(text: str, encoding: str | None) -> bytes:
+    if encoding is None:
+        return bytes(text, "raw-unicode-escape")
+    if encoding == "b":
+        if pad := len(text) % 4:  # Postel's law: add missing padding
+            text += "==="[: 4 - pad]
+        try:
+            return base64mime.decode(text)
+        except binascii.Error:
+            raise HeaderParseError("Base64 decoding error") from None
+    data = bytes(text, "raw-unicode-escape")
+    if data.count(b"=") == len(_Q_ESCAPE.findall(data)):  # every `=` starts an escape
+        return binascii.a2b_qp(data, header=True)
+    return bytes(quoprimime.header_decode(text), "raw-unicode-escape")
 
 
 def _join_words(words: list[tuple[bytes | str, str | None]]) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import signal
 import sys
@@ -61,6 +62,11 @@ def run_command(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"indexer: config error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    # The run allocates millions of short-lived, acyclic objects (records, byte
+    # strings); the default thresholds had the cyclic collector take about 9% of
+    # the parent's time. Reference counting frees them; collect rarely.
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 1000)
     return anyio.run(_run, args.source, args.out, config)
 
 

@@ -57,7 +57,7 @@ class Config:
     max_failures: int = 0
     batch_files: int = 64
     batch_bytes: int = 4 * MiB
-    window: int = 256
+    window: int = 1024
     engine: Literal["local", "dask"] = "local"
     scheduler: str | None = None
     quiet: bool = False

@@ -42,6 +42,10 @@ def committed(out: Path) -> dict[str, bytes]:
     }
 
 
+def shard_inodes(out: Path) -> dict[str, int]:
+    return {p.name: p.stat().st_ino for p in out.glob("chunks-*.ndjson")}
+
+
 def changes(out: Path) -> list[tuple[str, str]]:
     lines = (out / "changes.ndjson").read_bytes().splitlines()
     return [(json.loads(x)["change"], json.loads(x)["path"]) for x in lines]
@@ -105,12 +109,26 @@ def test_unchanged_rerun_extracts_nothing_and_full_extracts_everything(
 ) -> None:
     out = tmp_path / "out"
     first = indexer.run(source, out, CONFIG)
-    before = committed(out)
+    before, inodes = committed(out), shard_inodes(out)
     again = indexer.run(source, out, CONFIG)
     assert (again.extracted, changes(out)) == (0, [])
     assert committed(out) == before
+    assert shard_inodes(out) == inodes, "unchanged shards are the old files, linked"
     full = indexer.run(source, out, Config(workers=2, pdf_workers=2, shard_files=7, full=True))
     assert full.extracted == first.documents and committed(out) == before
+    assert not set(shard_inodes(out).values()) & set(inodes.values()), "--full rewrites"
+
+
+def test_only_shards_from_the_first_change_on_are_rewritten(source: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    indexer.run(source, out, CONFIG)
+    inodes = shard_inodes(out)
+    last = max(_paths(source), key=lambda p: p.relative_to(source).as_posix().encode())
+    last.write_bytes(last.read_bytes() + b"\n\nA late addition.\n")
+    indexer.run(source, out, CONFIG)
+    assert committed(out) == fresh(source, tmp_path, CONFIG)
+    same = [shard_inodes(out)[name] == inodes[name] for name in sorted(inodes)]
+    assert len(same) > 2 and same == [True] * (len(same) - 1) + [False]
 
 
 def test_changing_rows_per_chunk_re_extracts_only_csv_files(source: Path, tmp_path: Path) -> None:

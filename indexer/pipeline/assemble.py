@@ -21,7 +21,8 @@ import orjson
 
 from indexer.pipeline.changes import CHANGES, ChangeTracker
 from indexer.pipeline.engine import Staged, Tally
-from indexer.pipeline.output import DOCUMENTS, SHARD_PATTERN, FileInfo, NdjsonFile
+from indexer.pipeline.output import DOCUMENTS, FileInfo, NdjsonFile
+from indexer.pipeline.shards import SHARD_PATTERN
 
 _READ_HINT = 1 << 20
 

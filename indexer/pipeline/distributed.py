@@ -84,19 +84,19 @@ async def stage_on_dask(
     assembler = Assembler(staging, previous)
     async with _connect(config) as client:
         try:
-            await _run_partitions(client, template, assembler, token)
+            await _run_partitions(client, template, assembler, token, state)
         finally:
             await _release(client, token)
     return await assembler.finish()
 
 
 async def _run_partitions(
-    client: Client, template: PartTask, assembler: Assembler, token: str
+    client: Client, template: PartTask, assembler: Assembler, token: str, state: State | None
 ) -> None:
     threads = sum((await client.nthreads()).values())  # type: ignore[no-untyped-call]
     send, recv = anyio.create_memory_object_stream["Future[PartResult]"](max(4, 2 * threads))
     async with anyio.create_task_group() as tg, recv:
-        tg.start_soon(_submit, client, template, send, token)
+        tg.start_soon(_submit, client, template, send, token, state)
         async for future in recv:
             await assembler.add(await future)
 
@@ -106,6 +106,7 @@ async def _submit(
     template: PartTask,
     send: MemoryObjectSendStream[Future[PartResult]],
     token: str,
+    state: State | None,
 ) -> None:
     """Cut the walk into partitions and submit them; the bounded `send` caps those in flight."""
     config = template.config
@@ -114,7 +115,7 @@ async def _submit(
     # A closed receiver means the driver failed: its error is the one to report.
     with contextlib.suppress(anyio.BrokenResourceError):
         async with send:
-            while part := await anyio.to_thread.run_sync(_take, entries, config.shard_files):
+            while part := await anyio.to_thread.run_sync(_take, entries, config.shard_files, state):
                 task = replace(template, index=index, entries=part)
                 future = client.submit(
                     run_partition, task, key=f"indexer-{token[:8]}-{index:05d}", retries=RETRIES
@@ -123,8 +124,11 @@ async def _submit(
                 index += 1
 
 
-def _take(entries: Iterator[Entry], n: int) -> tuple[Entry, ...]:
-    return tuple(islice(entries, n))
+def _take(entries: Iterator[Entry], n: int, state: State | None) -> tuple[Entry, ...]:
+    part = tuple(islice(entries, n))
+    if state is not None and part:  # the workers' connections cannot mark for the sweep
+        state.mark_seen([entry.rel for entry in part])
+    return part
 
 
 LOCAL_CLUSTER: dict[str, Any] = {

@@ -13,7 +13,8 @@ the walk may run ahead of the writer, so memory does not grow with the corpus.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -27,14 +28,10 @@ from indexer.config import Config
 from indexer.mail.archive import expand_archives, is_container
 from indexer.pipeline.changes import CHANGES, ChangeTracker
 from indexer.pipeline.extraction import BatchExtractor, Work
-from indexer.pipeline.output import (
-    DOCUMENTS,
-    NdjsonFile,
-    ShardWriter,
-    commit,
-)
+from indexer.pipeline.output import DOCUMENTS, NdjsonFile, commit
 from indexer.pipeline.pool import WorkerPool
 from indexer.pipeline.records import DocOutcome, FileOutcome, render
+from indexer.pipeline.shards import LAYOUT, PreviousShards, ShardWriter
 from indexer.pipeline.state import State
 from indexer.pipeline.walk import Entry, walk
 from indexer.registry import ExtractorSpec, Registry
@@ -115,6 +112,7 @@ class Engine:
         previous: dict[str, bytes] | None = None,
         part: Part | None = None,
         pools: tuple[WorkerPool, WorkerPool] | None = None,
+        previous_output: Path | None = None,
     ) -> None:
         self.source = source
         self.pools = pools
@@ -125,10 +123,13 @@ class Engine:
         self.registry = registry
         self.state = state
         self.previous = previous
+        self.previous_output = previous_output
+        """The committed generation folder whose unchanged shards may be linked, if any."""
         self._window = anyio.Semaphore(config.window)
         self._written = 0 if part is None else part.first_seq
         """The walk position of the next entry the writer needs."""
         self._notify = on_progress or (lambda event, value: None)
+        self._producer_failed = False
 
     async def run(self) -> Staged:
         """Extract and stage everything; return what was staged (nothing is committed)."""
@@ -142,9 +143,9 @@ class Engine:
         config = self.config
         send_work, recv_work = anyio.create_memory_object_stream[Work](config.workers * 2)
         send_out, recv_out = anyio.create_memory_object_stream[list[FileOutcome]](config.window)
+        extractor = BatchExtractor(config, self.registry, general, isolated, self.state)
         async with anyio.create_task_group() as tg:
-            tg.start_soon(self._walk, send_work, send_out.clone())
-            extractor = BatchExtractor(config, self.registry, general, isolated, self.state)
+            tg.start_soon(self._walk, send_work, send_out.clone(), extractor)
             for _ in range(config.workers + config.pdf_workers + 1):
                 tg.start_soon(self._work, recv_work.clone(), send_out.clone(), extractor)
             recv_work.close()
@@ -158,42 +159,92 @@ class Engine:
         self,
         send_work: MemoryObjectSendStream[Work],
         send_out: MemoryObjectSendStream[list[FileOutcome]],
+        extractor: BatchExtractor,
     ) -> None:
+        """Walk, settle in the walk's thread what needs no work (skipped entries,
+        containers, unchanged files with current output), batch the rest."""
         if self.part is None:
             entries, seq = walk_entries(self.source, self.config, self.registry), 0
         else:
             entries, seq = iter(self.part.entries), self.part.first_seq
         batch: Work = []
         batch_bytes = 0
-        async with send_work, send_out:
-            while chunk := await anyio.to_thread.run_sync(_take, entries, _WALK_BATCH):
-                self._notify("walked", len(chunk))
-                for entry in chunk:
+        async with send_work, send_out, self._failing():
+            while taken := await anyio.to_thread.run_sync(self._take, entries, seq, extractor):
+                count, settled, work = taken
+                self._notify("walked", count)
+                todo = iter(work)
+                item = next(todo, None)
+                done: list[FileOutcome] = []
+                for _ in range(count):
                     if not self._window_nowait():
                         # Send a partial batch only when the writer waits for it; while
                         # older entries are still unwritten they will free the window,
                         # and sending scraps would make batches of one or two files.
+                        if done:
+                            await send_out.send(done)
+                            done = []
                         if batch and self._written >= batch[0][0]:
                             await send_work.send(batch)
                             batch, batch_bytes = [], 0
                         await self._window.acquire()
-                    if entry.skip is not None:
-                        await send_out.send([_skipped(seq, entry)])
-                    elif is_container(entry):
-                        await send_out.send([_container(seq, entry)])
-                    else:
+                    if item is not None and item[0] == seq:
                         # isolated (PDF) files ride in the batch too: the extractor sends
                         # each to the isolated pool on its own, concurrently
-                        batch.append((seq, entry, self._spec(entry)))
-                        batch_bytes += entry.size
+                        batch.append(item)
+                        batch_bytes += item[1].size
+                        item = next(todo, None)
                         if len(batch) >= self.config.batch_files or (
                             batch_bytes >= self.config.batch_bytes
                         ):
                             await send_work.send(batch)
                             batch, batch_bytes = [], 0
+                    else:
+                        done.append(settled[seq])
                     seq += 1
+                if done:
+                    await send_out.send(done)
+                if batch and len(work) < self.config.batch_files:
+                    # Few entries of this stretch need work (a re-run): send them now
+                    # rather than when the window runs out, so they are extracted
+                    # while the walk goes on.
+                    await send_work.send(batch)
+                    batch, batch_bytes = [], 0
             if batch:
                 await send_work.send(batch)
+
+    def _take(
+        self, entries: Iterator[Entry], seq: int, extractor: BatchExtractor
+    ) -> tuple[int, dict[int, FileOutcome], Work] | None:
+        """The next entries of the walk from position `seq` (in a thread): their count,
+        the outcomes settled already by position, and the work left, in walk order."""
+        taken = _take(entries, _WALK_BATCH)
+        if not taken:
+            return None
+        settled: dict[int, FileOutcome] = {}
+        items: list[tuple[int, Entry, ExtractorSpec]] = []
+        for at, entry in enumerate(taken, seq):
+            if entry.skip is not None:
+                settled[at] = _skipped(at, entry)
+            elif is_container(entry):
+                settled[at] = _container(at, entry)
+            else:
+                items.append((at, entry, self._spec(entry)))
+        ready, work = extractor.prepare(items)
+        settled.update((outcome.seq, outcome) for outcome in ready)
+        if self.state is not None and self.part is None:
+            self.state.mark_seen([entry.rel for entry in taken])
+        return len(taken), settled, work
+
+    @asynccontextmanager
+    async def _failing(self) -> AsyncIterator[None]:
+        """Note a failed producer, so the writer does not mistake its missing entries
+        for a bug: the producer's own error is the one the run reports."""
+        try:
+            yield
+        except BaseException:
+            self._producer_failed = True
+            raise
 
     def _spec(self, entry: Entry) -> ExtractorSpec:
         if entry.mail or entry.data is not None:  # a Maildir or mbox message
@@ -215,20 +266,25 @@ class Engine:
         send_out: MemoryObjectSendStream[list[FileOutcome]],
         extractor: BatchExtractor,
     ) -> None:
-        async with recv_work, send_out:
+        async with recv_work, send_out, self._failing():
             async for work in recv_work:
-                self._notify("started", [entry.rel for _, entry, _ in work])
+                self._notify("started", [entry.rel for _, entry, _, _ in work])
                 await send_out.send(await extractor.process(work))
 
     # -- writing ---------------------------------------------------------------------------
 
     async def _write(self, recv_out: MemoryObjectReceiveStream[list[FileOutcome]]) -> Staged:
         prefix = "" if self.part is None else self.part.prefix
+        old = self.previous_output
         shards = ShardWriter(
             self.staging,
             shard_bytes=self.config.shard_bytes,
             shard_files=self.config.shard_files,
             prefix=prefix,
+            previous=None
+            if old is None
+            else await anyio.to_thread.run_sync(PreviousShards.open, old),
+            layout=self.part is None,
         )
         documents = NdjsonFile(self.staging / (prefix + DOCUMENTS))
         changes = NdjsonFile(self.staging / CHANGES) if self.previous is not None else None
@@ -244,8 +300,8 @@ class Engine:
                     await shards.start_entry(next_seq)
                     chunks = 0
                     for doc in ready.docs:
-                        await shards.write(doc.lines)
-                        chunks += len(doc.lines)
+                        await shards.write(doc.block, doc.count, doc.digest)
+                        chunks += doc.count
                         await documents.write(doc.line)
                         change = tracker.see(doc.path, doc.doc_id, doc.line)
                         if change is not None and changes is not None:
@@ -255,11 +311,13 @@ class Engine:
                     next_seq += 1
                     self._written = next_seq
                     self._window.release()
-        if pending:
+        if pending and not self._producer_failed:
             raise RuntimeError(f"walk entries never arrived: {sorted(pending)[:5]}")
         shard_infos = await shards.close()
         doc_info = await documents.close()
         files = [doc_info.name, *(s.name for s in shard_infos)]
+        if self.part is None:
+            files.append(LAYOUT)
         if changes is not None:
             for line in tracker.removed():
                 await changes.write(line)

@@ -50,7 +50,10 @@ from indexer.registry import ExtractorSpec, Registry
 
 log = logging.getLogger(__name__)
 
-Work = list[tuple[int, Entry, ExtractorSpec]]
+WorkItem = tuple[int, Entry, ExtractorSpec, Known | None]
+"""A walk entry to resolve: its position, the entry, its extractor, and what the
+state knew of it when its size, mtime, inode and device were unchanged."""
+Work = list[WorkItem]
 
 
 class BatchExtractor:
@@ -97,25 +100,36 @@ class BatchExtractor:
             for c in unit.children
         )  # fmt: skip
 
-    async def process(self, work: Work) -> list[FileOutcome]:
-        """Return one outcome per entry of `work`, in the same order. Never raises for a file.
+    def prepare(
+        self, items: list[tuple[int, Entry, ExtractorSpec]]
+    ) -> tuple[list[FileOutcome], Work]:
+        """Split walk entries into those whose stored output is current, as finished
+        outcomes, and the work left. Blocking (it queries the state): call it in a thread.
 
         An unchanged file whose stored output was rendered under today's key is
-        written from that output as it is: no read, no decoding, no rendering.
+        written from that output as it is: no read, no decoding, no rendering, no
+        trip through a worker.
         """
-        entries = [entry for _, entry, _ in work]
-        known = await self._known(entries)
-        hashes = [k.sha256 if k else None for k in known]
+        known = self.state.known([e for _, e, _ in items]) if self.state else [None] * len(items)
+        ready: list[FileOutcome] = []
+        work: Work = []
+        for (seq, entry, spec), k in zip(items, known, strict=True):
+            if k is not None and k.output is not None and k.key == self.key(k.sha256, spec):
+                ready.append(_reused(seq, entry, unpack(k.output)))
+            else:
+                work.append((seq, entry, spec, k))
+        return ready, work
+
+    async def process(self, work: Work) -> list[FileOutcome]:
+        """Return one outcome per entry of `work`, in the same order. Never raises for a file."""
+        entries = [entry for _, entry, _, _ in work]
+        hashes = [k.sha256 if k else None for _, _, _, k in work]
         keys = [
-            self.key(h, spec) if h else None for h, (_, _, spec) in zip(hashes, work, strict=True)
+            self.key(h, spec) if h else None
+            for h, (_, _, spec, _) in zip(hashes, work, strict=True)
         ]
-        ready = {
-            i: unpack(k.output)
-            for i, k in enumerate(known)
-            if k is not None and k.output is not None and k.key == keys[i]
-        }
-        found = await self._lookup([None if i in ready else k for i, k in enumerate(keys)])
-        to_read = [i for i, hit in enumerate(found) if hit is None and i not in ready]
+        found = await self._lookup(keys)
+        to_read = [i for i, hit in enumerate(found) if hit is None]
         reads = dict(
             zip(
                 to_read,
@@ -139,18 +153,11 @@ class BatchExtractor:
         ]
         fresh = dict(zip(todo, await self._extract(jobs), strict=True))
         outcomes = [
-            _reused(seq, e, ready[i])
-            if i in ready
-            else self._outcome(seq, e, spec, hashes[i], reads.get(i), found[i], fresh.get(i))
-            for i, (seq, e, spec) in enumerate(work)
+            self._outcome(seq, e, spec, hashes[i], reads.get(i), found[i], fresh.get(i))
+            for i, (seq, e, spec, _) in enumerate(work)
         ]
-        await self._remember(work, hashes, keys, fresh, outcomes, ready)
+        await self._remember(work, hashes, keys, fresh, outcomes)
         return outcomes
-
-    async def _known(self, entries: list[Entry]) -> list[Known | None]:
-        if self.state is None:
-            return [None] * len(entries)
-        return await anyio.to_thread.run_sync(self.state.known, entries)
 
     async def _lookup(self, keys: Sequence[str | None]) -> list[Unit | None]:
         wanted = [k for k in keys if k]
@@ -167,26 +174,21 @@ class BatchExtractor:
         keys: list[str | None],
         fresh: dict[int, Finished],
         outcomes: list[FileOutcome],
-        ready: dict[int, tuple[Rendered, ...]],
     ) -> None:
-        """Store new results and outputs; for outputs reused as they were, only mark them."""
+        """Store new results, and each file's output under its key."""
         if self.state is None:
             return
         files: list[FileRow] = [
             (entry, h, k, pack(o.docs) if _cacheable(o) else None)
-            for i, ((_, entry, _), h, k, o) in enumerate(
-                zip(work, hashes, keys, outcomes, strict=True)
-            )
-            if h and k and i not in ready
+            for (_, entry, _, _), h, k, o in zip(work, hashes, keys, outcomes, strict=True)
+            if h and k
         ]
-        seen = [work[i][1].rel for i in ready]
         results: list[tuple[str, bytes]] = [
             (k, d.blob)
             for i, d in fresh.items()
             if d.blob is not None and (k := keys[i]) and not work[i][2].isolated  # stored already
         ]
-        used = [k for i in ready if (k := keys[i])]
-        await anyio.to_thread.run_sync(self.state.record, files, results, used, seen)
+        await anyio.to_thread.run_sync(self.state.record, files, results)
 
     async def _extract(self, jobs: list[Job]) -> list[Finished]:
         plain = [i for i, job in enumerate(jobs) if not job.spec.isolated]

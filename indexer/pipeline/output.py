@@ -14,12 +14,12 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import aiofiles
+import anyio
 import orjson
 from aiofiles.threadpool.binary import AsyncBufferedIOBase
 
@@ -28,7 +28,6 @@ CURRENT = ".current"
 GENERATION = ".gen-"
 MANIFEST = "manifest.json"
 DOCUMENTS = "documents.ndjson"
-SHARD_PATTERN = "chunks-{:05d}.ndjson"
 _FLUSH_AT = 1 << 20
 
 
@@ -52,7 +51,10 @@ class FileInfo:
 
 
 class NdjsonFile:
-    """An NDJSON file written through a buffer, hashed as it goes, fsynced on close."""
+    """An NDJSON file written through a buffer, hashed as it goes, fsynced on close.
+
+    Hashing and writing happen off the event loop, a megabyte at a time.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -78,20 +80,28 @@ class NdjsonFile:
         if len(self._buffer) >= _FLUSH_AT:
             await self._flush()
 
+    async def write_raw(self, block: bytes) -> None:
+        """Write bytes already counted in `records` and `size` (a reused prefix)."""
+        await self._flush()
+        await self._write_out(block)
+
     async def _flush(self) -> None:
+        block, self._buffer = bytes(self._buffer), bytearray()
+        await self._write_out(block)
+
+    async def _write_out(self, block: bytes) -> None:
         if self._handle is None:
             self._handle = await aiofiles.open(self.path, "wb")
-        block = bytes(self._buffer)
-        self._hash.update(block)  # one call per megabyte, not per line
-        self._buffer.clear()
-        await self._handle.write(block)
+        if block:
+            await anyio.to_thread.run_sync(self._hash.update, block)
+            await self._handle.write(block)
 
     async def close(self) -> FileInfo:
         """Flush, fsync and close; return the file's manifest entry."""
         await self._flush()
         assert self._handle is not None
         await self._handle.flush()
-        os.fsync(self._handle.fileno())
+        await anyio.to_thread.run_sync(os.fsync, self._handle.fileno())
         await self._handle.close()
         return FileInfo(
             name=self.path.name,
@@ -99,68 +109,6 @@ class NdjsonFile:
             bytes=self.size,
             sha256=self._hash.hexdigest(),
         )
-
-
-class ShardWriter:
-    """Chunk records into `chunks-NNNNN.ndjson` shards with deterministic boundaries.
-
-    A new shard starts at every `shard_files`-th walk entry and whenever the next
-    record would push the current shard past `shard_bytes`. Both depend only on
-    the record stream, and the first rule lets a partition of `shard_files`
-    entries be written on its own (the distributed engine relies on it).
-    """
-
-    def __init__(
-        self, folder: Path, *, shard_bytes: int, shard_files: int, prefix: str = ""
-    ) -> None:
-        self._folder = folder
-        self._prefix = prefix
-        self._shard_bytes = shard_bytes
-        self._shard_files = shard_files
-        self._next = 0
-        self._current: NdjsonFile | None = None
-        self.finished: list[FileInfo] = []
-
-    async def start_entry(self, seq: int) -> None:
-        """Note that walk entry `seq` begins; roll over on a partition boundary."""
-        if seq % self._shard_files == 0:
-            await self._roll()
-
-    async def write(self, lines: Sequence[bytes]) -> None:
-        """Append chunk record lines, rolling over before one that would not fit."""
-        current = self._current
-        if current is not None and lines:
-            block = b"".join(lines)
-            if current.size + len(block) <= self._shard_bytes:  # the common case: one copy
-                current.append(block, len(lines))
-                await current.flush_if_full()
-                return
-        for line in lines:
-            current = self._current
-            if (
-                current is not None
-                and current.records
-                and (current.size + len(line) > self._shard_bytes)
-            ):
-                await self._roll()
-                current = None
-            if current is None:
-                name = self._prefix + SHARD_PATTERN.format(self._next)
-                current = self._current = NdjsonFile(self._folder / name)
-                self._next += 1
-            current.append(line)
-        if self._current is not None:
-            await self._current.flush_if_full()
-
-    async def _roll(self) -> None:
-        if self._current is not None:
-            self.finished.append(await self._current.close())
-            self._current = None
-
-    async def close(self) -> list[FileInfo]:
-        """Close the last shard; return every shard's manifest entry, in order."""
-        await self._roll()
-        return self.finished
 
 
 def prepare_staging(out: Path) -> Path:
@@ -206,7 +154,7 @@ def recover(out: Path) -> bool:
     current = out / CURRENT
     if not current.is_symlink():
         return False
-    wanted = {p.name for p in current.iterdir()}
+    wanted = {p.name for p in current.iterdir() if not p.name.startswith(".")}
     changed = False
     for name in sorted(wanted):
         path = out / name

@@ -81,8 +81,12 @@ class Rendered:
 
     path: str
     doc_id: str
-    lines: tuple[bytes, ...]
-    """Its chunk records, one NDJSON line each."""
+    block: bytes
+    """Its chunk records, one NDJSON line each, joined."""
+    count: int
+    """How many chunk records `block` holds."""
+    digest: str
+    """A hash of `block` (in the `documents.ndjson` record too)."""
     line: bytes
     """Its `documents.ndjson` line."""
     status: str
@@ -95,14 +99,17 @@ def render(doc: DocOutcome) -> Rendered:
     """Return `doc`'s output lines and the facts the run's tallies need."""
     did = doc_id(doc.path)
     dump = orjson.dumps
-    lines = tuple(dump(r, option=orjson.OPT_APPEND_NEWLINE) for r in chunk_records(doc, did))
-    digest = hashlib.sha256(b"".join(lines)).hexdigest()[:32]
+    records = chunk_records(doc, did)
+    block = b"".join([dump(r, option=orjson.OPT_APPEND_NEWLINE) for r in records])
+    digest = hashlib.sha256(block).hexdigest()[:32]
     record = document_record(doc, did, digest)
     pages = 0 if doc.extracted is None else doc.extracted.metadata.get("pages", 0)
     return Rendered(
         path=doc.path,
         doc_id=did,
-        lines=lines,
+        block=block,
+        count=len(records),
+        digest=digest,
         line=dump(record, option=orjson.OPT_APPEND_NEWLINE),
         status=doc.status,
         kind=doc.kind,
@@ -177,29 +184,37 @@ def document_record(doc: DocOutcome, did: str, digest: str) -> dict[str, Any]:
 
 
 def pack(docs: tuple[Rendered, ...]) -> bytes:
-    """Serialise rendered documents for the state's per-path output cache."""
+    """Serialise rendered documents for the state's per-path output cache.
+
+    Each document is a JSON header line (with the byte lengths of what follows),
+    its `documents.ndjson` line and its chunk block, so `unpack` only slices.
+    """
     out = bytearray()
     for d in docs:
-        head = [d.path, d.doc_id, d.status, d.kind, d.pages, len(d.lines)]
+        head = [d.path, d.doc_id, d.status, d.kind, d.pages, d.count, d.digest]
+        head += [len(d.line), len(d.block)]
         out += orjson.dumps(head, option=orjson.OPT_APPEND_NEWLINE)
         out += d.line
-        out += b"".join(d.lines)
+        out += d.block
     return bytes(out)
 
 
 def unpack(blob: bytes) -> tuple[Rendered, ...]:
-    """Inverse of `pack` (every NDJSON line ends in a newline and holds none inside)."""
-    lines = blob.splitlines(keepends=True)
+    """Inverse of `pack`."""
     docs: list[Rendered] = []
     at = 0
-    while at < len(lines):
-        path, did, status, kind, pages, count = orjson.loads(lines[at])
+    while at < len(blob):
+        end = blob.index(b"\n", at) + 1
+        path, did, status, kind, pages, count, digest, line_len, block_len = orjson.loads(
+            blob[at:end]
+        )
         docs.append(
             Rendered(
-                path=path, doc_id=did, line=lines[at + 1],
-                lines=tuple(lines[at + 2 : at + 2 + count]),
+                path=path, doc_id=did, line=blob[end : end + line_len],
+                block=blob[end + line_len : end + line_len + block_len], count=count,
+                digest=digest,
                 status=status, kind=kind, pages=pages,
             )
         )  # fmt: skip
-        at += 2 + count
+        at = end + line_len + block_len
     return tuple(docs)

@@ -16,7 +16,7 @@ from indexer.config import Config, ConfigError
 from indexer.pipeline.changes import load_previous
 from indexer.pipeline.engine import Engine, Staged, Tally, commit_staged, manifest
 from indexer.pipeline.lock import hold
-from indexer.pipeline.output import prepare_staging, recover
+from indexer.pipeline.output import CURRENT, prepare_staging, recover
 from indexer.pipeline.progress import Progress
 from indexer.pipeline.state import STATE_DIR, STATE_FILE, State
 from indexer.pipeline.walk import walk
@@ -109,7 +109,11 @@ async def _stage(
 
         return await stage_on_dask(src, staging, config, registry, state=state, previous=previous)
     bar = Progress() if progress else None
-    engine = Engine(src, staging, config, registry, on_progress=bar, state=state, previous=previous)
+    current = staging.parent / CURRENT
+    engine = Engine(
+        src, staging, config, registry, on_progress=bar, state=state, previous=previous,
+        previous_output=current.resolve() if current.is_dir() and not config.full else None,
+    )  # fmt: skip
     async with anyio.create_task_group() as tg:
         if bar is not None:
             tg.start_soon(_count, src, config, registry, bar)

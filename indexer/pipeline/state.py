@@ -16,8 +16,9 @@ limits) misses the cache and re-extracts exactly what it affects. The `files` ro
 is only a fast path to the hash: size, mtime, inode and device must all match,
 otherwise the file is read and hashed (a copy, a rename, a `touch` or an rsync
 with old times then still finds its result by content). Results are written as
-they complete, so a killed run's work is reused by the next one. Rows that the
-committed run did not touch are swept after its commit. A state file that is not
+they complete, so a killed run's work is reused by the next one. After a commit,
+`files` rows of paths the run did not walk are deleted, and so are results that
+no `files` row refers to and the run did not use. A state file that is not
 a readable database is moved aside and the run starts from scratch (a warning,
 never a crash, never wrong output: the cache only ever short-cuts extraction).
 """
@@ -40,7 +41,7 @@ log = logging.getLogger(__name__)
 
 STATE_DIR = ".state"
 STATE_FILE = "state.sqlite"
-SCHEMA = "2"
+SCHEMA = "3"
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -78,6 +79,7 @@ class State:
         self.reuse = reuse
         self._lock = threading.Lock()
         self._db = _open(path)
+        self._seen_table = False
         self.run = self._next_run()
 
     def _next_run(self) -> int:
@@ -127,44 +129,12 @@ class State:
         marks = ",".join("?" * len(values))
         return self._db.execute(f"{query} ({marks})", values).fetchall()
 
-    def record(
-        self,
-        files: Sequence[FileRow],
-        results: Sequence[tuple[str, bytes]],
-        used: Sequence[str] = (),
-        seen: Sequence[str] = (),
-    ) -> None:
-        """Persist new results (encoded units) and file rows, and mark what was reused
-        (`used` result keys, `seen` paths) as alive, in one transaction.
+    def record(self, files: Sequence[FileRow], results: Sequence[tuple[str, bytes]]) -> None:
+        """Persist new results (encoded units) and file rows in one transaction.
 
         Raises `StateWriteError` when the database cannot be written (disk full).
         """
-        with self._failing():
-            self._record(files, results, used, seen)
-
-    @contextmanager
-    def _failing(self) -> Iterator[None]:
-        """Turn SQLite's I/O errors (disk full, a file size limit) into `StateWriteError`."""
-        try:
-            yield
-        except sqlite3.OperationalError as exc:
-            raise StateWriteError(f"cannot write {self.path}: {exc}") from exc
-
-    def _record(
-        self,
-        files: Sequence[FileRow],
-        results: Sequence[tuple[str, bytes]],
-        used: Sequence[str],
-        seen: Sequence[str],
-    ) -> None:
-        with self._lock, self._db:
-            for table, column, values in (("results", "key", used), ("files", "path", seen)):
-                if values:
-                    marks = ",".join("?" * len(values))
-                    self._db.execute(
-                        f"UPDATE {table} SET run = ? WHERE {column} IN ({marks})",
-                        (self.run, *values),
-                    )
+        with self._lock, self._failing(), self._db:
             self._db.executemany(
                 "INSERT OR REPLACE INTO results VALUES (?, ?, ?)",
                 [(key, blob, self.run) for key, blob in results],
@@ -177,11 +147,39 @@ class State:
                 ],
             )
 
+    @contextmanager
+    def _failing(self) -> Iterator[None]:
+        """Turn SQLite's I/O errors (disk full, a file size limit) into `StateWriteError`."""
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            raise StateWriteError(f"cannot write {self.path}: {exc}") from exc
+
+    def mark_seen(self, paths: Sequence[str]) -> None:
+        """Note walked paths, so that `sweep` keeps their rows. They go to a temporary
+        table: marking a row itself would rewrite its stored output."""
+        with self._lock, self._failing():
+            if not self._seen_table:
+                self._db.execute("CREATE TEMP TABLE IF NOT EXISTS seen (path TEXT PRIMARY KEY)")
+                self._seen_table = True
+            with self._db:
+                self._db.executemany(
+                    "INSERT OR IGNORE INTO temp.seen VALUES (?)", [(p,) for p in paths]
+                )
+
     def sweep(self) -> None:
-        """After a commit: forget files and results this run did not use."""
+        """After a commit: forget the files this run did not walk, and the results
+        that no file refers to any more and this run did not use."""
         with self._lock, self._failing(), self._db:
-            self._db.execute("DELETE FROM files WHERE run < ?", (self.run,))
-            self._db.execute("DELETE FROM results WHERE run < ?", (self.run,))
+            if self._seen_table:
+                self._db.execute("DELETE FROM files WHERE path NOT IN (SELECT path FROM temp.seen)")
+            else:
+                self._db.execute("DELETE FROM files")
+            self._db.execute(
+                "DELETE FROM results WHERE run < ?"
+                " AND key NOT IN (SELECT key FROM files WHERE key IS NOT NULL)",
+                (self.run,),
+            )
 
     def close(self) -> None:
         """Close the database."""

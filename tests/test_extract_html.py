@@ -603,6 +603,29 @@ def test_data_tables_render_as_gfm_and_layout_tables_as_their_cells(
     assert [text for text, _ in chunks_of(source)] == texts
 
 
+@pytest.mark.parametrize(
+    ("text_only", "walked"),
+    [
+        ("<ol start=0><li>a<li> <li>\u00a0<li></li><li>b</ol>",
+         "<ol start=0><li><i>a</i><li><i> </i><li><i>\u00a0</i><li><i></i><li>b</ol>"),
+        ("<ul><li><a href=x> l </a></li><!--c--> <li><a href='#'>h</a></ul>",
+         "<ul><li><i><a href=x> l </a></i></li><!--c--> <li><a href='#'>h</a><i></i></ul>"),
+        ("<table><tr><th>k<th colspan=2>v<tr> <td><td>x|y<!--c--></table>",
+         "<table><tr><th><i>k</i><th colspan=2><i>v</i><tr> <td><i></i><td><i>x|y</i></table>"),
+        ("<table><tr><td>a</td><td> \u00a0 </td></tr><tr><td>b<td></table>",
+         "<table><tr><td><i>a</i></td><td><i> \u00a0 </i></td></tr><tr><td><i>b</i><td></table>"),
+        ("<h2> Title  here </h2><h3>\u00a0</h3><p>x<a href=y><h4>l</h4></a>",
+         "<h2><i> Title  here </i></h2><h3><i>\u00a0</i></h3><p>x<a href=y><h4><i>l</i></h4></a>"),
+    ],
+)  # fmt: skip
+def test_text_only_lists_rows_and_headings_render_as_when_walked(
+    text_only: str, walked: str
+) -> None:
+    # Lists, table rows and headings holding only text take a shortcut past the
+    # walk; an <i> around the text forces the walk, which must agree.
+    assert chunks_of(text_only) == chunks_of(walked)
+
+
 def test_oversized_blocks_split_along_their_syntax() -> None:
     options = Options(max_chunk_chars=64)
     rows = "".join(f"<tr><td>row {i:02}</td><td>value</td></tr>" for i in range(8))

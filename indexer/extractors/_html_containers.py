@@ -16,7 +16,19 @@ from selectolax.lexbor import LexborNode
 
 from indexer.extractors import _html_dom as dom
 from indexer.extractors import _html_tables as tables
-from indexer.extractors._html_dom import CAPTION, CELL, ITEM, KINDS, LINK, ORDERED, PART, ROW, TABLE
+from indexer.extractors._html_dom import (
+    CAPTION,
+    CELL,
+    ITEM,
+    KINDS,
+    LINK,
+    ORDERED,
+    PART,
+    ROW,
+    SKIP,
+    TABLE,
+    TEXT,
+)
 from indexer.extractors._mdsyntax import (
     Block,
     inline_span,
@@ -32,6 +44,7 @@ MAX_NEST = 32
 FLUSH, CLOSE, END_ITEM, END_CELL = 1, 4, 6, 7
 """What `Containers.open` asks the walk to do when it leaves the element."""
 
+_LISTS = (dom.LIST, ORDERED)
 _CTX_KIND = {dom.LIST: "list", ORDERED: "list", dom.QUOTE: "quote", TABLE: "table", ROW: "row"}
 
 
@@ -103,6 +116,11 @@ class Containers:
             return FLUSH
         if kind == ROW and parent != "table":
             return FLUSH
+        # The commonest lists and rows hold only text: render them without a walk.
+        if kind == ROW and ctx.table is not None and self._simple_row(node, ctx.table):
+            return None
+        if kind in _LISTS and len(self.items) < MAX_NEST and self._simple_list(node, kind):
+            return None
         new = Ctx(_CTX_KIND[kind], self.headings)
         if kind == ORDERED:
             new.ordered = True
@@ -158,32 +176,28 @@ class Containers:
         elif ctx.table is not None:
             ctx.table.caption.extend(blocks)
 
-    def _open_cell(self, node: LexborNode, ctx: Ctx, kind: int) -> int:
+    def _open_cell(self, node: LexborNode, ctx: Ctx, kind: int) -> int | None:
         # Blocks already in the row (or table) sit outside any cell.
         ctx.stray.extend(ctx.blocks)
         ctx.blocks.clear()
         if kind == CAPTION:
             self.cells.append(0)
             return END_CELL
-        self.cells.append(dom.int_attr(node, "colspan", 1, 1, tables.MAX_SPAN))
+        span = dom.int_attr(node, "colspan", 1, 1, tables.MAX_SPAN)
         # A <th> marks its row (and so its table) as having a header.
         ctx.header = ctx.header or node.tag == "th"
+        text = dom.only_text(node)
+        if text is not None:  # the commonest cell, `<td>text</td>`: no walk inside
+            paras = [Block(para, "para", self.headings) for para in paragraphs(text)]
+            ctx.cells.append(tables.Cell(blocks=tuple(paras), span=span))
+            return None
+        self.cells.append(span)
         return END_CELL
 
     def _simple_item(self, node: LexborNode) -> bool:
         # Fast path for the commonest item, `<li>text</li>` or `<li><a>text</a></li>`.
-        child = node.first_child
-        if child is None or child.next is not None:
-            return False
-        if child.is_text_node:
-            text = child.text_content or ""
-        elif KINDS.get(child.tag_id) == LINK:
-            inner = dom.only_text(child)
-            if inner is None:
-                return False
-            href = link_target(child.attributes.get("href"))
-            text = inner if href is None else inline_span(inner, href)
-        else:
+        text = _item_text(node)
+        if text is None:
             return False
         lst = self.ctxs[-1]
         marker = f"{lst.number}." if lst.ordered else "-"
@@ -191,6 +205,51 @@ class Containers:
         paras = paragraphs(text)
         if paras:
             self.emit(Block(list_item(marker, paras[0]), "item", self.headings))
+        return True
+
+    def _simple_list(self, node: LexborNode, kind: int) -> bool:
+        """Emit a list whose items are all simple (see `_item_text`); False if one is not."""
+        ordered = kind == ORDERED
+        number = dom.int_attr(node, "start", 1, 0) if ordered else 1
+        lines: list[str] = []
+        for child in node.iter(include_text=True):
+            child_kind = KINDS.get(child.tag_id, 0)
+            if child_kind == ITEM:
+                text = _item_text(child)
+                if text is None:
+                    return False
+                # One text node: no line break in it, so no need for `paragraphs`.
+                line = " ".join(text.split())
+                if line:
+                    lines.append(f"{number}. {line}" if ordered else f"- {line}")
+                number += 1
+            elif not _ignorable(child, child_kind):
+                return False
+        if lines:
+            self.emit(Block("\n".join(lines), "list", self.headings))
+        return True
+
+    def _simple_row(self, node: LexborNode, table: tables.Table) -> bool:
+        """Add a row whose cells hold only text to `table`; False for any other row."""
+        cells: list[tables.Cell] = []
+        header = False
+        for child in node.iter(include_text=True):
+            kind = KINDS.get(child.tag_id, 0)
+            if kind == CELL:
+                first = child.first_child
+                if first is None:
+                    text = ""
+                elif first.is_text_node and first.next is None:
+                    text = first.text_content or ""
+                else:
+                    return False
+                header = header or child.tag_id == dom.TH
+                span = dom.int_attr(child, "colspan", 1, 1, tables.MAX_SPAN)
+                paras = [Block(para, "para", self.headings) for para in paragraphs(text)]
+                cells.append(tables.Cell(blocks=tuple(paras), span=span))
+            elif not _ignorable(child, kind):
+                return False
+        table.add_row(cells, stray=[], header=header)
         return True
 
     def _mark_nested_table(self) -> None:
@@ -205,3 +264,25 @@ class Containers:
             if ctx.table is not None:
                 ctx.table.layout = True
                 return
+
+
+def _item_text(node: LexborNode) -> str | None:
+    """The raw text of `<li>text</li>` or `<li><a>text</a></li>` (a link), else None."""
+    child = node.first_child
+    if child is None or child.next is not None:
+        return None
+    if child.is_text_node:
+        return child.text_content or ""
+    if KINDS.get(child.tag_id) != LINK:
+        return None
+    inner = dom.only_text(child)
+    if inner is None:
+        return None
+    href = link_target(child.attributes.get("href"))
+    return inner if href is None else inline_span(inner, href)
+
+
+def _ignorable(node: LexborNode, kind: int) -> bool:
+    # What the walk passes over without a trace between items or cells:
+    # whitespace (the buffer is empty there), comments, scripts.
+    return kind == SKIP or (kind == TEXT and node.is_empty_text_node)

@@ -55,6 +55,11 @@ def _probe_kinds() -> dict[int, int]:
 
 KINDS = _probe_kinds()
 """Lexbor tag id to node kind."""
+_PROBE = LexborHTMLParser("")
+TH = _PROBE.create_node("th").tag_id
+"""Lexbor's tag id of `<th>`, the header cell."""
+LEVELS = {_PROBE.create_node(f"h{level}").tag_id: level for level in range(1, 7)}
+"""Lexbor tag id of each heading element to its level."""
 
 
 def only_text(node: LexborNode) -> str | None:

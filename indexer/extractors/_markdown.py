@@ -13,6 +13,8 @@ block elements are mere separators: a heading is one line.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from selectolax.lexbor import LexborNode
 
 from indexer.extractors import _html_dom as dom
@@ -36,6 +38,7 @@ from indexer.extractors._html_dom import (
     LINK,
     PRE,
     SKIP,
+    TEXT,
 )
 from indexer.extractors._mdsyntax import BR, Block, code_block, inline_span, link_target, paragraphs
 
@@ -45,7 +48,6 @@ _FLUSH, _CLOSE = FLUSH, CLOSE
 _END_HEADING, _SEPARATE, _UNWRAP = 2, 3, 5
 MAX_HEADING = 200
 """Characters of a heading kept in the heading path (the chunk keeps all of it)."""
-_FLUSH_EXIT: tuple[int, LexborNode | None] = (_FLUSH, None)
 
 
 def render(root: LexborNode) -> list[Block]:
@@ -53,42 +55,48 @@ def render(root: LexborNode) -> list[Block]:
     walker = _Walker()
     kinds = KINDS
     buf = walker.buf
-    stack: list[LexborNode | tuple[int, LexborNode | None]] = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, tuple):
-            if node is _FLUSH_EXIT:
+    # The open elements: the iterator over each one's siblings, its exit action, itself.
+    # Lexbor's child iterator runs in C, so a node costs one step and no stack push.
+    stack: list[tuple[Iterator[LexborNode], int, LexborNode]] = []
+    nodes: Iterator[LexborNode] = iter((root,))
+    while True:
+        for node in nodes:
+            kind = kinds.get(node.tag_id, 0)
+            if kind == TEXT:
+                # Whitespace between tags is a space at most, and none where a
+                # paragraph starts; Lexbor tells without making a string of it.
+                if not node.is_empty_text_node:
+                    buf.append(node.text_content or "")
+                elif buf:
+                    buf.append(" ")
+                continue
+            if kind == BLOCK and not walker.flat:
                 if buf:
                     walker.flush()
-            else:
-                walker.leave(*node)
-                buf = walker.buf
-            continue
-        if node.is_text_node:
-            # Whitespace between tags is a space at most, and none where a
-            # paragraph starts; Lexbor tells without making a string of it.
-            if not node.is_empty_text_node:
-                buf.append(node.text_content or "")
-            elif buf:
-                buf.append(" ")
-            continue
-        kind = kinds.get(node.tag_id, 0)
-        if kind == BLOCK and not walker.flat:
-            if buf:
-                walker.flush()
-            stack.append(_FLUSH_EXIT)
-        elif kind:
-            action = walker.enter(node, kind)
-            buf = walker.buf
-            if action is None:
+                action = _FLUSH
+            elif not kind:
+                action = 0
+            elif kind == SKIP:
                 continue
-            if action:
-                stack.append((action, node))
-        child = node.last_child
-        while child is not None:
-            stack.append(child)
-            child = child.prev
-    return walker.finish()
+            else:
+                entered = walker.enter(node, kind)
+                buf = walker.buf
+                if entered is None:
+                    continue
+                action = entered
+            stack.append((nodes, action, node))
+            nodes = node.iter(include_text=True)
+            break
+        else:
+            if not stack:
+                return walker.finish()
+            nodes, action, node = stack.pop()
+            if action == _FLUSH:
+                if buf:
+                    walker.flush()
+            elif action:
+                walker.leave(action, node)
+                buf = walker.buf
 
 
 class _Wrap:
@@ -136,6 +144,11 @@ class _Walker(Containers):
             return _SEPARATE
         if kind == HEADING:
             self.flush()
+            # `<h2>text</h2>` (outside a link or code span) needs no walk.
+            text = None if self.wraps else dom.only_text(node)
+            if text is not None:
+                self._add_heading(node, " ".join(text.split()), None)
+                return None
             self.flat += 1
             return _END_HEADING
         if kind == BLOCK:
@@ -222,10 +235,14 @@ class _Walker(Containers):
 
     def _heading(self, node: LexborNode) -> None:
         text = " ".join(self._drain()).replace("\n", " ")
+        self._add_heading(node, text, " ".join(node.text(deep=True).split()))
+
+    def _add_heading(self, node: LexborNode, text: str, name: str | None) -> None:
+        """Emit heading `node` as `text`; `name` (else `text`) ends the heading path."""
         if not text:
             return
-        level = int((node.tag or "h1")[1:])
-        name = " ".join(node.text(deep=True).split()) or text
+        level = dom.LEVELS.get(node.tag_id, 1)
+        name = name or text
         if len(name) > MAX_HEADING:  # every later chunk's meta carries it
             name = name[: MAX_HEADING - 1] + "…"
         while self.levels and self.levels[-1] >= level:

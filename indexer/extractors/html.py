@@ -23,6 +23,7 @@ from html import unescape
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from indexer._text import gc_paused
 from indexer._types import Chunk, Extracted, Options
 from indexer.extractors._html_source import decode_html, too_deep
 from indexer.extractors._markdown import render
@@ -55,6 +56,13 @@ def chunk(text: str, options: Options) -> Extracted:
 
 
 def _chunk(text: str, raw: bytes | None, options: Options) -> Extracted:
+    # The walk makes a few objects per node, all acyclic: collections of the
+    # growing heap would cost a third of a large page's time.
+    with gc_paused():
+        return _render_page(text, raw, options)
+
+
+def _render_page(text: str, raw: bytes | None, options: Options) -> Extracted:
     if not text.strip():
         return Extracted(kind="html", text="")
     if raw is None:

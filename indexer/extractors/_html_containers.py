@@ -245,8 +245,10 @@ class Containers:
                     return False
                 header = header or child.tag_id == dom.TH
                 span = dom.int_attr(child, "colspan", 1, 1, tables.MAX_SPAN)
-                paras = [Block(para, "para", self.headings) for para in paragraphs(text)]
-                cells.append(tables.Cell(blocks=tuple(paras), span=span))
+                # One text node: no line break in it, so no need for `paragraphs`.
+                para = " ".join(text.split())
+                blocks = (Block(para, "para", self.headings),) if para else ()
+                cells.append(tables.Cell(blocks=blocks, span=span))
             elif not _ignorable(child, kind):
                 return False
         table.add_row(cells, stray=[], header=header)

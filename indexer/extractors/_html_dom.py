@@ -58,6 +58,8 @@ KINDS = _probe_kinds()
 _PROBE = LexborHTMLParser("")
 TH = _PROBE.create_node("th").tag_id
 """Lexbor's tag id of `<th>`, the header cell."""
+TITLE = _PROBE.create_node("title").tag_id
+"""Lexbor's tag id of `<title>`."""
 LEVELS = {_PROBE.create_node(f"h{level}").tag_id: level for level in range(1, 7)}
 """Lexbor tag id of each heading element to its level."""
 

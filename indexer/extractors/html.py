@@ -25,6 +25,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from indexer._text import gc_paused
 from indexer._types import Chunk, Extracted, Options
+from indexer.extractors._html_dom import TITLE
 from indexer.extractors._html_source import decode_html, too_deep
 from indexer.extractors._markdown import render
 from indexer.extractors._mdsyntax import Block, split_block
@@ -79,7 +80,7 @@ def _render_page(text: str, raw: bytes | None, options: Options) -> Extracted:
         return _degraded(title or visible_text(text), metadata, options)
     return Extracted(
         kind="html",
-        text="\n\n".join(block.text for block in blocks),
+        text="\n\n".join([block.text for block in blocks]),
         chunks=_chunks(blocks, options.max_chunk_chars),
         metadata=metadata,
     )
@@ -88,9 +89,11 @@ def _render_page(text: str, raw: bytes | None, options: Options) -> Extracted:
 def page_title(tree: LexborHTMLParser) -> str | None:
     """Return the document's `<title>` text, whitespace collapsed, or None."""
     head = tree.head
-    node = head.css_first("title") if head is not None else None
+    # Lexbor's own walks: a CSS query costs a selector compile per call.
+    nodes = head.traverse() if head is not None else ()
+    node = next((node for node in nodes if node.tag_id == TITLE), None)
     # A title outside the head is rare; only then search the whole tree.
-    candidates = [node] if node is not None else tree.css("title")
+    candidates = [node] if node is not None else tree.tags("title")
     for title in candidates:
         if not _in_svg(title):
             return " ".join(title.text(deep=True).split()) or None
@@ -148,12 +151,11 @@ def _render_first(tree: LexborHTMLParser, landmarks: bool) -> list[Block]:
 
 
 def _roots(tree: LexborHTMLParser, landmarks: bool) -> list[LexborNode]:
-    found = tree.css("main, article") if landmarks else []
-    roots = [node for node in found if node.tag == "main"][:1]
-    articles = [node for node in found if node.tag == "article"]
+    roots = tree.tags("main")[:1] if landmarks else []
+    articles = tree.tags("article") if landmarks else []
     # One outermost <article> is the content; several are a listing (use the body).
     # (A node's `css` matches the node itself too.)
-    if articles and len(articles[0].css("article")) == len(articles):
+    if len(articles) == 1 or (articles and len(articles[0].css("article")) == len(articles)):
         roots.append(articles[0])
     body = tree.body or tree.root
     if body is not None:
@@ -164,6 +166,10 @@ def _roots(tree: LexborHTMLParser, landmarks: bool) -> list[LexborNode]:
 def _chunks(blocks: list[Block], max_chars: int) -> tuple[Chunk, ...]:
     chunks: list[Chunk] = []
     for block in blocks:
-        pieces = [block.text] if len(block.text) <= max_chars else split_block(block, max_chars)
-        chunks.extend(Chunk(text=p, meta={"headings": list(block.headings)}) for p in pieces)
+        text, _, headings = block
+        if len(text) <= max_chars:
+            chunks.append(Chunk(text=text, meta={"headings": list(headings)}))
+        else:
+            pieces = split_block(block, max_chars)
+            chunks.extend(Chunk(text=p, meta={"headings": list(headings)}) for p in pieces)
     return tuple(chunks)

@@ -251,7 +251,7 @@ class Containers:
                 cells.append(tables.Cell(blocks=blocks, span=span))
             elif not _ignorable(child, kind):
                 return False
-        table.add_row(cells, stray=[], header=header)
+        table.add_text_row(cells, header=header)
         return True
 
     def _mark_nested_table(self) -> None:

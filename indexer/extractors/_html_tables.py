@@ -35,7 +35,11 @@ class Cell:
 
         A list's items are joined with `; `, without their markers.
         """
-        joined = " ".join(map(_inline, self.blocks))
+        blocks = self.blocks
+        if len(blocks) == 1 and blocks[0].kind == "para" and "\n" not in blocks[0].text:
+            # One line of a paragraph: its whitespace is collapsed already.
+            return blocks[0].text.replace("|", "\\|")
+        joined = " ".join(map(_inline, blocks))
         return " ".join(joined.split()).replace("|", "\\|")
 
 
@@ -56,8 +60,15 @@ class Table:
         self.stray.extend(stray)
         if cells:
             self.rows.append(cells)
-        structural = (b.kind in _STRUCTURAL for cell in cells for b in cell.blocks)
-        self.layout = self.layout or any(structural)
+        if not self.layout:
+            structural = (b.kind in _STRUCTURAL for cell in cells for b in cell.blocks)
+            self.layout = any(structural)
+        self.has_header = self.has_header or header
+
+    def add_text_row(self, cells: list[Cell], *, header: bool) -> None:
+        """Append a row of `cells` that hold paragraphs at most, with nothing beside them."""
+        if cells:
+            self.rows.append(cells)
         self.has_header = self.has_header or header
 
     def is_layout(self) -> bool:
@@ -100,7 +111,8 @@ def _expand(row: list[Cell]) -> list[str]:
     out: list[str] = []
     for cell in row:
         out.append(cell.text())
-        out.extend([""] * (cell.span - 1))
+        if cell.span > 1:
+            out.extend([""] * (cell.span - 1))
     return out
 
 

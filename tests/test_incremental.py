@@ -168,6 +168,9 @@ def test_a_killed_run_resumes_without_redoing_finished_work(tmp_path: Path) -> N
     assert report["documents"] == 30
 
 
+STORED = "select count(*) from files where output is not null"
+
+
 def _cached_results(out: Path) -> int:
     import sqlite3
 
@@ -176,7 +179,7 @@ def _cached_results(out: Path) -> int:
         return 0
     try:
         with sqlite3.connect(path, timeout=1) as db:
-            return int(db.execute("select count(*) from results").fetchone()[0])
+            return int(db.execute(STORED).fetchone()[0])
     except sqlite3.Error:
         return 0
 
@@ -239,3 +242,16 @@ def test_a_write_failure_exits_3_and_keeps_the_old_output(tmp_path: Path) -> Non
     assert re.search(r"File too large|cannot write \S+state\.sqlite", proc.stderr), proc.stderr
     assert "the previous output" in proc.stderr
     assert committed(out) == before
+
+
+def test_a_rename_to_another_extension_re_extracts(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    records = b'{"id": 1, "name": "a"}\n{"id": 2, "name": "b"}\n'
+    (source / "records.json").write_bytes(records)
+    out = tmp_path / "out"
+    indexer.run(source, out, CONFIG)
+    (source / "records.json").rename(source / "records.jsonl")
+    again = indexer.run(source, out, CONFIG)
+    assert again.extracted == 1, ".json and .jsonl are read differently"
+    assert committed(out) == fresh(source, tmp_path, CONFIG)

@@ -254,3 +254,39 @@ def test_mail_output_is_independent_of_worker_count(
     indexer.run(corpus / "email-cpython", out, Config(workers=workers, pdf_workers=workers))
     for name in ("manifest.json", "documents.ndjson", "chunks-00000.ndjson"):
         assert (out / name).read_bytes() == (reference / name).read_bytes(), name
+
+
+def test_a_copied_mail_reuses_its_output_rebased_and_equals_a_fresh_run(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    pdf = minimal_pdf([["Quarterly revenue grew."]])
+    attachments = (
+        ("report.pdf", "application/pdf", pdf),
+        ("data.csv", "text/csv", b"region,total\nnorth,10\n"),
+    )
+    (source / "a.eml").write_bytes(_mail(1, "See attached.", attachments))
+    out = tmp_path / "out"
+    indexer.run(source, out, CONFIG)
+    (source / "later").mkdir()
+    (source / "later" / "b.eml").write_bytes((source / "a.eml").read_bytes())
+    again = indexer.run(source, out, CONFIG)
+    assert (again.extracted, again.reused) == (0, 6), "both mails and their attachments"
+    fresh = tmp_path / "fresh"
+    indexer.run(source, fresh, CONFIG)
+    for name in ("documents.ndjson", "chunks-00000.ndjson"):
+        assert (out / name).read_bytes() == (fresh / name).read_bytes()
+    assert "later/b.eml#att/1/report.pdf" in _docs(out)
+
+
+def test_changing_the_pdf_engine_re_extracts_mails_with_pdf_attachments(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    pdf = minimal_pdf([["Quarterly revenue grew."]])
+    (source / "with-pdf.eml").write_bytes(
+        _mail(1, "See attached.", (("report.pdf", "application/pdf", pdf),))
+    )
+    (source / "plain.eml").write_bytes(_mail(2, "No attachment."))
+    out = tmp_path / "out"
+    indexer.run(source, out, CONFIG)
+    rerun = indexer.run(source, out, Config(workers=2, pdf_workers=2, pdf_engine="pdfplumber"))
+    assert rerun.extracted == 2, "the mail and its PDF; the plain mail is reused"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import anyio
 import orjson
@@ -30,6 +30,7 @@ from indexer.pipeline.records import (
     FileOutcome,
     Rendered,
     pack,
+    rebase,
     render,
     unit_docs,
     unpack,
@@ -46,7 +47,7 @@ from indexer.pipeline.tasks import (
 )
 from indexer.pipeline.units import POOL_FAILURES, Child, Unit
 from indexer.pipeline.walk import Entry
-from indexer.registry import ExtractorSpec, Registry
+from indexer.registry import ExtractorSpec, Registry, extension_of
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +55,14 @@ WorkItem = tuple[int, Entry, ExtractorSpec, Known | None]
 """A walk entry to resolve: its position, the entry, its extractor, and what the
 state knew of it when its size, mtime, inode and device were unchanged."""
 Work = list[WorkItem]
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A stored output found by key, rendered for the path that asked."""
+
+    docs: tuple[Rendered, ...]
+    deps: tuple[str, ...]
 
 
 class BatchExtractor:
@@ -86,19 +95,22 @@ class BatchExtractor:
             raw += f"|{limits}"
         return hashlib.sha256(raw.encode()).hexdigest()[:16]
 
-    def key(self, sha256: str, spec: ExtractorSpec) -> str:
-        """The cache key of `spec`'s unit on content `sha256` under this run's options."""
-        return cache_key(sha256, spec.name, self.digests[spec.name])
+    def key(self, sha256: str, spec: ExtractorSpec, entry: Entry) -> str:
+        """The cache key of `spec`'s output on content `sha256` under this run's options.
 
-    def _current(self, unit: Unit) -> bool:
-        """True when every child of a cached unit was extracted under today's key."""
-        return all(
-            c.extractor is None
-            or (c.extractor in self.digests and c.key == cache_key(
-                c.sha256, c.extractor, self.digests[c.extractor]
-            ))
-            for c in unit.children
-        )  # fmt: skip
+        The extension is part of it: extractors read some by it (`.jsonl`, `.tsv`).
+        Messages of an mbox or a Maildir are all `eml`, whatever their position.
+        """
+        ext = "eml" if entry.mail or entry.data is not None else extension_of(entry.rel)
+        return f"{cache_key(sha256, spec.name, self.digests[spec.name])}:{ext}"
+
+    def current(self, deps: tuple[str, ...]) -> bool:
+        """True when every attachment of a stored mail was extracted under today's key."""
+        for dep in deps:
+            extractor, _, digest = dep.split(":", 1)[-1].partition(":")
+            if self.digests.get(extractor) != digest:
+                return False
+        return True
 
     def prepare(
         self, items: list[tuple[int, Entry, ExtractorSpec]]
@@ -114,7 +126,12 @@ class BatchExtractor:
         ready: list[FileOutcome] = []
         work: Work = []
         for (seq, entry, spec), k in zip(items, known, strict=True):
-            if k is not None and k.output is not None and k.key == self.key(k.sha256, spec):
+            if (
+                k is not None
+                and k.output is not None
+                and k.key == self.key(k.sha256, spec, entry)
+                and self.current(k.deps)
+            ):
                 ready.append(_reused(seq, entry, unpack(k.output)))
             else:
                 work.append((seq, entry, spec, k))
@@ -125,10 +142,10 @@ class BatchExtractor:
         entries = [entry for _, entry, _, _ in work]
         hashes = [k.sha256 if k else None for _, _, _, k in work]
         keys = [
-            self.key(h, spec) if h else None
-            for h, (_, _, spec, _) in zip(hashes, work, strict=True)
+            self.key(h, spec, entry) if h else None
+            for h, (_, entry, spec, _) in zip(hashes, work, strict=True)
         ]
-        found = await self._lookup(keys)
+        found = await self._lookup(keys, entries)
         to_read = [i for i, hit in enumerate(found) if hit is None]
         reads = dict(
             zip(
@@ -142,8 +159,8 @@ class BatchExtractor:
         for i, read in reads.items():
             if read.sha256 is not None:
                 hashes[i] = read.sha256
-                keys[i] = self.key(read.sha256, work[i][2])
-        second = await self._lookup([keys[i] for i in reads])
+                keys[i] = self.key(read.sha256, work[i][2], entries[i])
+        second = await self._lookup([keys[i] for i in reads], [entries[i] for i in reads])
         for i, hit in zip(reads, second, strict=True):
             found[i] = hit
         todo = [i for i, read in reads.items() if read.error is None and found[i] is None]
@@ -151,46 +168,67 @@ class BatchExtractor:
             Job(work[i][2], entries[i].rel, reads[i].data, hashes[i] or "", _size(entries[i]))
             for i in todo
         ]
-        fresh = dict(zip(todo, await self._extract(jobs), strict=True))
+        stored = [(entries[i], keys[i]) for i in todo]
+        fresh = dict(zip(todo, await self._extract(jobs, stored), strict=True))
         outcomes = [
             self._outcome(seq, e, spec, hashes[i], reads.get(i), found[i], fresh.get(i))
             for i, (seq, e, spec, _) in enumerate(work)
         ]
-        await self._remember(work, hashes, keys, fresh, outcomes)
+        await self._remember(work, hashes, keys, found, fresh, outcomes)
         return outcomes
 
-    async def _lookup(self, keys: Sequence[str | None]) -> list[Unit | None]:
+    async def _lookup(self, keys: Sequence[str | None], entries: list[Entry]) -> list[Hit | None]:
+        """Stored outputs under each key, rendered for each entry's path; None for misses."""
         wanted = [k for k in keys if k]
         if self.state is None or not wanted:
             return [None] * len(keys)
-        hits = iter(await anyio.to_thread.run_sync(self.state.lookup, wanted))
-        found = [next(hits) if k else None for k in keys]
-        return [u if u is not None and self._current(u) else None for u in found]
+        return await anyio.to_thread.run_sync(self._hits, keys, entries)
+
+    def _hits(self, keys: Sequence[str | None], entries: list[Entry]) -> list[Hit | None]:
+        assert self.state is not None
+        stored = iter(self.state.lookup([k for k in keys if k]))
+        out: list[Hit | None] = []
+        for key, entry in zip(keys, entries, strict=True):
+            found = next(stored) if key else None
+            if found is None or not self.current(found.deps):
+                out.append(None)
+                continue
+            docs = unpack(found.output)
+            if found.path != entry.rel:  # a copy or a rename: the records name the path
+                rebased = rebase(docs, found.path, entry.rel)
+                if rebased is None:
+                    out.append(None)
+                    continue
+                docs = rebased
+            out.append(Hit(docs, found.deps))
+        return out
 
     async def _remember(
         self,
         work: Work,
         hashes: list[str | None],
         keys: list[str | None],
+        found: list[Hit | None],
         fresh: dict[int, Finished],
         outcomes: list[FileOutcome],
     ) -> None:
-        """Store new results, and each file's output under its key."""
+        """Store each file's output under its key (isolated ones are stored already)."""
         if self.state is None:
             return
-        files: list[FileRow] = [
-            (entry, h, k, pack(o.docs) if _cacheable(o) else None)
-            for (_, entry, _, _), h, k, o in zip(work, hashes, keys, outcomes, strict=True)
-            if h and k
-        ]
-        results: list[tuple[str, bytes]] = [
-            (k, d.blob)
-            for i, d in fresh.items()
-            if d.blob is not None and (k := keys[i]) and not work[i][2].isolated  # stored already
-        ]
-        await anyio.to_thread.run_sync(self.state.record, files, results)
+        files: list[FileRow] = []
+        for i, ((_, entry, spec, _), h, k, o) in enumerate(
+            zip(work, hashes, keys, outcomes, strict=True)
+        ):
+            if not (h and k) or (spec.isolated and i in fresh):
+                continue
+            hit = found[i]
+            deps = hit.deps if hit is not None else fresh[i].deps if i in fresh else ()
+            files.append((entry, h, k, pack(o.docs) if _cacheable(o) else None, deps))
+        await anyio.to_thread.run_sync(self.state.record, files)
 
-    async def _extract(self, jobs: list[Job]) -> list[Finished]:
+    async def _extract(
+        self, jobs: list[Job], stored: list[tuple[Entry, str | None]]
+    ) -> list[Finished]:
         plain = [i for i, job in enumerate(jobs) if not job.spec.isolated]
         alone = [i for i, job in enumerate(jobs) if job.spec.isolated]
         out: dict[int, Finished] = {}
@@ -199,11 +237,12 @@ class BatchExtractor:
             # A slow PDF (up to `timeout` each) must not hold a batch's finished work
             # hostage: its result is stored the moment it is complete.
             await self._run_batch(self.isolated, [jobs[i]], [i], out)
-            out[i] = await self._complete(jobs[i], out[i])
-            blob = out[i].blob
-            if self.state is not None and blob is not None:
-                key = self.key(jobs[i].sha256, jobs[i].spec)
-                await anyio.to_thread.run_sync(self.state.record, [], [(key, blob)])
+            done = out[i] = await self._complete(jobs[i], out[i])
+            entry, key = stored[i]
+            if self.state is not None and key is not None:
+                output = pack(done.docs) if _cacheable_docs(done.docs) else None
+                row = (entry, jobs[i].sha256, key, output, done.deps)
+                await anyio.to_thread.run_sync(self.state.record, [row])
 
         async with anyio.create_task_group() as tg:
             if plain:
@@ -282,7 +321,7 @@ class BatchExtractor:
         spec: ExtractorSpec,
         sha256: str | None,
         read: ReadResult | None,
-        cached: Unit | None,
+        cached: Hit | None,
         fresh: Finished | None,
     ) -> FileOutcome:
         in_archive = entry.data is not None
@@ -297,15 +336,12 @@ class BatchExtractor:
                 seq=seq, docs=fresh.docs, extracted_now=extracted, in_archive=in_archive,
                 bytes_read=0 if read is None else len(read.data),
             )  # fmt: skip
-        if read is not None and read.error is not None:
-            unit, sha256 = Unit(doc=failed(spec, b"", read.error, Options())), None
-        else:
-            assert cached is not None
-            unit = cached
-        docs = unit_docs(entry.rel, spec.kind, spec.name, sha256, _size(entry), unit)
-        rendered = tuple(render(d) for d in docs)
-        reused = sum(d.status != "skipped" for d in rendered) if cached is not None else 0
-        return FileOutcome(seq=seq, docs=rendered, reused=reused, in_archive=in_archive)
+        if cached is not None:
+            return _reused(seq, entry, cached.docs)
+        assert read is not None and read.error is not None
+        unit = Unit(doc=failed(spec, b"", read.error, Options()))
+        docs = unit_docs(entry.rel, spec.kind, spec.name, None, _size(entry), unit)
+        return FileOutcome(seq=seq, docs=tuple(render(d) for d in docs), in_archive=in_archive)
 
 
 def _reused(seq: int, entry: Entry, docs: tuple[Rendered, ...]) -> FileOutcome:
@@ -315,7 +351,11 @@ def _reused(seq: int, entry: Entry, docs: tuple[Rendered, ...]) -> FileOutcome:
 
 def _cacheable(outcome: FileOutcome) -> bool:
     """Outputs with failures from the isolation limits are redone by the next run."""
-    return not any(d.status == "failed" and _pool_failed(d) for d in outcome.docs)
+    return _cacheable_docs(outcome.docs)
+
+
+def _cacheable_docs(docs: tuple[Rendered, ...]) -> bool:
+    return not any(d.status == "failed" and _pool_failed(d) for d in docs)
 
 
 def _pool_failed(doc: Rendered) -> bool:

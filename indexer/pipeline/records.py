@@ -9,7 +9,7 @@ dict-order accidents, so the same input gives the same bytes.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
@@ -218,3 +218,31 @@ def unpack(blob: bytes) -> tuple[Rendered, ...]:
         )  # fmt: skip
         at = end + line_len + block_len
     return tuple(docs)
+
+
+def rebase(docs: tuple[Rendered, ...], old: str, new: str) -> tuple[Rendered, ...] | None:
+    """`docs` rendered for the file at `old`, re-rendered for the same content at `new`
+    (a rename or a copy): the same bytes `render` gives for `new`. None when a record
+    cannot be read back exactly (the caller extracts the file again then)."""
+    out: list[Rendered] = []
+    dump = orjson.dumps
+    try:
+        for d in docs:
+            if not d.path.startswith(old):
+                return None
+            path = new + d.path[len(old) :]
+            did = doc_id(path)
+            lines = []
+            for line in d.block.splitlines(keepends=True):
+                record = orjson.loads(line)
+                record.update(id=f"{did}:{record['chunk']}", doc_id=did, path=path)
+                lines.append(dump(record, option=orjson.OPT_APPEND_NEWLINE))
+            block = b"".join(lines)
+            digest = hashlib.sha256(block).hexdigest()[:32]
+            record = orjson.loads(d.line)
+            record.update(path=path, doc_id=did, digest=digest)
+            line = dump(record, option=orjson.OPT_APPEND_NEWLINE)
+            out.append(replace(d, path=path, doc_id=did, block=block, digest=digest, line=line))
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError, KeyError, TypeError):
+        return None
+    return tuple(out)

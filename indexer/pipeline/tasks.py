@@ -1,8 +1,8 @@
 """Functions that run inside worker processes; module-level so they pickle by reference.
 
 The worker does all the per-document CPU work: extraction, attachments, and the
-rendering of output lines and of the cache entry, so what crosses the pipe back is
-a few byte strings per document and the parent only routes and writes them.
+rendering of output lines, so what crosses the pipe back is a few byte strings per
+document and the parent only routes, writes and stores them.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from indexer._extract import run_extractor
 from indexer._types import Options
 from indexer.mail.attachments import expand
 from indexer.pipeline.records import Rendered, render, unit_docs
-from indexer.pipeline.units import POOL_FAILURES, Child, Unit, encode_unit
+from indexer.pipeline.units import Child, Unit
 from indexer.registry import ExtractorSpec, Registry
 
 
@@ -34,8 +34,8 @@ class Finished:
     """A job's result: rendered output and the cache entry, or a unit still to complete."""
 
     docs: tuple[Rendered, ...]
-    blob: bytes | None
-    """The `Unit` encoded for the cache; None when it must not be cached."""
+    deps: tuple[str, ...]
+    """The cache keys its attachments were extracted under (see `BatchExtractor.current`)."""
     pending: Unit | None
     """Set instead of `docs` when children must still go through the isolated pool."""
     seconds: float
@@ -54,7 +54,7 @@ def extract_jobs(
         unit = extract_unit(job, options, registry)
         seconds = time.perf_counter() - started
         if any(c.pending is not None for c in unit.children):
-            out.append(Finished(docs=(), blob=None, pending=unit, seconds=seconds))
+            out.append(Finished(docs=(), deps=(), pending=unit, seconds=seconds))
         else:
             out.append(finish(job, keyed(unit, digests), seconds))
     return out
@@ -72,10 +72,10 @@ def extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
 
 
 def finish(job: Job, unit: Unit, seconds: float) -> Finished:
-    """Render a complete unit's documents and encode it for the cache."""
+    """Render a complete (keyed) unit's documents."""
     docs = unit_docs(job.rel, job.spec.kind, job.spec.name, job.sha256, job.size, unit, seconds)
-    blob = None if unit.failed_by(POOL_FAILURES) else encode_unit(unit)
-    return Finished(docs=tuple(render(d) for d in docs), blob=blob, pending=None, seconds=seconds)
+    deps = tuple(c.key for c in unit.children if c.key is not None)
+    return Finished(docs=tuple(render(d) for d in docs), deps=deps, pending=None, seconds=seconds)
 
 
 def keyed(unit: Unit, digests: dict[str, str]) -> Unit:

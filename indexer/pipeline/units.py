@@ -1,18 +1,15 @@
 """What one extraction task yields: a document and, for mail, its attachments as children.
 
-A `Unit` is also what the incremental state caches under a content hash, so an
-unchanged mail is reused with all its attachments. A child whose extractor must
-run isolated (an attached PDF) leaves the worker as `pending` bytes and is
-extracted by the isolated pool before the unit is complete; pending data is
-never cached.
+A child whose extractor must run isolated (an attached PDF) leaves the worker as
+`pending` bytes and is extracted by the isolated pool before the unit is
+complete. Each extracted child records the cache key it was extracted under,
+and the state keeps those keys with the mail's output (see `state.py`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Any
-
-import orjson
 
 from indexer._types import Chunk, Extracted
 
@@ -62,52 +59,3 @@ class Unit:
         """True when the document or any child failed with one of `codes`."""
         docs = [self.doc, *(c.extracted for c in self.children if c.extracted is not None)]
         return any(d.error in codes for d in docs)
-
-
-def encode_unit(unit: Unit) -> bytes:
-    """Serialise a complete `Unit` for the cache (exact round trip through `decode_unit`)."""
-    return orjson.dumps(
-        {
-            "doc": _encode(unit.doc),
-            "children": [
-                [c.suffix, c.kind, c.size, c.sha256, c.extractor,
-                 None if c.extracted is None else _encode(c.extracted), c.skip, c.context, c.key]
-                for c in unit.children
-            ],
-        }
-    )  # fmt: skip
-
-
-def decode_unit(data: bytes) -> Unit:
-    """Inverse of `encode_unit`."""
-    raw = orjson.loads(data)
-    children = tuple(
-        Child(
-            suffix=s, kind=k, size=n, sha256=h, extractor=x,
-            extracted=None if e is None else _decode(e), skip=skip, context=ctx, key=key,
-        )
-        for s, k, n, h, x, e, skip, ctx, key in raw["children"]
-    )  # fmt: skip
-    return Unit(doc=_decode(raw["doc"]), children=children)
-
-
-def _encode(result: Extracted) -> dict[str, Any]:
-    return {
-        "kind": result.kind,
-        "text": result.text,
-        "chunks": [[c.text, c.meta] for c in result.chunks],
-        "degraded": result.degraded,
-        "error": result.error,
-        "metadata": result.metadata,
-    }
-
-
-def _decode(raw: dict[str, Any]) -> Extracted:
-    return Extracted(
-        kind=raw["kind"],
-        text=raw["text"],
-        chunks=tuple(Chunk(text=t, meta=m) for t, m in raw["chunks"]),
-        degraded=raw["degraded"],
-        error=raw["error"],
-        metadata=raw["metadata"],
-    )

@@ -255,3 +255,30 @@ def test_a_rename_to_another_extension_re_extracts(tmp_path: Path) -> None:
     again = indexer.run(source, out, CONFIG)
     assert again.extracted == 1, ".json and .jsonl are read differently"
     assert committed(out) == fresh(source, tmp_path, CONFIG)
+
+
+def test_a_crash_is_recorded_alike_whether_the_worker_or_the_run_read_the_file(
+    tmp_path: Path,
+) -> None:
+    import hostile
+
+    from indexer.registry import default_registry
+
+    registry = default_registry().copy()
+    registry.register(hostile.SEGFAULT)
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "bad.segv").write_bytes(b"this parser crashes")
+    (source / "note.txt").write_bytes(b"A note.")
+    out = tmp_path / "out"
+    config = Config(workers=1, pdf_workers=1, max_failures=10)
+    first = indexer.run(source, out, config, registry=registry)  # nothing stored: workers read
+    before = committed(out)
+    second = indexer.run(source, out, config, registry=registry)  # the crash was not stored
+    assert (first.failed, second.failed, second.extracted) == (1, 1, 1)
+    assert committed(out) == before
+    docs = [json.loads(x) for x in (out / "documents.ndjson").read_bytes().splitlines()]
+    assert [(d["path"], d["reason"], bool(d["sha256"])) for d in docs] == [
+        ("bad.segv", "crashed", True),
+        ("note.txt", None, True),
+    ]

@@ -24,7 +24,7 @@ from indexer._extract import failed, failure_text
 from indexer._types import Chunk, Extracted, Options
 from indexer.config import Config
 from indexer.pipeline.pool import PoolError, WorkerPool
-from indexer.pipeline.reading import Content, ReadResult, read_files
+from indexer.pipeline.reading import Content, ReadResult, read_files, read_one
 from indexer.pipeline.records import (
     DocOutcome,
     FileOutcome,
@@ -82,6 +82,8 @@ class BatchExtractor:
         self.general = general
         self.isolated = isolated
         self.state = state
+        self.workers_read = state is None or state.empty()
+        """Nothing to find by content: workers read new files themselves."""
         limits = f"{config.timeout:g}s/{config.max_memory_mb}MB"
         self.digests = {spec.name: self._digest(spec, limits) for spec in registry.extractors()}
 
@@ -146,7 +148,12 @@ class BatchExtractor:
             for h, (_, entry, spec, _) in zip(hashes, work, strict=True)
         ]
         found = await self._lookup(keys, entries)
-        to_read = [i for i, hit in enumerate(found) if hit is None]
+        # With nothing stored yet (a first run, --full) there is nothing to find by
+        # content: the worker reads the file itself, and its bytes skip the pipe.
+        by_worker = {
+            i for i, e in enumerate(entries) if self.workers_read and e.data is None and not keys[i]
+        }
+        to_read = [i for i, hit in enumerate(found) if hit is None and i not in by_worker]
         reads = dict(
             zip(
                 to_read,
@@ -163,13 +170,27 @@ class BatchExtractor:
         second = await self._lookup([keys[i] for i in reads], [entries[i] for i in reads])
         for i, hit in zip(reads, second, strict=True):
             found[i] = hit
-        todo = [i for i, read in reads.items() if read.error is None and found[i] is None]
+        todo = sorted(
+            [i for i, read in reads.items() if read.error is None and found[i] is None]
+            + list(by_worker)
+        )
+        limit = self.config.max_file_bytes
         jobs = [
-            Job(work[i][2], entries[i].rel, reads[i].data, hashes[i] or "", _size(entries[i]))
+            Job(work[i][2], entries[i].rel, b"", "", _size(entries[i]), entries[i].path, limit)
+            if i in by_worker
+            else Job(work[i][2], entries[i].rel, reads[i].data, hashes[i] or "", _size(entries[i]))
             for i in todo
         ]
         stored = [(entries[i], keys[i]) for i in todo]
         fresh = dict(zip(todo, await self._extract(jobs, stored), strict=True))
+        for i in by_worker:
+            done = fresh[i]
+            if done.read_error is not None:
+                reads[i] = ReadResult(error=done.read_error)
+                del fresh[i]
+            else:
+                hashes[i] = done.sha256
+                keys[i] = self.key(done.sha256, work[i][2], entries[i])
         outcomes = [
             self._outcome(seq, e, spec, hashes[i], reads.get(i), found[i], fresh.get(i))
             for i, (seq, e, spec, _) in enumerate(work)
@@ -239,9 +260,11 @@ class BatchExtractor:
             await self._run_batch(self.isolated, [jobs[i]], [i], out)
             done = out[i] = await self._complete(jobs[i], out[i])
             entry, key = stored[i]
-            if self.state is not None and key is not None:
+            if key is None and done.sha256:  # read by the worker
+                key = self.key(done.sha256, jobs[i].spec, entry)
+            if self.state is not None and key is not None and done.read_error is None:
                 output = pack(done.docs) if _cacheable_docs(done.docs) else None
-                row = (entry, jobs[i].sha256, key, output, done.deps)
+                row = (entry, done.sha256, key, output, done.deps)
                 await anyio.to_thread.run_sync(self.state.record, [row])
 
         async with anyio.create_task_group() as tg:
@@ -266,12 +289,23 @@ class BatchExtractor:
             return
         except PoolError as exc:
             if len(jobs) == 1:
-                unit = Unit(doc=self._pool_failure(jobs[0].spec.kind, exc))
-                out[slots[0]] = finish(jobs[0], unit, 0.0)
+                out[slots[0]] = await self._failed_job(jobs[0], exc)
                 return
             log.debug("batch of %d failed (%s); retrying one by one", len(jobs), exc.reason)
         for slot, job in zip(slots, jobs, strict=True):
             await self._run_batch(pool, [job], [slot], out)
+
+    async def _failed_job(self, job: Job, exc: PoolError) -> Finished:
+        """The failure record of a job its worker died on. A job the worker was to read
+        is read here, so the record carries the file's hash as any other run's would."""
+        if job.path is not None:
+            read = await anyio.to_thread.run_sync(read_one, job.path, job.limit)
+            if read.error is not None:
+                return Finished(docs=(), deps=(), pending=None, seconds=0.0, read_error=read.error)
+            job = replace(job, data=read.data, sha256=read.sha256 or "", path=None)
+        unit = Unit(doc=self._pool_failure(job.spec.kind, exc))
+        done = finish(job, unit, 0.0)
+        return replace(done, sha256=job.sha256, bytes_read=len(job.data))
 
     async def _complete(self, job: Job, done: Finished) -> Finished:
         """Extract a unit's pending (isolated) children, then render it here."""
@@ -288,7 +322,10 @@ class BatchExtractor:
                 if child.pending is not None:
                     tg.start_soon(one, i)
         complete = keyed(replace(unit, children=tuple(children)), self.digests)
-        return finish(job, complete, done.seconds)
+        job = replace(job, sha256=done.sha256)  # the worker may have read and hashed it
+        return replace(
+            finish(job, complete, done.seconds), sha256=done.sha256, bytes_read=done.bytes_read
+        )
 
     async def _isolated_child(self, child: Child) -> Child:
         assert child.pending is not None and child.extractor is not None
@@ -334,7 +371,7 @@ class BatchExtractor:
             extracted = sum(d.status != "skipped" for d in fresh.docs)
             return FileOutcome(
                 seq=seq, docs=fresh.docs, extracted_now=extracted, in_archive=in_archive,
-                bytes_read=0 if read is None else len(read.data),
+                bytes_read=fresh.bytes_read,
             )  # fmt: skip
         if cached is not None:
             return _reused(seq, entry, cached.docs)

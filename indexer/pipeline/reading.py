@@ -31,14 +31,15 @@ def read_files(sources: list[bytes | Content], limit: int) -> list[ReadResult]:
     since the walk) or that grew past `limit` bytes is reported, not read.
     """
     return [
-        _read_one(source, limit)
+        read_one(source, limit)
         if isinstance(source, bytes)
         else ReadResult(data=source.data, sha256=hashlib.sha256(source.data).hexdigest())
         for source in sources
     ]
 
 
-def _read_one(path: bytes, limit: int) -> ReadResult:
+def read_one(path: bytes, limit: int) -> ReadResult:
+    """Read and hash one file (blocking); never raises."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:

@@ -124,6 +124,13 @@ class State:
                 out.append(None)
         return out
 
+    def empty(self) -> bool:
+        """True when there is nothing to reuse (no stored output, or `reuse` is off)."""
+        if not self.reuse:
+            return True
+        with self._lock:
+            return self._db.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
+
     def lookup(self, keys: Sequence[str]) -> list[Stored | None]:
         """An output stored under each key (by any path: the first in order), or None."""
         if not self.reuse or not keys:

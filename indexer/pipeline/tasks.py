@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from indexer._extract import run_extractor
 from indexer._types import Options
 from indexer.mail.attachments import expand
+from indexer.pipeline.reading import read_one
 from indexer.pipeline.records import Rendered, render, unit_docs
 from indexer.pipeline.units import Child, Unit
 from indexer.registry import ExtractorSpec, Registry
@@ -20,13 +21,20 @@ from indexer.registry import ExtractorSpec, Registry
 
 @dataclass(frozen=True, slots=True)
 class Job:
-    """One document to extract: its bytes and the facts its records carry."""
+    """One document to extract: its bytes and the facts its records carry.
+
+    With `path`, the worker reads the file itself (`data` and `sha256` empty until
+    then): its bytes then never cross the pipe.
+    """
 
     spec: ExtractorSpec
     rel: str
     data: bytes
     sha256: str
     size: int
+    path: bytes | None = None
+    limit: int = 0
+    """With `path`: the size above which the file is `too_large`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +47,11 @@ class Finished:
     pending: Unit | None
     """Set instead of `docs` when children must still go through the isolated pool."""
     seconds: float
+    sha256: str = ""
+    """The content hash (computed by the worker for a job it read itself)."""
+    read_error: str | None = None
+    """Why a job with `path` could not be read (no docs then)."""
+    bytes_read: int = 0
 
 
 def extract_jobs(
@@ -50,13 +63,23 @@ def extract_jobs(
     """
     out = []
     for job in jobs:
+        if job.path is not None:
+            read = read_one(job.path, job.limit)
+            if read.error is not None:
+                out.append(
+                    Finished(docs=(), deps=(), pending=None, seconds=0.0, read_error=read.error)
+                )
+                continue
+            assert read.sha256 is not None
+            job = replace(job, data=read.data, sha256=read.sha256, path=None)
         started = time.perf_counter()
         unit = extract_unit(job, options, registry)
         seconds = time.perf_counter() - started
         if any(c.pending is not None for c in unit.children):
-            out.append(Finished(docs=(), deps=(), pending=unit, seconds=seconds))
+            done = Finished(docs=(), deps=(), pending=unit, seconds=seconds)
         else:
-            out.append(finish(job, keyed(unit, digests), seconds))
+            done = finish(job, keyed(unit, digests), seconds)
+        out.append(replace(done, sha256=job.sha256, bytes_read=len(job.data)))
     return out
 
 

@@ -290,6 +290,20 @@ def test_parse_keeps_numbers_exact_and_rejects_non_json() -> None:
         json_extractor.parse('["\\ud800", 123456789012345678901234]')
 
 
+@pytest.mark.parametrize(
+    "line",
+    ['{"a": [1, 2.5, "x"]}', "123456789012345678901234", "[1E400]", "[1e16]", '"e+"',
+     '["\\ud800"]', '["\\ud800", 123456789012345678901234]', "[NaN]", "[1,]", "{", "  7  ",
+     "[" * 300 + "]" * 300, "[" * 2000 + "]" * 2000, '"\u2028 é"'],
+)  # fmt: skip
+def test_jsonl_line_fast_path_renders_as_parse_does(line: str) -> None:
+    try:
+        expected: str | None = json_extractor.parse(line)[1]
+    except ValueError:
+        expected = None
+    assert json_extractor._render_line(line) == expected
+
+
 def test_long_digit_run_inside_a_string_is_left_alone() -> None:
     result = extract("d.json", b'{"n": "123456789012345678901234", "v": 1}')
     assert [c.text for c in result.chunks] == ['"n": "123456789012345678901234"', '"v": 1']

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
+from operator import itemgetter
 from typing import Any
 
 import orjson
@@ -27,6 +29,7 @@ _RECORD_EXTENSIONS = frozenset({"jsonl", "ndjson"})
 _DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _NINETEEN_DIGITS = b"0" * 19
 _INT_MIN, _UINT_MAX = -(2**63), 2**64 - 1
+_RENDERED = itemgetter(2)  # of a `_parse_lines` record
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
@@ -60,7 +63,7 @@ def _document_or_records(text: str) -> Extracted:
     except ValueError:
         pass
     records = _parse_lines(text, stop_at_bad=True)
-    if len(records) >= 2 and all(rendered is not None for _, _, rendered in records):
+    if len(records) >= 2 and records[-1][2] is not None:  # stopped at no bad line
         return _records(records)
     return _degraded(text)
 
@@ -137,15 +140,24 @@ def _reject(literal: str) -> None:
 
 def _document(value: Any, text: str) -> Extracted:
     """Chunk a parsed document rendered as `text`; raises `ValueError` if a part cannot be."""
+    # Lists, not generators, and no per-part `render`: a part of a document that
+    # rendered whole renders too, and chunk building dominated the time.
     if isinstance(value, list) and value:
-        chunks = tuple(Chunk(text=render(v), meta={"index": i}) for i, v in enumerate(value))
+        parts = _render_parts(value)
+        chunks = tuple([Chunk(text=part, meta={"index": i}) for i, part in enumerate(parts)])
     elif isinstance(value, dict) and value:
+        entries = map("{}: {}".format, _render_parts(value), _render_parts(value.values()))
         chunks = tuple(
-            Chunk(text=f"{render(k)}: {render(v)}", meta={"key": k}) for k, v in value.items()
+            [Chunk(text=entry, meta={"key": k}) for k, entry in zip(value, entries, strict=True)]
         )
     else:
         chunks = (Chunk(text=text),)
     return Extracted(kind="json", text=text, chunks=chunks)
+
+
+def _render_parts(values: Iterable[Any]) -> list[str]:
+    """`render` of each of `values`, parts of a value that rendered (so these cannot fail)."""
+    return [orjson.dumps(value, None, orjson.OPT_INDENT_2).decode() for value in values]
 
 
 def _parse_lines(text: str, *, stop_at_bad: bool) -> list[tuple[int, str, str | None]]:
@@ -155,40 +167,54 @@ def _parse_lines(text: str, *, stop_at_bad: bool) -> list[tuple[int, str, str | 
     """
     out: list[tuple[int, str, str | None]] = []
     for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
+        if not line or line.isspace():
             continue
-        try:
-            rendered: str | None = parse(line)[1]
-        except ValueError:
-            rendered = None
+        rendered = _render_line(line)
         out.append((number, line, rendered))
         if rendered is None and stop_at_bad:
             break
     return out
 
 
+def _render_line(line: str) -> str | None:
+    """`parse(line)`'s rendering, None when it raises; inlined for the common case."""
+    try:
+        rendered = orjson.dumps(orjson.loads(line), None, orjson.OPT_INDENT_2).decode()
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+        rendered = "e+"  # not rendered: let `parse` say why, or read numbers exactly
+    if "e+" not in rendered:
+        return rendered
+    try:
+        return parse(line)[1]
+    except ValueError:
+        return None
+
+
 def _records_or_document(text: str) -> Extracted:
     """Chunk `.jsonl` text per line, unless it is one (pretty-printed) document."""
     records = _parse_lines(text, stop_at_bad=False)
-    if all(rendered is not None for _, _, rendered in records):
+    renderings = list(map(_RENDERED, records))
+    if None not in renderings:
         return _records(records)
     try:
         return _document(*parse(text))
     except ValueError:
         pass
-    if any(rendered is not None for _, _, rendered in records):
+    if renderings.count(None) < len(renderings):
         return _records(records)
     return _degraded(text)
 
 
 def _records(records: list[tuple[int, str, str | None]]) -> Extracted:
+    texts = [line.strip() if rendered is None else rendered for _, line, rendered in records]
     chunks = tuple(
-        Chunk(text=line.strip() if rendered is None else rendered, meta={"line": number})
-        for number, line, rendered in records
+        [
+            Chunk(text=text, meta={"line": record[0]})
+            for record, text in zip(records, texts, strict=True)
+        ]
     )
-    degraded = any(rendered is None for _, _, rendered in records)
-    text = "\n".join(c.text for c in chunks)
-    return Extracted(kind="json", text=text, chunks=chunks, degraded=degraded)
+    degraded = None in map(_RENDERED, records)
+    return Extracted(kind="json", text="\n".join(texts), chunks=chunks, degraded=degraded)
 
 
 def _degraded(text: str) -> Extracted:

@@ -161,6 +161,19 @@ def test_groups_shrink_to_keep_header_and_stay_under_max_chunk_chars() -> None:
     assert all(len(c.text) <= 100 for c in result.chunks)
 
 
+@pytest.mark.parametrize(
+    ("max_chunk_chars", "metas"), [(96, [[1, 3], [4, 4]]), (95, [[1, 2], [3, 4]])]
+)
+def test_a_full_group_is_kept_when_it_fits_the_budget_exactly(
+    max_chunk_chars: int, metas: list[list[int]]
+) -> None:
+    # Header line 3 + 1, three 30-character records and their two newlines: 96 exactly.
+    source = "a,b\n" + "\n".join(f"{'x' * 10},{i:011d}" for i in range(4))
+    options = Options(rows_per_chunk=3, max_chunk_chars=max_chunk_chars)
+    result = extract("t.csv", source.encode(), options)
+    assert [c.meta["rows"] for c in result.chunks] == metas
+
+
 def test_header_line_requotes_cells_holding_delimiter_quote_or_newline() -> None:
     assert csv_extractor.join_row(["a,b", 'say "hi"', "x\ny", "plain", ""], ",") == (
         '"a,b","say ""hi""","x\ny",plain,'

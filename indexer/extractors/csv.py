@@ -138,14 +138,15 @@ def chunk_rows(text: str, delimiter: str, options: Options) -> Extracted:
 
 
 def _chunk_rows(text: str, delimiter: str, options: Options) -> Extracted:
-    rows = [row for row in parse_rows(text, delimiter) if row[0].strip() or _has_content(row)]
-    if not rows:  # nothing but delimiters and whitespace
+    rows = parse_rows(text, delimiter)
+    first = next((i for i, row in enumerate(rows) if row[0].strip() or _has_content(row)), None)
+    if first is None:  # nothing but delimiters and whitespace
         trimmed = text.strip()
         if not trimmed:
             return Extracted(kind="csv", text="")
         return Extracted(kind="csv", text=trimmed, chunks=(Chunk(text=trimmed),), degraded=True)
-    header_line = join_row(rows[0], delimiter)
-    records = _render_records(rows[0], rows[1:])
+    header_line = join_row(rows[first], delimiter)
+    records = _render_records(rows[first], rows[first + 1 :])
     if not records:
         return Extracted(kind="csv", text=header_line, chunks=(Chunk(text=header_line),))
     chunks = tuple(_group(header_line, records, options))
@@ -167,18 +168,16 @@ def join_row(row: list[str], delimiter: str) -> str:
 
 
 def _render_records(header: list[str], rows: list[list[str]]) -> list[str]:
+    """The records of `rows` under `header`, skipping rows whose every cell strips to empty."""
     labels = [cell.strip().replace("%", "%%") for cell in header]
     width = len(labels)
     full = _template(labels, width)
     strip = str.strip
     return [
-        full % tuple(map(strip, row)) if len(row) == width else _render_ragged(labels, row)
+        full % cells if len(cells) == width else _template(labels, len(cells)) % cells
         for row in rows
+        if any(cells := tuple(map(strip, row)))
     ]
-
-
-def _render_ragged(labels: list[str], row: list[str]) -> str:
-    return _template(labels, len(row)) % tuple(map(str.strip, row))
 
 
 def _template(labels: list[str], width: int) -> str:
@@ -189,13 +188,15 @@ def _template(labels: list[str], width: int) -> str:
 
 def _group(header_line: str, records: list[str], options: Options) -> Iterator[Chunk]:
     budget = options.max_chunk_chars - len(header_line) - 1
+    sizes = list(map(len, records))
     start = 0
     while start < len(records):
-        end, size = start + 1, len(records[start])
-        limit = min(len(records), start + options.rows_per_chunk)
-        while end < limit and size + 1 + len(records[end]) <= budget:
-            size += 1 + len(records[end])
-            end += 1
+        limit = end = min(len(records), start + options.rows_per_chunk)
+        if sum(sizes[start:limit]) + limit - start - 1 > budget:  # a full group does not fit
+            end, size = start + 1, sizes[start]
+            while end < limit and size + 1 + sizes[end] <= budget:
+                size += 1 + sizes[end]
+                end += 1
         body = "\n".join(records[start:end])
         yield Chunk(text=f"{header_line}\n{body}", meta={"rows": [start + 1, end]})
         start = end

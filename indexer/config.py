@@ -66,7 +66,7 @@ class Config:
     # [pdf]
     timeout: float = 120.0
     max_memory_mb: int = 2048
-    recycle_after: int = 200
+    recycle_after: int = 1000
     # [walk]
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()

@@ -146,7 +146,9 @@ class Engine:
         extractor = BatchExtractor(config, self.registry, general, isolated, self.state)
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._walk, send_work, send_out.clone(), extractor)
-            for _ in range(config.workers + config.pdf_workers + 1):
+            # Twice the processes: a stretch of slow PDF batches waiting on the isolated
+            # pool must not leave the general pool idle with text batches queued behind.
+            for _ in range(2 * (config.workers + config.pdf_workers) + 1):
                 tg.start_soon(self._work, recv_work.clone(), send_out.clone(), extractor)
             recv_work.close()
             send_out.close()

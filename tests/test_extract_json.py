@@ -20,6 +20,7 @@ from textual_kinds import (
 )
 
 from indexer import Options, extract
+from indexer._text import decode
 from indexer.extractors import json as json_extractor
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "json"
@@ -302,6 +303,26 @@ def test_jsonl_line_fast_path_renders_as_parse_does(line: str) -> None:
     except ValueError:
         expected = None
     assert json_extractor._render_line(line) == expected
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b'{"a": "\xc3\xa9", "n": 1}', b'\xef\xbb\xbf[1,\r\n "\xc3\xa9"]\r\n', b'["caf\xe9"]',
+     b"[123456789012345678901234]", b'["\\ud800"]', b"[1,]", "[\"é\"]".encode("utf-16"),
+     '["37\ufffd36\'"]'.encode()],
+)  # fmt: skip
+def test_document_read_from_bytes_is_the_document_read_from_text(data: bytes) -> None:
+    text = decode(data)
+    try:
+        expected: str | None = json_extractor.parse(text)[1]
+    except ValueError:
+        expected = None
+    try:
+        got: str | None = json_extractor.parse(text, data)[1]
+    except ValueError:
+        got = None
+    assert got == expected
+    assert extract("d.json", data) == json_extractor.chunk(text, OPTIONS)
 
 
 def test_long_digit_run_inside_a_string_is_left_alone() -> None:

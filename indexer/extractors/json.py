@@ -29,6 +29,7 @@ _RECORD_EXTENSIONS = frozenset({"jsonl", "ndjson"})
 _DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _NINETEEN_DIGITS = b"0" * 19
 _INT_MIN, _UINT_MAX = -(2**63), 2**64 - 1
+_REPLACEMENT_CHARACTER = "\ufffd".encode()
 _RENDERED = itemgetter(2)  # of a `_parse_lines` record
 
 
@@ -39,10 +40,10 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
     input did not parse. Never raises for any input.
     """
     text = decode(data)
-    if extension_of(path) in _RECORD_EXTENSIONS:
-        with gc_paused():
+    with gc_paused():
+        if extension_of(path) in _RECORD_EXTENSIONS:
             return _records_or_document(text)
-    return chunk(text, options)
+        return _document_or_records(text, data)
 
 
 def chunk(text: str, options: Options) -> Extracted:
@@ -57,9 +58,9 @@ def chunk(text: str, options: Options) -> Extracted:
         return _document_or_records(text)
 
 
-def _document_or_records(text: str) -> Extracted:
+def _document_or_records(text: str, data: bytes | None = None) -> Extracted:
     try:
-        return _document(*parse(text))
+        return _document(*parse(text, data))
     except ValueError:
         pass
     records = _parse_lines(text, stop_at_bad=True)
@@ -68,14 +69,15 @@ def _document_or_records(text: str) -> Extracted:
     return _degraded(text)
 
 
-def parse(text: str) -> tuple[Any, str]:
+def parse(text: str, data: bytes | None = None) -> tuple[Any, str]:
     """Return the JSON value of `text`, numbers exact, and its pretty rendering.
 
-    Raises `ValueError` when `text` is not one JSON value (syntax, NaN, a lone
-    surrogate, nesting deeper than orjson's limit of 1024) or when the value
-    cannot be rendered (see `render`).
+    `data`, the bytes `text` was decoded from, is read instead when orjson takes
+    them, saving the UTF-8 encoding of `text`. Raises `ValueError` when `text`
+    is not one JSON value (syntax, NaN, a lone surrogate, nesting deeper than
+    orjson's limit of 1024) or when the value cannot be rendered (see `render`).
     """
-    value = _loads(text)
+    value = _loads(text, data)
     rendered = render(value)
     # orjson reads an integer outside [-2**63, 2**64) as a double, which renders
     # as `1.8446744073709552e+19`; only then is the source searched for one.
@@ -85,7 +87,15 @@ def parse(text: str) -> tuple[Any, str]:
     return value, rendered
 
 
-def _loads(text: str) -> Any:
+def _loads(text: str, data: bytes | None) -> Any:
+    if data is not None and _REPLACEMENT_CHARACTER not in data:
+        # Bytes orjson accepts are UTF-8 with no NUL and no BOM, which `decode`
+        # reads as UTF-8 (unless they hold U+FFFD, which it counts as errors),
+        # changing at most CR line ends: whitespace between tokens.
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError as exc:

@@ -269,6 +269,7 @@ def test_an_unreachable_scheduler_exits_3_and_keeps_the_previous_output(
     out = tmp_path / "out"
     indexer.run(source, out, Config(workers=1, pdf_workers=1))
     before = _files(out)
+    (source / "b.txt").write_bytes(b"new: work for the cluster (an unchanged tree needs none)")
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         address = f"tcp://127.0.0.1:{probe.getsockname()[1]}"

@@ -282,3 +282,48 @@ def test_a_crash_is_recorded_alike_whether_the_worker_or_the_run_read_the_file(
         ("bad.segv", "crashed", True),
         ("note.txt", None, True),
     ]
+
+
+def _report(out: Path) -> dict[str, object]:
+    report: dict[str, object] = json.loads((out / "run.json").read_bytes())
+    return report
+
+
+@pytest.mark.parametrize("change", ["none", "touch", "binary_grows", "rows_per_chunk", "ahead"])
+def test_an_unchanged_tree_re_commits_the_previous_output_and_nothing_else_does(
+    source: Path, tmp_path: Path, change: str
+) -> None:
+    import sqlite3
+
+    (source / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(100))
+    out = tmp_path / "out"
+    indexer.run(source, out, CONFIG)
+    assert _report(out)["unchanged"] is False, "a first run"
+    config = CONFIG
+    text = next(p for p in _paths(source) if p.suffix == ".txt")
+    if change == "touch":
+        os.utime(text, ns=(time.time_ns(), time.time_ns()))
+    elif change == "binary_grows":
+        with open(source / "image.png", "ab") as handle:
+            handle.write(b"more")
+    elif change == "rows_per_chunk":
+        config = Config(workers=2, pdf_workers=2, shard_files=7, rows_per_chunk=5)
+    elif change == "ahead":  # a killed run stored an output the commit does not hold
+        with sqlite3.connect(out / ".state" / "state.sqlite") as db:
+            db.execute("UPDATE files SET run = run + 5 WHERE path = ?", (text.name,))
+            db.execute("UPDATE files SET run = run + 5 WHERE path LIKE ?", ("%/" + text.name,))
+    before, inodes = committed(out), shard_inodes(out)
+    again = indexer.run(source, out, config)
+    assert _report(out)["unchanged"] is (change == "none")
+    assert committed(out) == fresh(source, tmp_path, config)
+    if change in ("none", "touch", "ahead"):
+        assert committed(out) == before and changes(out) == []
+        assert (again.extracted, again.reused) == (0, again.documents - 1)  # the png
+    if change == "none":
+        assert shard_inodes(out) == inodes
+        pages = _report(out)["pages"]
+        with sqlite3.connect(out / ".state" / "state.sqlite") as db:  # force the full path
+            db.execute("DELETE FROM meta WHERE name = 'committed'")
+        normal = indexer.run(source, out, config)
+        assert (_report(out)["unchanged"], _report(out)["pages"]) == (False, pages)
+        assert again.to_dict() | {"seconds": 0} == normal.to_dict() | {"seconds": 0}

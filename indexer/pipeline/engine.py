@@ -83,6 +83,8 @@ class Staged:
     files: list[str]
     manifest_files: dict[str, Any]
     tally: Tally
+    unchanged: bool = False
+    """The previous output, re-committed as it was (`unchanged.py`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -14,11 +14,20 @@ import orjson
 
 from indexer.config import Config, ConfigError
 from indexer.pipeline.changes import load_previous
-from indexer.pipeline.engine import Engine, Staged, Tally, commit_staged, manifest
+from indexer.pipeline.engine import (
+    Engine,
+    Staged,
+    Tally,
+    commit_staged,
+    make_pools,
+    manifest,
+)
+from indexer.pipeline.extraction import BatchExtractor
 from indexer.pipeline.lock import hold
 from indexer.pipeline.output import CURRENT, prepare_staging, recover
 from indexer.pipeline.progress import Progress
 from indexer.pipeline.state import STATE_DIR, STATE_FILE, State
+from indexer.pipeline.unchanged import previous_pages, stage_linked, unchanged
 from indexer.pipeline.walk import walk
 from indexer.registry import Registry, default_registry
 
@@ -81,17 +90,59 @@ async def _index_locked(
     state = await anyio.to_thread.run_sync(
         lambda: State(dst / STATE_DIR / STATE_FILE, reuse=not config.full)
     )
+    current = dst / CURRENT
+    previous_output = current.resolve() if current.is_dir() else None
     try:
-        staged = await _stage(src, staging, config, registry, state, previous, progress)
+        staged = None
+        if previous_output is not None:
+            staged = await anyio.to_thread.run_sync(
+                _stage_unchanged, src, previous_output, staging, config, registry, state, previous
+            )
+        if staged is None:
+            staged = await _stage(
+                src, staging, config, registry, state, previous, progress, previous_output
+            )
         manifest_data = manifest(config, registry, staged)
         await commit_staged(dst, manifest_data, staged)
+        await anyio.to_thread.run_sync(state.mark_committed)
         await anyio.to_thread.run_sync(state.sweep)
     finally:
         state.close()
     seconds = time.monotonic() - started
     summary = _summary(dst, staged.tally, len(manifest_data["shards"]), seconds)
-    await anyio.to_thread.run_sync(_write_report, dst, config, staged.tally, seconds)
+    await anyio.to_thread.run_sync(
+        _write_report, dst, config, staged.tally, seconds, staged.unchanged
+    )
     return summary
+
+
+def _stage_unchanged(
+    src: Path,
+    previous_output: Path,
+    staging: Path,
+    config: Config,
+    registry: Registry,
+    state: State,
+    previous: dict[str, bytes],
+) -> Staged | None:
+    """Stage the previous output again when the tree did not change (else None)."""
+    general, isolated = make_pools(config)  # never opened: the keys are all it needs
+    extractor = BatchExtractor(config, registry, general, isolated, state)
+    old = unchanged(src, previous_output, previous, config, registry, state, extractor)
+    if old is None:
+        return None
+    state.mark_seen(list(previous))  # keep every row: the sweep deletes unwalked paths
+    files = stage_linked(previous_output, staging, old)
+    counts = old["counts"]
+    by_status = counts["by_status"]
+    tally = Tally(
+        files=counts["files"], documents=counts["documents"], chunks=counts["chunks"],
+        reused=counts["documents"] - by_status.get("skipped", 0),
+        pages=previous_pages(previous_output), by_status=dict(by_status),
+        by_kind=dict(counts["by_kind"]), changes={"added": 0, "changed": 0, "removed": 0},
+    )  # fmt: skip
+    manifest_files = {"documents": old["documents"], "shards": old["shards"]}
+    return Staged(files=files, manifest_files=manifest_files, tally=tally, unchanged=True)
 
 
 async def _stage(
@@ -102,6 +153,7 @@ async def _stage(
     state: State,
     previous: dict[str, bytes],
     progress: bool,
+    previous_output: Path | None,
 ) -> Staged:
     """Run the configured engine into `staging`; return what it staged (nothing committed)."""
     if config.engine == "dask":
@@ -109,10 +161,9 @@ async def _stage(
 
         return await stage_on_dask(src, staging, config, registry, state=state, previous=previous)
     bar = Progress() if progress else None
-    current = staging.parent / CURRENT
     engine = Engine(
         src, staging, config, registry, on_progress=bar, state=state, previous=previous,
-        previous_output=current.resolve() if current.is_dir() and not config.full else None,
+        previous_output=None if config.full else previous_output,
     )  # fmt: skip
     async with anyio.create_task_group() as tg:
         if bar is not None:
@@ -170,11 +221,12 @@ def _summary(out: Path, tally: Tally, shards: int, seconds: float) -> RunSummary
     )
 
 
-def _write_report(out: Path, config: Config, tally: Tally, seconds: float) -> None:
+def _write_report(out: Path, config: Config, tally: Tally, seconds: float, unchanged: bool) -> None:
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     report = {
         "seconds": round(seconds, 3),
+        "unchanged": unchanged,
         "files": tally.files,
         "documents": tally.documents,
         "extracted": tally.extracted_now,

@@ -75,6 +75,19 @@ class Stored:
     deps: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Row:
+    """A path's stored facts, without its output."""
+
+    stat: tuple[int, int, int, int]
+    """size, mtime_ns, inode, device."""
+    sha256: str
+    key: str | None
+    deps: tuple[str, ...]
+    run: int
+    """The run that wrote it."""
+
+
 FileRow = tuple[Entry, str, str | None, bytes | None, tuple[str, ...]]
 """An entry, its content hash, its output's key, the packed output and its deps."""
 
@@ -100,6 +113,30 @@ class State:
             run = int(row[0]) + 1 if row else 1
             self._db.execute("INSERT OR REPLACE INTO meta VALUES ('run', ?)", (str(run),))
         return run
+
+    @property
+    def committed_run(self) -> int | None:
+        """The run whose output is committed in OUT, as `mark_committed` noted it."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE name = 'committed'").fetchone()
+        return int(row[0]) if row else None
+
+    def mark_committed(self) -> None:
+        """Note that this run's output is the committed one (call after the commit)."""
+        with self._lock, self._failing(), self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('committed', ?)", (str(self.run),)
+            )
+
+    def rows(self, paths: Sequence[str]) -> dict[str, Row]:
+        """The stored facts of each path that has a row with an output, without the output."""
+        with self._lock:
+            found = self._select(
+                "SELECT path, size, mtime_ns, inode, device, sha256, key, deps, run FROM files"
+                " WHERE output IS NOT NULL AND path IN",
+                list(paths),
+            )
+        return {r[0]: Row((r[1], r[2], r[3], r[4]), r[5], r[6], _deps(r[7]), r[8]) for r in found}
 
     def known(self, entries: Sequence[Entry]) -> list[Known | None]:
         """What the last runs knew of each entry whose size, mtime, inode and device are

@@ -51,6 +51,9 @@ def encode_frame(obj: object) -> bytes:
 _OOM_FRAME = encode_frame(("oom",))
 
 
+_PIPE_BYTES = 1 << 20
+
+
 def main(argv: list[str]) -> int:
     """Serve calls until the parent closes our stdin; return the exit status."""
     parent_pid, memory_limit_mb = int(argv[0]), int(argv[1])
@@ -111,11 +114,24 @@ def _claim_protocol_fds() -> tuple[int, int]:
     /dev/null instead of into a reply; one that reads stdin reads nothing.
     """
     inp, out = os.dup(0), os.dup(1)
+    for fd in (inp, out):
+        _widen_pipe(fd)
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
     os.dup2(devnull, 1)
     os.close(devnull)
     return inp, out
+
+
+def _widen_pipe(fd: int) -> None:
+    """Grow a pipe's buffer from 64 KiB to 1 MiB where Linux allows it: batches of
+    files and their rendered output then cross in 16x fewer writes and wake-ups."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), _PIPE_BYTES)
+    except OSError:  # not a pipe, or above /proc/sys/fs/pipe-max-size: keep the default
+        pass
 
 
 def _die_with_parent(parent_pid: int) -> None:

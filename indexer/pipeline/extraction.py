@@ -1,19 +1,21 @@
 """Turning a batch of walk entries into file outcomes: reuse, read, extract, remember.
 
-For each batch: entries whose size, mtime, inode and device are unchanged since
-the last run get their content hash from the state without being read; every
-other entry is read and hashed in one thread hop. Units cached under the same
-content hash, extractor version and options are reused; the rest go to a process
-pool (the isolated one for extractors that ask for it; a mail's attached PDFs
-too), which sends back rendered output lines and the encoded cache entry. Those
-are stored as soon as a batch completes, so a killed run loses only what was in
-flight.
+Unchanged files (same size, mtime, inode and device, current key) are settled in
+the walk's thread by `prepare`: their stored output is written as it is. For the
+rest, `process` reads and hashes them in one thread hop and looks their key up
+among all stored outputs (a copy, a rename, a touch), or, with nothing stored yet
+(a first run), lets the worker read them. What is left goes to a process pool (the
+isolated one for extractors that ask for it, and a mail's attached PDFs), which
+sends back rendered output lines. Outputs are stored as each batch completes, and
+an isolated file's within half a second of being done, so a killed run loses only what was
+in flight.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -51,6 +53,9 @@ from indexer.registry import ExtractorSpec, Registry, extension_of
 
 log = logging.getLogger(__name__)
 
+_FLUSH_EVERY = 0.5
+"""Seconds between stores of finished isolated results while their batch goes on."""
+
 WorkItem = tuple[int, Entry, ExtractorSpec, Known | None]
 """A walk entry to resolve: its position, the entry, its extractor, and what the
 state knew of it when its size, mtime, inode and device were unchanged."""
@@ -82,6 +87,9 @@ class BatchExtractor:
         self.general = general
         self.isolated = isolated
         self.state = state
+        self._rows: list[FileRow] = []
+        """Finished isolated results not stored yet (see `_extract`)."""
+        self._flushed = time.monotonic()
         self.workers_read = state is None or state.empty()
         """Nothing to find by content: workers read new files themselves."""
         limits = f"{config.timeout:g}s/{config.max_memory_mb}MB"
@@ -233,19 +241,27 @@ class BatchExtractor:
         fresh: dict[int, Finished],
         outcomes: list[FileOutcome],
     ) -> None:
-        """Store each file's output under its key (isolated ones are stored already)."""
+        """Store each file's output under its key (slow isolated ones are stored already)."""
         if self.state is None:
             return
         files: list[FileRow] = []
-        for i, ((_, entry, spec, _), h, k, o) in enumerate(
+        for i, ((_, entry, _, _), h, k, o) in enumerate(
             zip(work, hashes, keys, outcomes, strict=True)
         ):
-            if not (h and k) or (spec.isolated and i in fresh):
+            if not (h and k) or (i in fresh and fresh[i].stored):
                 continue
             hit = found[i]
             deps = hit.deps if hit is not None else fresh[i].deps if i in fresh else ()
             files.append((entry, h, k, pack(o.docs) if _cacheable(o) else None, deps))
-        await anyio.to_thread.run_sync(self.state.record, files)
+        await self._flush_rows(files)
+
+    async def _flush_rows(self, files: list[FileRow]) -> None:
+        """Store `files` and the buffered isolated results, in one thread hop."""
+        assert self.state is not None
+        rows, self._rows = files + self._rows, []
+        self._flushed = time.monotonic()
+        if rows:
+            await anyio.to_thread.run_sync(self.state.record, rows)
 
     async def _extract(
         self, jobs: list[Job], stored: list[tuple[Entry, str | None]]
@@ -255,8 +271,9 @@ class BatchExtractor:
         out: dict[int, Finished] = {}
 
         async def isolated(i: int) -> None:
-            # A slow PDF (up to `timeout` each) must not hold a batch's finished work
-            # hostage: its result is stored the moment it is complete.
+            # A batch of PDFs (up to `timeout` each) must not hold its finished work
+            # hostage until the last one is done: each result joins a buffer that is
+            # stored every half second (a thread hop per file cost more than a parse).
             await self._run_batch(self.isolated, [jobs[i]], [i], out)
             done = out[i] = await self._complete(jobs[i], out[i])
             entry, key = stored[i]
@@ -264,8 +281,10 @@ class BatchExtractor:
                 key = self.key(done.sha256, jobs[i].spec, entry)
             if self.state is not None and key is not None and done.read_error is None:
                 output = pack(done.docs) if _cacheable_docs(done.docs) else None
-                row = (entry, done.sha256, key, output, done.deps)
-                await anyio.to_thread.run_sync(self.state.record, [row])
+                self._rows.append((entry, done.sha256, key, output, done.deps))
+                out[i] = replace(done, stored=True)
+                if time.monotonic() - self._flushed >= _FLUSH_EVERY:
+                    await self._flush_rows([])
 
         async with anyio.create_task_group() as tg:
             if plain:

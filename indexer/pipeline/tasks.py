@@ -52,6 +52,8 @@ class Finished:
     read_error: str | None = None
     """Why a job with `path` could not be read (no docs then)."""
     bytes_read: int = 0
+    stored: bool = False
+    """Already in the state (set by the run for slow isolated files)."""
 
 
 def extract_jobs(

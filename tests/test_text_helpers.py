@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from indexer._text import decode, limit_chunks, split_paragraphs, split_text
 from indexer._types import Chunk
@@ -52,3 +54,29 @@ def test_limit_chunks_drops_blank_and_splits_long_keeping_meta() -> None:
     limited = limit_chunks(chunks, 64)
     assert all(len(c.text) <= 64 and c.meta == {"i": 1} for c in limited)
     assert " ".join(c.text for c in limited).split() == ["word"] * 30
+
+
+def _split_by_copying(text: str, max_chars: int) -> list[str]:
+    """The first split_text, which copied the rest after every cut: an oracle."""
+    pieces, rest = [], text
+    while len(rest) > max_chars:
+        window, cut = rest[: max_chars + 1], max_chars
+        for sep in ("\n\n", "\n", ". ", "! ", "? ", "; ", " "):
+            at = window.rfind(sep, max_chars // 4)
+            if at > 0:
+                cut = at + len(sep)
+                break
+        head, rest = rest[:cut].rstrip(), rest[cut:].lstrip()
+        if head:
+            pieces.append(head)
+    if rest.strip():
+        pieces.append(rest.strip())
+    return pieces
+
+
+@given(
+    st.text(alphabet="ab .!?;\n\t\u00a0\u2003\u3000\x1c\x85\u00e9", max_size=300),
+    st.integers(1, 60),
+)
+def test_split_text_cuts_where_the_copying_version_did(text: str, max_chars: int) -> None:
+    assert split_text(text, max_chars) == _split_by_copying(text, max_chars)

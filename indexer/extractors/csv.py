@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 
 from indexer._text import decode, gc_paused, normalize_newlines
-from indexer._types import Chunk, Extracted, Options
+from indexer._types import Chunk, Extracted, Options, make_chunk
 from indexer.registry import extension_of
 
 VERSION = "1"
@@ -198,5 +198,5 @@ def _group(header_line: str, records: list[str], options: Options) -> Iterator[C
                 size += 1 + sizes[end]
                 end += 1
         body = "\n".join(records[start:end])
-        yield Chunk(text=f"{header_line}\n{body}", meta={"rows": [start + 1, end]})
+        yield make_chunk(f"{header_line}\n{body}", {"rows": [start + 1, end]})
         start = end

@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from indexer._text import decode, gc_paused, normalize_newlines
-from indexer._types import Chunk, Extracted, Options
+from indexer._types import Chunk, Extracted, Options, make_chunk
 from indexer.registry import extension_of
 
 VERSION = "1"
@@ -154,11 +154,11 @@ def _document(value: Any, text: str) -> Extracted:
     # rendered whole renders too, and chunk building dominated the time.
     if isinstance(value, list) and value:
         parts = _render_parts(value)
-        chunks = tuple([Chunk(text=part, meta={"index": i}) for i, part in enumerate(parts)])
+        chunks = tuple([make_chunk(part, {"index": i}) for i, part in enumerate(parts)])
     elif isinstance(value, dict) and value:
         entries = map("{}: {}".format, _render_parts(value), _render_parts(value.values()))
         chunks = tuple(
-            [Chunk(text=entry, meta={"key": k}) for k, entry in zip(value, entries, strict=True)]
+            [make_chunk(entry, {"key": k}) for k, entry in zip(value, entries, strict=True)]
         )
     else:
         chunks = (Chunk(text=text),)
@@ -218,10 +218,7 @@ def _records_or_document(text: str) -> Extracted:
 def _records(records: list[tuple[int, str, str | None]]) -> Extracted:
     texts = [line.strip() if rendered is None else rendered for _, line, rendered in records]
     chunks = tuple(
-        [
-            Chunk(text=text, meta={"line": record[0]})
-            for record, text in zip(records, texts, strict=True)
-        ]
+        [make_chunk(text, {"line": record[0]}) for record, text in zip(records, texts, strict=True)]
     )
     degraded = None in map(_RENDERED, records)
     return Extracted(kind="json", text="\n".join(texts), chunks=chunks, degraded=degraded)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from indexer._text import decode, normalize_newlines, split_paragraphs
-from indexer._types import Chunk, Extracted, Options
+from indexer._types import Extracted, Options, make_chunk
 
 VERSION = "1"
 
@@ -16,7 +16,5 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
 def chunk(text: str, options: Options) -> Extracted:
     """Chunk already-decoded text by paragraph (blank-line split, trimmed)."""
     text = normalize_newlines(text)
-    chunks = tuple(
-        Chunk(text=para, meta={"para": i}) for i, para in enumerate(split_paragraphs(text))
-    )
+    chunks = tuple(make_chunk(para, {"para": i}) for i, para in enumerate(split_paragraphs(text)))
     return Extracted(kind="text", text=text, chunks=chunks)

@@ -159,8 +159,26 @@ def entry() -> None:
     fsynced by then, and the teardown measured 0.3-0.4 s after a 10,000-file run,
     a third of a re-run over an unchanged tree.
     """
+    _fewer_malloc_arenas()
     code = main()
     sys.stdout.flush()
     sys.stderr.flush()
     logging.shutdown()
     os._exit(code)
+
+
+def _fewer_malloc_arenas() -> None:
+    """Cap glibc's malloc arenas at 2 before any thread starts. With one arena per
+    thread, output blobs freed by the writer fragment the reading threads' arenas:
+    the parent's peak RSS on a 256 MB mbox fell from 137 MB to 89 MB (and 10% time)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).mallopt(_M_ARENA_MAX, 2)
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
+_M_ARENA_MAX = -8

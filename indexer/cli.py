@@ -14,6 +14,7 @@ Exit codes (also in `--help` and the README):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import sys
@@ -161,8 +162,9 @@ def entry() -> None:
     """
     _fewer_malloc_arenas()
     code = main()
-    sys.stdout.flush()
-    sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError):  # a closed pipe (`indexer run --json | head`)
+            stream.flush()
     logging.shutdown()
     os._exit(code)
 

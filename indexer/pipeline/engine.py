@@ -229,11 +229,11 @@ class Engine:
         items: list[tuple[int, Entry, ExtractorSpec]] = []
         for at, entry in enumerate(taken, seq):
             if entry.skip is not None:
-                settled[at] = _skipped(at, entry)
+                settled[at] = skipped(at, entry)
             elif is_container(entry):
                 settled[at] = _container(at, entry)
             else:
-                items.append((at, entry, self._spec(entry)))
+                items.append((at, entry, spec_for(self.registry, entry)))
         ready, work = extractor.prepare(items)
         settled.update((outcome.seq, outcome) for outcome in ready)
         if self.state is not None and self.part is None:
@@ -249,11 +249,6 @@ class Engine:
         except BaseException:
             self._producer_failed = True
             raise
-
-    def _spec(self, entry: Entry) -> ExtractorSpec:
-        if entry.mail or entry.data is not None:  # a Maildir or mbox message
-            return self.registry.for_path("message.eml")
-        return self.registry.for_path(entry.rel)
 
     def _window_nowait(self) -> bool:
         try:
@@ -371,7 +366,15 @@ def _container(seq: int, entry: Entry) -> FileOutcome:
     return FileOutcome(seq=seq, docs=(render(doc),))
 
 
-def _skipped(seq: int, entry: Entry) -> FileOutcome:
+def spec_for(registry: Registry, entry: Entry) -> ExtractorSpec:
+    """The extractor of a walk entry: `eml` for a Maildir or mbox message, else by path."""
+    if entry.mail or entry.data is not None:
+        return registry.for_path("message.eml")
+    return registry.for_path(entry.rel)
+
+
+def skipped(seq: int, entry: Entry) -> FileOutcome:
+    """The outcome of an entry the walk passed over: one `skipped` document."""
     doc = DocOutcome(path=entry.rel, kind=None, size=entry.size, sha256=None, skip=entry.skip)
     return FileOutcome(seq=seq, docs=(render(doc),))
 

@@ -70,6 +70,44 @@ class Hit:
     deps: tuple[str, ...]
 
 
+class CacheKeys:
+    """The cache keys of this run's options: what a stored output is valid under."""
+
+    def __init__(self, config: Config, registry: Registry) -> None:
+        options = config.extract_options()
+        limits = f"{config.timeout:g}s/{config.max_memory_mb}MB"
+        self.digests = {spec.name: _digest(options, spec, limits) for spec in registry.extractors()}
+        """Per extractor name, the digest of its version and the options it uses."""
+
+    def key(self, sha256: str, spec: ExtractorSpec, entry: Entry) -> str:
+        """The cache key of `spec`'s output on content `sha256` under this run's options.
+
+        The extension is part of it: extractors read some by it (`.jsonl`, `.tsv`).
+        Messages of an mbox or a Maildir are all `eml`, whatever their position.
+        """
+        ext = "eml" if entry.mail or entry.data is not None else extension_of(entry.rel)
+        return f"{cache_key(sha256, spec.name, self.digests[spec.name])}:{ext}"
+
+    def current(self, deps: tuple[str, ...]) -> bool:
+        """True when every attachment of a stored mail was extracted under today's key."""
+        for dep in deps:
+            extractor, _, digest = dep.split(":", 1)[-1].partition(":")
+            if self.digests.get(extractor) != digest:
+                return False
+        return True
+
+
+def _digest(options: Options, spec: ExtractorSpec, limits: str) -> str:
+    """Only the options the extractor declares it uses count, plus the isolation limits
+    for isolated extractors, so changing `rows_per_chunk` re-extracts CSV files and
+    nothing else. A stored mail also records its attachments' keys and is reused
+    only while they all still hold (`CacheKeys.current`)."""
+    raw = options.digest(spec.options_used) + f"|{spec.version}"
+    if spec.isolated:
+        raw += f"|{limits}"
+    return hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+
 class BatchExtractor:
     """Resolves batches of walk entries into `FileOutcome`s."""
 
@@ -92,35 +130,7 @@ class BatchExtractor:
         self._flushed = time.monotonic()
         self.workers_read = state is None or state.empty()
         """Nothing to find by content: workers read new files themselves."""
-        limits = f"{config.timeout:g}s/{config.max_memory_mb}MB"
-        self.digests = {spec.name: self._digest(spec, limits) for spec in registry.extractors()}
-
-    def _digest(self, spec: ExtractorSpec, limits: str) -> str:
-        """Only the options the extractor declares it uses count, plus the isolation limits
-        for isolated extractors, so changing `rows_per_chunk` re-extracts CSV files and
-        nothing else. A cached mail also records its attachments' keys and is reused
-        only while they all still hold (`_current`)."""
-        raw = self.options.digest(spec.options_used) + f"|{spec.version}"
-        if spec.isolated:
-            raw += f"|{limits}"
-        return hashlib.sha256(raw.encode()).hexdigest()[:16]
-
-    def key(self, sha256: str, spec: ExtractorSpec, entry: Entry) -> str:
-        """The cache key of `spec`'s output on content `sha256` under this run's options.
-
-        The extension is part of it: extractors read some by it (`.jsonl`, `.tsv`).
-        Messages of an mbox or a Maildir are all `eml`, whatever their position.
-        """
-        ext = "eml" if entry.mail or entry.data is not None else extension_of(entry.rel)
-        return f"{cache_key(sha256, spec.name, self.digests[spec.name])}:{ext}"
-
-    def current(self, deps: tuple[str, ...]) -> bool:
-        """True when every attachment of a stored mail was extracted under today's key."""
-        for dep in deps:
-            extractor, _, digest = dep.split(":", 1)[-1].partition(":")
-            if self.digests.get(extractor) != digest:
-                return False
-        return True
+        self.keys = CacheKeys(config, registry)
 
     def prepare(
         self, items: list[tuple[int, Entry, ExtractorSpec]]
@@ -139,8 +149,8 @@ class BatchExtractor:
             if (
                 k is not None
                 and k.output is not None
-                and k.key == self.key(k.sha256, spec, entry)
-                and self.current(k.deps)
+                and k.key == self.keys.key(k.sha256, spec, entry)
+                and self.keys.current(k.deps)
             ):
                 ready.append(_reused(seq, entry, unpack(k.output)))
             else:
@@ -152,7 +162,7 @@ class BatchExtractor:
         entries = [entry for _, entry, _, _ in work]
         hashes = [k.sha256 if k else None for _, _, _, k in work]
         keys = [
-            self.key(h, spec, entry) if h else None
+            self.keys.key(h, spec, entry) if h else None
             for h, (_, entry, spec, _) in zip(hashes, work, strict=True)
         ]
         found = await self._lookup(keys, entries)
@@ -174,7 +184,7 @@ class BatchExtractor:
         for i, read in reads.items():
             if read.sha256 is not None:
                 hashes[i] = read.sha256
-                keys[i] = self.key(read.sha256, work[i][2], entries[i])
+                keys[i] = self.keys.key(read.sha256, work[i][2], entries[i])
         second = await self._lookup([keys[i] for i in reads], [entries[i] for i in reads])
         for i, hit in zip(reads, second, strict=True):
             found[i] = hit
@@ -198,7 +208,7 @@ class BatchExtractor:
                 del fresh[i]
             else:
                 hashes[i] = done.sha256
-                keys[i] = self.key(done.sha256, work[i][2], entries[i])
+                keys[i] = self.keys.key(done.sha256, work[i][2], entries[i])
         outcomes = [
             self._outcome(seq, e, spec, hashes[i], reads.get(i), found[i], fresh.get(i))
             for i, (seq, e, spec, _) in enumerate(work)
@@ -219,7 +229,7 @@ class BatchExtractor:
         out: list[Hit | None] = []
         for key, entry in zip(keys, entries, strict=True):
             found = next(stored) if key else None
-            if found is None or not self.current(found.deps):
+            if found is None or not self.keys.current(found.deps):
                 out.append(None)
                 continue
             docs = unpack(found.output)
@@ -241,7 +251,7 @@ class BatchExtractor:
         fresh: dict[int, Finished],
         outcomes: list[FileOutcome],
     ) -> None:
-        """Store each file's output under its key (slow isolated ones are stored already)."""
+        """Store each file's output under its key (isolated ones are buffered already)."""
         if self.state is None:
             return
         files: list[FileRow] = []
@@ -252,7 +262,7 @@ class BatchExtractor:
                 continue
             hit = found[i]
             deps = hit.deps if hit is not None else fresh[i].deps if i in fresh else ()
-            files.append((entry, h, k, pack(o.docs) if _cacheable(o) else None, deps))
+            files.append((entry, h, k, pack(o.docs) if _cacheable(o.docs) else None, deps))
         await self._flush_rows(files)
 
     async def _flush_rows(self, files: list[FileRow]) -> None:
@@ -278,9 +288,9 @@ class BatchExtractor:
             done = out[i] = await self._complete(jobs[i], out[i])
             entry, key = stored[i]
             if key is None and done.sha256:  # read by the worker
-                key = self.key(done.sha256, jobs[i].spec, entry)
+                key = self.keys.key(done.sha256, jobs[i].spec, entry)
             if self.state is not None and key is not None and done.read_error is None:
-                output = pack(done.docs) if _cacheable_docs(done.docs) else None
+                output = pack(done.docs) if _cacheable(done.docs) else None
                 self._rows.append((entry, done.sha256, key, output, done.deps))
                 out[i] = replace(done, stored=True)
                 if time.monotonic() - self._flushed >= _FLUSH_EVERY:
@@ -301,7 +311,7 @@ class BatchExtractor:
     ) -> None:
         try:
             results = await pool.run(
-                extract_jobs, jobs, self.options, self.registry, self.digests,
+                extract_jobs, jobs, self.options, self.registry, self.keys.digests,
                 timeout=self.config.timeout,
             )  # fmt: skip
             out.update(zip(slots, results, strict=True))
@@ -340,7 +350,7 @@ class BatchExtractor:
             for i, child in enumerate(children):
                 if child.pending is not None:
                     tg.start_soon(one, i)
-        complete = keyed(replace(unit, children=tuple(children)), self.digests)
+        complete = keyed(replace(unit, children=tuple(children)), self.keys.digests)
         job = replace(job, sha256=done.sha256)  # the worker may have read and hashed it
         return replace(
             finish(job, complete, done.seconds), sha256=done.sha256, bytes_read=done.bytes_read
@@ -405,12 +415,8 @@ def _reused(seq: int, entry: Entry, docs: tuple[Rendered, ...]) -> FileOutcome:
     return FileOutcome(seq=seq, docs=docs, reused=reused, in_archive=entry.data is not None)
 
 
-def _cacheable(outcome: FileOutcome) -> bool:
+def _cacheable(docs: tuple[Rendered, ...]) -> bool:
     """Outputs with failures from the isolation limits are redone by the next run."""
-    return _cacheable_docs(outcome.docs)
-
-
-def _cacheable_docs(docs: tuple[Rendered, ...]) -> bool:
     return not any(d.status == "failed" and _pool_failed(d) for d in docs)
 
 

@@ -19,10 +19,9 @@ from indexer.pipeline.engine import (
     Staged,
     Tally,
     commit_staged,
-    make_pools,
     manifest,
 )
-from indexer.pipeline.extraction import BatchExtractor
+from indexer.pipeline.extraction import CacheKeys
 from indexer.pipeline.lock import hold
 from indexer.pipeline.output import CURRENT, prepare_staging, recover
 from indexer.pipeline.progress import Progress
@@ -126,9 +125,8 @@ def _stage_unchanged(
     previous: dict[str, bytes],
 ) -> Staged | None:
     """Stage the previous output again when the tree did not change (else None)."""
-    general, isolated = make_pools(config)  # never opened: the keys are all it needs
-    extractor = BatchExtractor(config, registry, general, isolated, state)
-    old = unchanged(src, previous_output, previous, config, registry, state, extractor)
+    keys = CacheKeys(config, registry)
+    old = unchanged(src, previous_output, previous, config, registry, state, keys)
     if old is None:
         return None
     state.mark_seen(list(previous))  # keep every row: the sweep deletes unwalked paths

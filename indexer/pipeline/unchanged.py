@@ -22,6 +22,7 @@ Then the new generation is the previous one's files, hard-linked, with an empty
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +31,9 @@ import orjson
 from indexer.config import Config
 from indexer.mail.mbox import is_mbox
 from indexer.pipeline.changes import CHANGES, fingerprint
-from indexer.pipeline.extraction import BatchExtractor
+from indexer.pipeline.engine import skipped, spec_for
+from indexer.pipeline.extraction import CacheKeys
 from indexer.pipeline.output import DOCUMENTS, MANIFEST
-from indexer.pipeline.records import DocOutcome, render
 from indexer.pipeline.shards import LAYOUT
 from indexer.pipeline.state import State
 from indexer.pipeline.walk import iter_batches, walk
@@ -48,7 +49,7 @@ def unchanged(
     config: Config,
     registry: Registry,
     state: State,
-    extractor: BatchExtractor,
+    keys: CacheKeys,
 ) -> dict[str, Any] | None:
     """The previous manifest when the tree is unchanged (see the module doc), else None.
 
@@ -74,21 +75,17 @@ def unchanged(
             if entry.rel not in previous or is_mbox(entry.rel):
                 return None
             if entry.skip is not None:
-                doc = DocOutcome(
-                    path=entry.rel, kind=None, size=entry.size, sha256=None, skip=entry.skip
-                )
-                if fingerprint(render(doc).line) != previous[entry.rel]:
+                if fingerprint(skipped(0, entry).docs[0].line) != previous[entry.rel]:
                     return None
                 continue
             row = rows.get(entry.rel)
             stat = (entry.size, entry.mtime_ns, entry.inode, entry.device)
-            spec = registry.for_path("message.eml" if entry.mail else entry.rel)
             if (
                 row is None
                 or row.stat != stat
                 or row.run > committed
-                or row.key != extractor.key(row.sha256, spec, entry)
-                or not extractor.current(row.deps)
+                or row.key != keys.key(row.sha256, spec_for(registry, entry), entry)
+                or not keys.current(row.deps)
             ):
                 return None
     return old if files == sum("#" not in path for path in previous) else None
@@ -101,8 +98,8 @@ def stage_linked(previous_output: Path, staging: Path, manifest: dict[str, Any])
     for name in names:
         try:
             os.link(previous_output / name, staging / name)
-        except OSError:
-            (staging / name).write_bytes((previous_output / name).read_bytes())
+        except OSError:  # no hard links on this filesystem
+            shutil.copyfile(previous_output / name, staging / name)
     (staging / CHANGES).write_bytes(b"")
     return [*names, CHANGES]
 

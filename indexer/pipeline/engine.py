@@ -27,7 +27,7 @@ from indexer._types import Extracted
 from indexer.config import Config
 from indexer.mail.archive import expand_archives, is_container
 from indexer.pipeline.changes import CHANGES, ChangeTracker
-from indexer.pipeline.extraction import BatchExtractor, Work
+from indexer.pipeline.extraction import BatchExtractor, Work, WorkItem
 from indexer.pipeline.output import DOCUMENTS, NdjsonFile, commit
 from indexer.pipeline.pool import WorkerPool
 from indexer.pipeline.records import DocOutcome, FileOutcome, render
@@ -74,6 +74,26 @@ class Tally:
             self.slowest.append((doc.seconds, doc.path))
         if len(self.slowest) > 64:
             self.slowest = sorted(self.slowest, reverse=True)[:10]
+
+
+@dataclass(slots=True)
+class _Batch:
+    """Work gathered for one `BatchExtractor.process` call."""
+
+    max_files: int
+    max_bytes: int
+    items: Work = field(default_factory=list)
+    size: int = 0
+
+    def add(self, item: WorkItem) -> bool:
+        """Add `item`; True when the batch is full and should be sent."""
+        self.items.append(item)
+        self.size += item[1].size
+        return len(self.items) >= self.max_files or self.size >= self.max_bytes
+
+    def take(self) -> Work:
+        items, self.items, self.size = self.items, [], 0
+        return items
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -171,8 +191,10 @@ class Engine:
             entries, seq = walk_entries(self.source, self.config, self.registry), 0
         else:
             entries, seq = iter(self.part.entries), self.part.first_seq
-        batch: Work = []
-        batch_bytes = 0
+        # Isolated (PDF) files go in their own small batches: a batch's outcomes are
+        # written together, and one slow PDF must not hold 63 other files hostage.
+        general = _Batch(self.config.batch_files, self.config.batch_bytes)
+        alone = _Batch(max(1, self.config.pdf_workers), self.config.batch_bytes)
         async with send_work, send_out, self._failing():
             while taken := await anyio.to_thread.run_sync(self._take, entries, seq, extractor):
                 count, settled, work = taken
@@ -188,34 +210,33 @@ class Engine:
                         if done:
                             await send_out.send(done)
                             done = []
-                        if batch and self._written >= batch[0][0]:
-                            await send_work.send(batch)
-                            batch, batch_bytes = [], 0
+                        for batch in (general, alone):
+                            if batch.items and self._written >= batch.items[0][0]:
+                                await send_work.send(batch.take())
                         await self._window.acquire()
                     if item is not None and item[0] == seq:
-                        # isolated (PDF) files ride in the batch too: the extractor sends
-                        # each to the isolated pool on its own, concurrently
-                        batch.append(item)
-                        batch_bytes += item[1].size
+                        batch = alone if item[2].isolated else general
+                        if batch.add(item):
+                            if done:  # the send may wait: the writer must not wait on these
+                                await send_out.send(done)
+                                done = []
+                            await send_work.send(batch.take())
                         item = next(todo, None)
-                        if len(batch) >= self.config.batch_files or (
-                            batch_bytes >= self.config.batch_bytes
-                        ):
-                            await send_work.send(batch)
-                            batch, batch_bytes = [], 0
                     else:
                         done.append(settled[seq])
                     seq += 1
                 if done:
                     await send_out.send(done)
-                if batch and len(work) < self.config.batch_files:
+                if len(work) < self.config.batch_files:
                     # Few entries of this stretch need work (a re-run): send them now
                     # rather than when the window runs out, so they are extracted
                     # while the walk goes on.
-                    await send_work.send(batch)
-                    batch, batch_bytes = [], 0
-            if batch:
-                await send_work.send(batch)
+                    for batch in (general, alone):
+                        if batch.items:
+                            await send_work.send(batch.take())
+            for batch in (general, alone):
+                if batch.items:
+                    await send_work.send(batch.take())
 
     def _take(
         self, entries: Iterator[Entry], seq: int, extractor: BatchExtractor

@@ -175,6 +175,7 @@ class Engine:
             recv_work.close()
             send_out.close()
             staged = await self._write(recv_out)
+        await extractor.flush()
         return staged
 
     # -- walking ---------------------------------------------------------------------------

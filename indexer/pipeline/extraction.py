@@ -54,7 +54,13 @@ from indexer.registry import ExtractorSpec, Registry, extension_of
 log = logging.getLogger(__name__)
 
 _FLUSH_EVERY = 0.5
-"""Seconds between stores of finished isolated results while their batch goes on."""
+"""Seconds between stores of finished results: one transaction per half second, not
+per batch. Each commit rewrites every index page it touches (64 KiB pages, random
+keys), so storing 82,000 mails 64 at a time cost 5.8 CPU s and 19 s of writes,
+against 2.3 and 3.6 in transactions of 2,000. A killed run loses at most this much
+finished work."""
+_FLUSH_BYTES = 32 << 20
+"""Store sooner when the buffered outputs reach this size (memory bound)."""
 
 WorkItem = tuple[int, Entry, ExtractorSpec, Known | None]
 """A walk entry to resolve: its position, the entry, its extractor, and what the
@@ -126,7 +132,8 @@ class BatchExtractor:
         self.isolated = isolated
         self.state = state
         self._rows: list[FileRow] = []
-        """Finished isolated results not stored yet (see `_extract`)."""
+        """Finished results not stored yet (see `_FLUSH_EVERY`)."""
+        self._row_bytes = 0
         self._flushed = time.monotonic()
         self.workers_read = state is None or state.empty()
         """Nothing to find by content: workers read new files themselves."""
@@ -242,6 +249,11 @@ class BatchExtractor:
             out.append(Hit(docs, found.deps))
         return out
 
+    async def flush(self) -> None:
+        """Store every finished result still buffered (call when the last batch is done)."""
+        if self.state is not None:
+            await self._flush_rows()
+
     async def _remember(
         self,
         work: Work,
@@ -251,10 +263,10 @@ class BatchExtractor:
         fresh: dict[int, Finished],
         outcomes: list[FileOutcome],
     ) -> None:
-        """Store each file's output under its key (isolated ones are buffered already)."""
+        """Buffer each file's output under its key (isolated ones are buffered already)."""
         if self.state is None:
             return
-        files: list[FileRow] = []
+        files = self._rows
         for i, ((_, entry, _, _), h, k, o) in enumerate(
             zip(work, hashes, keys, outcomes, strict=True)
         ):
@@ -262,13 +274,19 @@ class BatchExtractor:
                 continue
             hit = found[i]
             deps = hit.deps if hit is not None else fresh[i].deps if i in fresh else ()
-            files.append((entry, h, k, pack(o.docs) if _cacheable(o.docs) else None, deps))
-        await self._flush_rows(files)
+            output = pack(o.docs) if _cacheable(o.docs) else None
+            files.append((entry, h, k, output, deps))
+            self._row_bytes += len(output) if output else 0
+        await self._maybe_flush()
 
-    async def _flush_rows(self, files: list[FileRow]) -> None:
-        """Store `files` and the buffered isolated results, in one thread hop."""
+    async def _maybe_flush(self) -> None:
+        if time.monotonic() - self._flushed >= _FLUSH_EVERY or self._row_bytes >= _FLUSH_BYTES:
+            await self._flush_rows()
+
+    async def _flush_rows(self) -> None:
+        """Store the buffered results, in one thread hop and one transaction."""
         assert self.state is not None
-        rows, self._rows = files + self._rows, []
+        rows, self._rows, self._row_bytes = self._rows, [], 0
         self._flushed = time.monotonic()
         if rows:
             await anyio.to_thread.run_sync(self.state.record, rows)
@@ -292,9 +310,9 @@ class BatchExtractor:
             if self.state is not None and key is not None and done.read_error is None:
                 output = pack(done.docs) if _cacheable(done.docs) else None
                 self._rows.append((entry, done.sha256, key, output, done.deps))
+                self._row_bytes += len(output) if output else 0
                 out[i] = replace(done, stored=True)
-                if time.monotonic() - self._flushed >= _FLUSH_EVERY:
-                    await self._flush_rows([])
+                await self._maybe_flush()
 
         async with anyio.create_task_group() as tg:
             if plain:

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from indexer._types import Extracted
+from indexer.pipeline._pickling import slotted_state
 from indexer.pipeline.units import Unit
 
 
@@ -75,6 +76,7 @@ def doc_id(path: str) -> str:
     return hashlib.sha256(path.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
+@slotted_state
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Rendered:
     """A document's output, as bytes: rendered where it was extracted (a worker process)."""

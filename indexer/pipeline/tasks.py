@@ -13,12 +13,14 @@ from dataclasses import dataclass, replace
 from indexer._extract import run_extractor
 from indexer._types import Options
 from indexer.mail.attachments import expand
+from indexer.pipeline._pickling import slotted_state
 from indexer.pipeline.reading import read_one
 from indexer.pipeline.records import Rendered, render, unit_docs
 from indexer.pipeline.units import Child, Unit
 from indexer.registry import ExtractorSpec, Registry
 
 
+@slotted_state
 @dataclass(frozen=True, slots=True)
 class Job:
     """One document to extract: its bytes and the facts its records carry.
@@ -37,6 +39,7 @@ class Job:
     """With `path`: the size above which the file is `too_large`."""
 
 
+@slotted_state
 @dataclass(frozen=True, slots=True)
 class Finished:
     """A job's result: rendered output and the cache entry, or a unit still to complete."""

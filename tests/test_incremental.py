@@ -327,3 +327,17 @@ def test_an_unchanged_tree_re_commits_the_previous_output_and_nothing_else_does(
         normal = indexer.run(source, out, config)
         assert (_report(out)["unchanged"], _report(out)["pages"]) == (False, pages)
         assert again.to_dict() | {"seconds": 0} == normal.to_dict() | {"seconds": 0}
+
+
+def test_previous_documents_are_read_by_path_whatever_the_name(tmp_path: Path) -> None:
+    from indexer.pipeline.changes import fingerprint, load_previous
+
+    names = ["a.txt", 'quote"and\\slash.txt', "café/☃.eml", "x\\u0041", "box.mbox#3", "\x01"]
+    compact = {"separators": (",", ":"), "ensure_ascii": False}  # as the run writes them
+    lines = [json.dumps({"path": n, "meta": {"path": "no"}}, **compact) for n in names]
+    lines.append(json.dumps({"doc_id": "d", "path": "key-order.txt"}))  # not path-first
+    (tmp_path / "manifest.json").write_text("{}")
+    (tmp_path / "documents.ndjson").write_text("".join(line + "\n" for line in lines))
+    previous = load_previous(tmp_path)
+    assert list(previous) == [*names, "key-order.txt"]
+    assert previous["café/☃.eml"] == fingerprint((lines[2] + "\n").encode())

@@ -8,6 +8,7 @@ same bytes (another `rows_per_chunk`, another PDF engine) counts as a change too
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 import orjson
@@ -27,10 +28,17 @@ def load_previous(out: Path) -> dict[str, bytes]:
     if not (out / MANIFEST).exists() or not (out / DOCUMENTS).exists():
         return {}
     previous: dict[str, bytes] = {}
+    match = _PATH.match
     with open(out / DOCUMENTS, "rb") as handle:
         for line in handle:
-            previous[orjson.loads(line)["path"]] = fingerprint(line)
+            # Each record opens with its path: decode that string, not the whole line.
+            found = match(line)
+            path = orjson.loads(found.group(1) if found else line)
+            previous[path if found else path["path"]] = fingerprint(line)
     return previous
+
+
+_PATH = re.compile(rb'\{"path":("(?:[^"\\]|\\.)*")')
 
 
 class ChangeTracker:

@@ -330,7 +330,13 @@ class _Walker:
         if (verdict := self._verdict(path, rel, st)) is not None:
             return verdict
         claimed = mail or is_mbox(rel) or self.policy.claims(rel)
-        if not claimed and extension_of(rel) in self.policy.binary_extensions:
+        if claimed:
+            # Nothing to sniff: one access() call tells an unreadable file, and the
+            # reader checks what it opens (a regular file, not too large) itself.
+            if not os.access(path, os.R_OK):
+                return _record(path, rel, "unreadable", st, os.strerror(errno.EACCES))
+            return _record(path, rel, None, st)
+        if extension_of(rel) in self.policy.binary_extensions:
             return _record(path, rel, "binary", st, f".{extension_of(rel)}")
         try:
             fd = os.open(path, _OPEN_FLAGS)
@@ -340,7 +346,7 @@ class _Walker:
             st = os.fstat(fd)
             if (verdict := self._verdict(path, rel, st)) is not None:
                 return verdict
-            head = b"" if claimed else os.read(fd, SNIFF_BYTES)
+            head = os.read(fd, SNIFF_BYTES)
         except OSError as exc:
             return _failed(path, rel, exc, st)
         finally:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import binascii
 import email
+import functools
 import mimetypes
 import quopri
 import re
@@ -43,7 +44,6 @@ __all__ = [
 
 _LEADING_BLANK_LINES = re.compile(rb"\A(?:[ \t]*(?:\r\n|\n|\r))+")
 _LINE_BREAK = re.compile(r"\r\n|\n|\r")
-_TYPES = mimetypes.MimeTypes()  # Python's built-in table only: the same on every machine
 _UNSAFE_NAME_CHARS = re.compile(r'[<>:"|?*#]+')  # unsafe on Windows, or in a child path
 _MAX_FILENAME = 150
 
@@ -242,7 +242,7 @@ def _safe_filename(name: str | None, content_type: str, index: int) -> str:
         name = _UNSAFE_NAME_CHARS.sub("_", name).strip(" .")
         if name:
             return _shorten(name)
-    return f"part-{index}{_TYPES.guess_extension(content_type) or '.bin'}"
+    return f"part-{index}{_types().guess_extension(content_type) or '.bin'}"
 
 
 def _shorten(name: str) -> str:
@@ -252,3 +252,10 @@ def _shorten(name: str) -> str:
     if not dot or len(ext) > 16:
         return name[:_MAX_FILENAME]
     return f"{stem[: _MAX_FILENAME - len(ext) - 1]}.{ext}"
+
+
+@functools.cache
+def _types() -> mimetypes.MimeTypes:
+    """Python's built-in table only, the same on every machine; built on first use
+    (it costs 20 ms, and most mails never need it)."""
+    return mimetypes.MimeTypes()

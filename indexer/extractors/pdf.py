@@ -22,7 +22,6 @@ from typing import Any
 
 from indexer._extract import failure_text
 from indexer._types import Chunk, Extracted, Options
-from indexer.extractors import _pdfium
 from indexer.extractors._pdftext import PdfFailure, PdfText
 
 __all__ = ["NOT_A_PDF", "VERSION", "extract"]
@@ -60,6 +59,9 @@ def _read(data: bytes, options: Options) -> PdfText:
         from indexer.extractors import _pdfplumber
 
         return _pdfplumber.read(data, max_chars=options.max_chunk_chars)
+    # pypdfium2 costs 0.1 s to import: not in processes that never read a PDF
+    from indexer.extractors import _pdfium
+
     return _pdfium.read(data)
 
 

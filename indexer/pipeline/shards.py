@@ -165,7 +165,9 @@ class ShardWriter:
         self._shard_bytes = shard_bytes
         self._shard_files = shard_files
         self._previous = previous
-        self._layout = bytearray() if layout else None
+        self._layout = NdjsonFile(folder / LAYOUT) if layout else None
+        """Each finished shard's documents, written as it closes (a 1 GB mbox's list
+        held to the end was 17 MB of the parent's memory)."""
         self._next = 0
         self._current: _Shard | None = None
         self.finished: list[FileInfo] = []
@@ -232,7 +234,7 @@ class ShardWriter:
             self.finished.append(info)
             if self._layout is not None:
                 entry = {"name": info.name, "docs": current.docs}
-                self._layout += orjson.dumps(entry, option=orjson.OPT_APPEND_NEWLINE)
+                await self._layout.write(orjson.dumps(entry, option=orjson.OPT_APPEND_NEWLINE))
 
     async def close(self) -> list[FileInfo]:
         """Close the last shard; return every shard's manifest entry, in order.
@@ -243,7 +245,5 @@ class ShardWriter:
         if self._previous is not None:
             self._previous.close()
         if self._layout is not None:
-            layout = NdjsonFile(self._folder / LAYOUT)
-            layout.append(bytes(self._layout), len(self.finished))
-            await layout.close()
+            await self._layout.close()
         return self.finished

@@ -51,10 +51,11 @@ class ChangeTracker:
     def see(self, path: str, doc_id: str, line: bytes) -> bytes | None:
         """Return the `changes.ndjson` line for this document, or None when unchanged."""
         old = self._unseen.pop(path, None)
+        if old is None:
+            return self._line("added", path, doc_id)
         if old == fingerprint(line):
             return None
-        change = "added" if old is None else "changed"
-        return self._line(change, path, doc_id)
+        return self._line("changed", path, doc_id)
 
     def removed(self) -> list[bytes]:
         """Lines for the previous documents this run never saw, in their old order."""

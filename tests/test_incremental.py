@@ -341,3 +341,22 @@ def test_previous_documents_are_read_by_path_whatever_the_name(tmp_path: Path) -
     previous = load_previous(tmp_path)
     assert list(previous) == [*names, "key-order.txt"]
     assert previous["café/☃.eml"] == fingerprint((lines[2] + "\n").encode())
+
+
+def test_the_state_forgets_deleted_files_and_keeps_the_rest(source: Path, tmp_path: Path) -> None:
+    from indexer.pipeline.state import State
+
+    out = tmp_path / "out"
+    indexer.run(source, out, CONFIG)
+    files = _paths(source)
+    gone = files[len(files) // 2]
+    gone.unlink()
+    indexer.run(source, out, CONFIG)
+    state = State(out / ".state" / "state.sqlite")
+    try:
+        rels = [p.relative_to(source).as_posix() for p in files]
+        stored = state.rows(rels)
+    finally:
+        state.close()
+    assert gone.relative_to(source).as_posix() not in stored
+    assert set(stored) == {rel for rel in rels if rel != gone.relative_to(source).as_posix()}

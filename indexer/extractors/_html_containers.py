@@ -31,6 +31,7 @@ from indexer.extractors._html_dom import (
 )
 from indexer.extractors._mdsyntax import (
     Block,
+    collapse,
     inline_span,
     link_target,
     list_item,
@@ -121,6 +122,8 @@ class Containers:
             return None
         if kind in _LISTS and len(self.items) < MAX_NEST and self._simple_list(node, kind):
             return None
+        if kind == TABLE and self._simple_table(node):
+            return None
         new = Ctx(_CTX_KIND[kind], self.headings)
         if kind == ORDERED:
             new.ordered = True
@@ -209,49 +212,57 @@ class Containers:
 
     def _simple_list(self, node: LexborNode, kind: int) -> bool:
         """Emit a list whose items are all simple (see `_item_text`); False if one is not."""
+        items = _children_of_kind(node, ITEM)
+        if items is None:
+            return False
         ordered = kind == ORDERED
         number = dom.int_attr(node, "start", 1, 0) if ordered else 1
         lines: list[str] = []
-        for child in node.iter(include_text=True):
-            child_kind = KINDS.get(child.tag_id, 0)
-            if child_kind == ITEM:
-                text = _item_text(child)
-                if text is None:
-                    return False
-                # One text node: no line break in it, so no need for `paragraphs`.
-                line = " ".join(text.split())
-                if line:
-                    lines.append(f"{number}. {line}" if ordered else f"- {line}")
-                number += 1
-            elif not _ignorable(child, child_kind):
+        for item in items:
+            text = _item_text(item)
+            if text is None:
                 return False
+            # One text node: no line break in it, so no need for `paragraphs`.
+            line = collapse(text)
+            if line:
+                lines.append(f"{number}. {line}" if ordered else f"- {line}")
+            number += 1
         if lines:
             self.emit(Block("\n".join(lines), "list", self.headings))
         return True
 
     def _simple_row(self, node: LexborNode, table: tables.Table) -> bool:
         """Add a row whose cells hold only text to `table`; False for any other row."""
-        cells: list[tables.Cell] = []
+        found = _text_row(node)
+        if found is None:
+            return False
+        headings = self.headings
+        cells = [
+            tables.Cell((Block(para, "para", headings),) if para else (), span)
+            for para, span in found[0]
+        ]
+        table.add_text_row(cells, header=found[1])
+        return True
+
+    def _simple_table(self, node: LexborNode) -> bool:
+        """Emit a table whose rows are all text rows (see `_text_row`); False for any other."""
+        rows: list[list[tuple[str, int]]] = []
         header = False
-        for child in node.iter(include_text=True):
-            kind = KINDS.get(child.tag_id, 0)
-            if kind == CELL:
-                first = child.first_child
-                if first is None:
-                    text = ""
-                elif first.is_text_node and first.next is None:
-                    text = first.text_content or ""
-                else:
-                    return False
-                header = header or child.tag_id == dom.TH
-                span = dom.int_attr(child, "colspan", 1, 1, tables.MAX_SPAN)
-                # One text node: no line break in it, so no need for `paragraphs`.
-                para = " ".join(text.split())
-                blocks = (Block(para, "para", self.headings),) if para else ()
-                cells.append(tables.Cell(blocks=blocks, span=span))
-            elif not _ignorable(child, kind):
+        # Row groups (and column groups) are transparent.
+        row_nodes = _children_of_kind(node, ROW, PART)
+        if row_nodes is None:
+            return False
+        for row in row_nodes:
+            found = _text_row(row)
+            if found is None:
                 return False
-        table.add_text_row(cells, header=header)
+            if found[0]:
+                rows.append(found[0])
+            header = header or found[1]
+        self._mark_nested_table()
+        layout = dom.is_presentation(node)
+        for block in tables.text_table(rows, header=header, layout=layout, headings=self.headings):
+            self.emit(block)
         return True
 
     def _mark_nested_table(self) -> None:
@@ -282,6 +293,57 @@ def _item_text(node: LexborNode) -> str | None:
         return None
     href = link_target(child.attributes.get("href"))
     return inner if href is None else inline_span(inner, href)
+
+
+def _children_of_kind(node: LexborNode, kind: int, group: int = 0) -> list[LexborNode] | None:
+    """The children of `node` of `kind` (and those of its children of kind `group`,
+    at any depth), in order; None when it has others but whitespace, comments, scripts."""
+    found: list[LexborNode] = []
+    # Lexbor's sibling links, not a child iterator: that costs more than a child.
+    pending = [node.first_child]
+    while pending:
+        child = pending.pop()
+        while child is not None:
+            child_kind = KINDS.get(child.tag_id, 0)
+            if child_kind == kind:
+                found.append(child)
+            elif group and child_kind == group:
+                pending.append(child.next)
+                child = child.first_child
+                continue
+            elif not _ignorable(child, child_kind):
+                return None
+            child = child.next
+    return found
+
+
+def _text_row(node: LexborNode) -> tuple[list[tuple[str, int]], bool] | None:
+    """The cells of a row that holds only text cells, as (text, column span), and
+    whether one is a `<th>`; None for any other row. Text is whitespace-collapsed."""
+    cells: list[tuple[str, int]] = []
+    header = False
+    # Lexbor's sibling links, not a child iterator: that costs more than a cell.
+    child = node.first_child
+    while child is not None:
+        tag = child.tag_id
+        kind = KINDS.get(tag, 0)
+        if kind == CELL:
+            first = child.first_child
+            if first is None:
+                text = ""
+            elif first.is_text_node and first.next is None:
+                text = first.text_content or ""
+            else:
+                return None
+            header = header or tag == dom.TH
+            colspan = child.attributes.get("colspan")
+            span = 1 if colspan is None else dom.int_value(colspan, 1, 1, tables.MAX_SPAN)
+            # One text node: no line break in it, so no need for `paragraphs`.
+            cells.append((collapse(text), span))
+        elif not _ignorable(child, kind):
+            return None
+        child = child.next
+    return cells, header
 
 
 def _ignorable(node: LexborNode, kind: int) -> bool:

@@ -58,8 +58,8 @@ KINDS = _probe_kinds()
 _PROBE = LexborHTMLParser("")
 TH = _PROBE.create_node("th").tag_id
 """Lexbor's tag id of `<th>`, the header cell."""
-TITLE = _PROBE.create_node("title").tag_id
-"""Lexbor's tag id of `<title>`."""
+SVG = _PROBE.create_node("svg").tag_id
+"""Lexbor's tag id of `<svg>`."""
 LEVELS = {_PROBE.create_node(f"h{level}").tag_id: level for level in range(1, 7)}
 """Lexbor tag id of each heading element to its level."""
 
@@ -74,7 +74,12 @@ def only_text(node: LexborNode) -> str | None:
 
 def int_attr(node: LexborNode, name: str, default: int, low: int, high: int = 10**6) -> int:
     """Return attribute `name` as an int clamped to [low, high], or `default` if not a number."""
-    value = (node.attributes.get(name) or "").strip()
+    return int_value(node.attributes.get(name), default, low, high)
+
+
+def int_value(value: str | None, default: int, low: int, high: int = 10**6) -> int:
+    """Return an attribute's `value` as an int clamped to [low, high], or `default` if not one."""
+    value = (value or "").strip()
     if not (value.isascii() and value.isdigit()) or len(value) > 7:
         return default
     return min(max(int(value), low), high)

@@ -59,7 +59,10 @@ def decode_html(data: bytes) -> str:
 
 def declared_charset(data: bytes) -> str | None:
     """Return the charset label a `<meta>` in the first 4 KB declares, or None."""
-    found = _META_CHARSET.search(data[:_SNIFF_BYTES])
+    head = data[:_SNIFF_BYTES]
+    # A case-insensitive regex scans slowly: first find where a <meta> may start.
+    start = find_start_tag(head, b"meta")
+    found = _META_CHARSET.search(head, start) if start >= 0 else None
     if found is None:
         return None
     label = found.group(1).decode("ascii").lower()
@@ -67,6 +70,23 @@ def declared_charset(data: bytes) -> str | None:
     if label.startswith(("utf-16", "utf-32", "unicode")):
         return "utf-8"
     return label
+
+
+def find_start_tag(data: bytes, name: bytes) -> int:
+    """Return where `data` first has `<` and then `name` (lower case) in any case, or -1.
+
+    Two searches at memchr speed, for `<n` and `<N`: quicker than lowering `data`
+    or a case-insensitive regex, which test every byte in Python's regex engine.
+    """
+    found = -1
+    end = len(name) + 1
+    for lead in (b"<" + name[:1], b"<" + name[:1].upper()):
+        at = data.find(lead)
+        while at >= 0 and data[at + 1 : at + end].lower() != name:
+            at = data.find(lead, at + 2)
+        if at >= 0 and (found < 0 or at < found):
+            found = at
+    return found
 
 
 def too_deep(raw: bytes) -> bool:
@@ -78,6 +98,9 @@ def too_deep(raw: bytes) -> bool:
     """
     # Each start tag takes two bytes at least: a short page cannot nest too deep.
     if len(raw) <= 2 * DEPTH_LIMIT:
+        return False
+    # Nor can one with fewer tags than that: the bound below never exceeds their count.
+    if raw.count(b"<") <= DEPTH_LIMIT:
         return False
     return segment_bound(raw) > DEPTH_LIMIT and tag_depth(raw) > DEPTH_LIMIT
 

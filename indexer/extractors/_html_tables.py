@@ -88,13 +88,40 @@ class Table:
 
     def markdown(self) -> str:
         """Return the table as GFM, or '' when every cell is empty."""
-        grid = [row for row in map(_expand, self.rows) if any(row)]
-        if not grid:
-            return ""
-        width = max(len(row) for row in grid)
-        lines = [_line(row + [""] * (width - len(row))) for row in grid]
-        lines.insert(1, _line(["---"] * width))
-        return "\n".join(lines)
+        return _grid([row for row in map(_expand, self.rows) if any(row)])
+
+
+def text_table(
+    rows: list[list[tuple[str, int]]], *, header: bool, layout: bool, headings: tuple[str, ...]
+) -> list[Block]:
+    """Return what a table of text cells renders as, as `Table.blocks` would.
+
+    `rows` are its non-empty rows of (whitespace-collapsed text, column span);
+    `header` tells whether it has a `<th>`, `layout` whether it says it is layout.
+    """
+    if layout or (not header and all(len(row) == 1 for row in rows)):
+        return [Block(text, "para", headings) for row in rows for text, _ in row if text]
+    grid: list[list[str]] = []
+    for row in rows:
+        line: list[str] = []
+        for text, span in row:
+            line.append(text.replace("|", "\\|"))
+            if span > 1:
+                line.extend([""] * (span - 1))
+        if any(line):
+            grid.append(line)
+    text = _grid(grid)
+    return [Block(text, "table", headings)] if text else []
+
+
+def _grid(grid: list[list[str]]) -> str:
+    """Return rows of cell texts (none all empty) as GFM, the first as the header."""
+    if not grid:
+        return ""
+    width = max(len(row) for row in grid)
+    lines = [_line(row + [""] * (width - len(row))) for row in grid]
+    lines.insert(1, _line(["---"] * width))
+    return "\n".join(lines)
 
 
 def _inline(block: Block) -> str:

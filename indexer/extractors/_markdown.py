@@ -13,8 +13,6 @@ block elements are mere separators: a heading is one line.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from selectolax.lexbor import LexborNode
 
 from indexer.extractors import _html_dom as dom
@@ -40,7 +38,15 @@ from indexer.extractors._html_dom import (
     SKIP,
     TEXT,
 )
-from indexer.extractors._mdsyntax import BR, Block, code_block, inline_span, link_target, paragraphs
+from indexer.extractors._mdsyntax import (
+    BR,
+    Block,
+    code_block,
+    collapse,
+    inline_span,
+    link_target,
+    paragraphs,
+)
 
 # Leaving an element: flush its paragraph, finish a heading, add a separator
 # (inside a heading), close a container, or close a link or code span.
@@ -55,48 +61,64 @@ def render(root: LexborNode) -> list[Block]:
     walker = _Walker()
     kinds = KINDS
     buf = walker.buf
-    # The open elements: the iterator over each one's siblings, its exit action, itself.
-    # Lexbor's child iterator runs in C, so a node costs one step and no stack push.
-    stack: list[tuple[Iterator[LexborNode], int, LexborNode]] = []
-    nodes: Iterator[LexborNode] = iter((root,))
+    # The open elements, with their exit actions. The walk follows Lexbor's
+    # child and sibling links itself: a child iterator per element costs more
+    # than the rest of the visit.
+    stack: list[tuple[int, LexborNode]] = []
+    node = root
     while True:
-        for node in nodes:
-            kind = kinds.get(node.tag_id, 0)
-            if kind == TEXT:
-                # Whitespace between tags is a space at most, and none where a
-                # paragraph starts; Lexbor tells without making a string of it.
-                if not node.is_empty_text_node:
-                    buf.append(node.text_content or "")
-                elif buf:
-                    buf.append(" ")
+        kind = kinds.get(node.tag_id, 0)
+        action = -1  # no descent
+        if kind == TEXT:
+            # Whitespace between tags is a space at most, and none where a
+            # paragraph starts; Lexbor tells without making a string of it.
+            if not node.is_empty_text_node:
+                buf.append(node.text_content or "")
+            elif buf:
+                buf.append(" ")
+        elif kind == BLOCK and not walker.flat:
+            if buf:
+                walker.flush()
+            child = node.first_child
+            # `<p>text</p>` (outside a link or code span) needs no walk.
+            if child is not None and not walker.wraps and child.next is None and child.is_text_node:
+                walker.add_paragraphs(child.text_content or "")
+                child = None
+            if child is not None:
+                stack.append((_FLUSH, node))
+                node = child
                 continue
-            if kind == BLOCK and not walker.flat:
-                if buf:
-                    walker.flush()
-                action = _FLUSH
-            elif not kind:
-                action = 0
-            elif kind == SKIP:
-                continue
-            else:
-                entered = walker.enter(node, kind)
-                buf = walker.buf
-                if entered is None:
-                    continue
+        elif not kind:
+            action = 0
+        elif kind != SKIP:
+            entered = walker.enter(node, kind)
+            buf = walker.buf
+            if entered is not None:
                 action = entered
-            stack.append((nodes, action, node))
-            nodes = node.iter(include_text=True)
-            break
-        else:
-            if not stack:
-                return walker.finish()
-            nodes, action, node = stack.pop()
+        if action >= 0:
+            child = node.first_child
+            if child is not None:
+                stack.append((action, node))
+                node = child
+                continue
+            if action:
+                walker.leave(action, node)
+                buf = walker.buf
+        # On to the next sibling, leaving the elements that end here.
+        while stack:
+            after = node.next
+            if after is not None:
+                node = after
+                break
+            action, node = stack.pop()
             if action == _FLUSH:
                 if buf:
                     walker.flush()
             elif action:
                 walker.leave(action, node)
                 buf = walker.buf
+        else:
+            return walker.finish()
 
 
 class _Wrap:
@@ -147,7 +169,7 @@ class _Walker(Containers):
             # `<h2>text</h2>` (outside a link or code span) needs no walk.
             text = None if self.wraps else dom.only_text(node)
             if text is not None:
-                self._add_heading(node, " ".join(text.split()), None)
+                self._add_heading(node, collapse(text), None)
                 return None
             self.flat += 1
             return _END_HEADING
@@ -209,13 +231,24 @@ class _Walker(Containers):
         if text:
             self.emit(Block(text, kind, self.headings))
 
+    def add_paragraphs(self, raw: str) -> None:
+        """Add the paragraphs of raw inline text to the innermost container.
+
+        Only where its inline buffer is empty (so nothing precedes the text).
+        """
+        blocks = self.ctxs[-1].blocks
+        headings = self.headings
+        for para in paragraphs(raw):
+            blocks.append(Block(para, "para", headings))
+
     def flush(self) -> None:
         """Turn the innermost container's inline buffer into paragraph blocks."""
         if not self.buf:
             return
         ctx = self.ctxs[-1]
+        headings = self.headings
         for para in self._drain():
-            ctx.blocks.append(Block(para, "para", self.headings))
+            ctx.blocks.append(Block(para, "para", headings))
 
     def _drain(self) -> list[str]:
         buf = self.buf

@@ -25,6 +25,38 @@ BR = "\x00"
 """Stands for `<br>` in raw inline text: HTML text nodes never hold U+0000."""
 
 
+def collapse(text: str) -> str:
+    """Return `text` with every run of whitespace one space, trimmed: `" ".join(text.split())`.
+
+    Long text already so (the commonest) is returned as is, without splitting it
+    into words: in ASCII text, after ruling out each whitespace character but
+    the space (a C-speed search each); else by `isprintable`, since every
+    whitespace character but the space is unprintable.
+    """
+    if len(text) < _LONG or text[0] == " " or text[-1] == " " or "  " in text:
+        return " ".join(text.split())
+    if text.isascii():
+        if (
+            "\n" not in text
+            and "\t" not in text
+            and "\r" not in text
+            and "\x0b" not in text
+            and "\x0c" not in text
+            and "\x1c" not in text
+            and "\x1d" not in text
+            and "\x1e" not in text
+            and "\x1f" not in text
+        ):
+            return text
+    elif text.isprintable():
+        return text
+    return " ".join(text.split())
+
+
+_LONG = 48
+"""Shorter text is split and joined: that is cheaper than the checks."""
+
+
 def paragraphs(raw: str) -> list[str]:
     """Return the paragraphs of raw inline text, whitespace collapsed as a browser does.
 
@@ -33,12 +65,12 @@ def paragraphs(raw: str) -> list[str]:
     are trimmed; empty paragraphs are dropped.
     """
     if BR not in raw:
-        text = " ".join(raw.split())
+        text = collapse(raw)
         return [text] if text else []
     paras: list[str] = []
     lines: list[str] = []
     for line in raw.split(BR):
-        line = " ".join(line.split())
+        line = collapse(line)
         if line:
             lines.append(line)
         elif lines:

@@ -18,14 +18,15 @@ with its tags stripped. So does a page nested too deep to parse in linear time.
 
 from __future__ import annotations
 
+import gc
 import re
+from collections.abc import Iterator
 from html import unescape
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from indexer._text import gc_paused
-from indexer._types import Chunk, Extracted, Options
-from indexer.extractors._html_dom import TITLE
+from indexer._types import Chunk, Extracted, Options, make_chunk
+from indexer.extractors._html_dom import SVG
 from indexer.extractors._html_source import decode_html, too_deep
 from indexer.extractors._markdown import render
 from indexer.extractors._mdsyntax import Block, split_block
@@ -35,8 +36,6 @@ __all__ = ["VERSION", "chunk", "extract", "page_title", "visible_text"]
 VERSION = "1"
 
 _TAG = re.compile(r"<[^<>]*>")
-_TITLE_TAG = re.compile(rb"<title[\s/>]", re.I)
-_ROOT_TAG = re.compile(rb"<(?:main|article)[\s/>]", re.I)
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
@@ -58,9 +57,15 @@ def chunk(text: str, options: Options) -> Extracted:
 
 def _chunk(text: str, raw: bytes | None, options: Options) -> Extracted:
     # The walk makes a few objects per node, all acyclic: collections of the
-    # growing heap would cost a third of a large page's time.
-    with gc_paused():
+    # growing heap would cost a third of a large page's time. (`gc_paused`
+    # inlined: its context manager costs over a microsecond, 1% of a small page.)
+    if not gc.isenabled():
         return _render_page(text, raw, options)
+    gc.disable()
+    try:
+        return _render_page(text, raw, options)
+    finally:
+        gc.enable()
 
 
 def _render_page(text: str, raw: bytes | None, options: Options) -> Extracted:
@@ -71,11 +76,9 @@ def _render_page(text: str, raw: bytes | None, options: Options) -> Extracted:
     if too_deep(raw):
         return _degraded(visible_text(text), {}, options)
     tree = LexborHTMLParser(raw, scripting=True)
-    # A regex over the source is cheaper than a CSS query over the tree, and
-    # tells when there is nothing to query for.
-    title = page_title(tree) if _TITLE_TAG.search(raw) else None
+    title = page_title(tree)
     metadata = {"title": title} if title else {}
-    blocks = _render_first(tree, _ROOT_TAG.search(raw) is not None)
+    blocks = _render_first(tree)
     if not blocks:
         return _degraded(title or visible_text(text), metadata, options)
     return Extracted(
@@ -88,13 +91,10 @@ def _render_page(text: str, raw: bytes | None, options: Options) -> Extracted:
 
 def page_title(tree: LexborHTMLParser) -> str | None:
     """Return the document's `<title>` text, whitespace collapsed, or None."""
-    head = tree.head
-    # Lexbor's own walks: a CSS query costs a selector compile per call.
-    nodes = head.traverse() if head is not None else ()
-    node = next((node for node in nodes if node.tag_id == TITLE), None)
-    # A title outside the head is rare; only then search the whole tree.
-    candidates = [node] if node is not None else tree.tags("title")
-    for title in candidates:
+    # In document order, so a title in the head comes first. (Lexbor's own walk:
+    # a CSS query costs a selector compile per call.) Any <title> element has a
+    # `<title` in the source, so the walk is the test for it too.
+    for title in tree.tags("title"):
         if not _in_svg(title):
             return " ".join(title.text(deep=True).split()) or None
     return None
@@ -136,31 +136,34 @@ def _degraded(visible: str, metadata: dict[str, str], options: Options) -> Extra
 def _in_svg(node: LexborNode) -> bool:
     parent = node.parent
     while parent is not None:
-        if parent.tag == "svg":
+        if parent.tag_id == SVG:
             return True
         parent = parent.parent
     return False
 
 
-def _render_first(tree: LexborHTMLParser, landmarks: bool) -> list[Block]:
-    for root in _roots(tree, landmarks):
+def _render_first(tree: LexborHTMLParser) -> list[Block]:
+    for root in _roots(tree):
         blocks = render(root)
         if blocks:
             return blocks
     return []
 
 
-def _roots(tree: LexborHTMLParser, landmarks: bool) -> list[LexborNode]:
-    roots = tree.tags("main")[:1] if landmarks else []
-    articles = tree.tags("article") if landmarks else []
+def _roots(tree: LexborHTMLParser) -> Iterator[LexborNode]:
+    """The candidate roots, in order; each is looked for only when the one before is empty.
+
+    (Lexbor's own walks: a CSS query costs a selector compile per call.)
+    """
+    yield from tree.tags("main")[:1]
+    articles = tree.tags("article")
     # One outermost <article> is the content; several are a listing (use the body).
     # (A node's `css` matches the node itself too.)
     if len(articles) == 1 or (articles and len(articles[0].css("article")) == len(articles)):
-        roots.append(articles[0])
+        yield articles[0]
     body = tree.body or tree.root
     if body is not None:
-        roots.append(body)
-    return roots
+        yield body
 
 
 def _chunks(blocks: list[Block], max_chars: int) -> tuple[Chunk, ...]:
@@ -168,8 +171,8 @@ def _chunks(blocks: list[Block], max_chars: int) -> tuple[Chunk, ...]:
     for block in blocks:
         text, _, headings = block
         if len(text) <= max_chars:
-            chunks.append(Chunk(text=text, meta={"headings": list(headings)}))
+            chunks.append(make_chunk(text, {"headings": list(headings)}))
         else:
             pieces = split_block(block, max_chars)
-            chunks.extend(Chunk(text=p, meta={"headings": list(headings)}) for p in pieces)
+            chunks.extend(make_chunk(p, {"headings": list(headings)}) for p in pieces)
     return tuple(chunks)

@@ -80,6 +80,7 @@ class Tally:
 class _Batch:
     """Work gathered for one `BatchExtractor.process` call."""
 
+    stream: MemoryObjectSendStream[Work]
     max_files: int
     max_bytes: int
     items: Work = field(default_factory=list)
@@ -91,9 +92,10 @@ class _Batch:
         self.size += item[1].size
         return len(self.items) >= self.max_files or self.size >= self.max_bytes
 
-    def take(self) -> Work:
+    async def send(self) -> None:
+        """Send the batch on to its pool's queue and start a new one."""
         items, self.items, self.size = self.items, [], 0
-        return items
+        await self.stream.send(items)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -163,16 +165,24 @@ class Engine:
 
     async def _run(self, general: WorkerPool, isolated: WorkerPool) -> Staged:
         config = self.config
-        send_work, recv_work = anyio.create_memory_object_stream[Work](config.workers * 2)
+        # One queue of batches per pool: a stretch of PDFs waiting on the isolated pool
+        # must not hold back the text batches behind it while the general pool idles.
+        # The window alone bounds how far the walk runs ahead, so the queues may hold it.
+        send_general, recv_general = anyio.create_memory_object_stream[Work](config.window)
+        send_alone, recv_alone = anyio.create_memory_object_stream[Work](config.window)
         send_out, recv_out = anyio.create_memory_object_stream[list[FileOutcome]](config.window)
         extractor = BatchExtractor(config, self.registry, general, isolated, self.state)
         async with anyio.create_task_group() as tg:
-            tg.start_soon(self._walk, send_work, send_out.clone(), extractor)
-            # Twice the processes: a stretch of slow PDF batches waiting on the isolated
-            # pool must not leave the general pool idle with text batches queued behind.
-            for _ in range(2 * (config.workers + config.pdf_workers) + 1):
-                tg.start_soon(self._work, recv_work.clone(), send_out.clone(), extractor)
-            recv_work.close()
+            tg.start_soon(self._walk, send_general, send_alone, send_out.clone(), extractor)
+            # Twice the processes, plus one: a batch is read and stored while another
+            # is extracted.
+            for recv, processes in (
+                (recv_general, config.workers),
+                (recv_alone, config.pdf_workers),
+            ):
+                for _ in range(2 * processes + 1):
+                    tg.start_soon(self._work, recv.clone(), send_out.clone(), extractor)
+                recv.close()
             send_out.close()
             staged = await self._write(recv_out)
         await extractor.flush()
@@ -182,7 +192,8 @@ class Engine:
 
     async def _walk(
         self,
-        send_work: MemoryObjectSendStream[Work],
+        send_general: MemoryObjectSendStream[Work],
+        send_alone: MemoryObjectSendStream[Work],
         send_out: MemoryObjectSendStream[list[FileOutcome]],
         extractor: BatchExtractor,
     ) -> None:
@@ -194,9 +205,9 @@ class Engine:
             entries, seq = iter(self.part.entries), self.part.first_seq
         # Isolated (PDF) files go in their own small batches: a batch's outcomes are
         # written together, and one slow PDF must not hold 63 other files hostage.
-        general = _Batch(self.config.batch_files, self.config.batch_bytes)
-        alone = _Batch(max(1, self.config.pdf_workers), self.config.batch_bytes)
-        async with send_work, send_out, self._failing():
+        general = _Batch(send_general, self.config.batch_files, self.config.batch_bytes)
+        alone = _Batch(send_alone, max(1, self.config.pdf_workers), self.config.batch_bytes)
+        async with send_general, send_alone, send_out, self._failing():
             while taken := await anyio.to_thread.run_sync(self._take, entries, seq, extractor):
                 count, settled, work = taken
                 self._notify("walked", count)
@@ -213,7 +224,7 @@ class Engine:
                             done = []
                         for batch in (general, alone):
                             if batch.items and self._written >= batch.items[0][0]:
-                                await send_work.send(batch.take())
+                                await batch.send()
                         await self._window.acquire()
                     if item is not None and item[0] == seq:
                         batch = alone if item[2].isolated else general
@@ -221,7 +232,7 @@ class Engine:
                             if done:  # the send may wait: the writer must not wait on these
                                 await send_out.send(done)
                                 done = []
-                            await send_work.send(batch.take())
+                            await batch.send()
                         item = next(todo, None)
                     else:
                         done.append(settled[seq])
@@ -234,10 +245,10 @@ class Engine:
                     # while the walk goes on.
                     for batch in (general, alone):
                         if batch.items:
-                            await send_work.send(batch.take())
+                            await batch.send()
             for batch in (general, alone):
                 if batch.items:
-                    await send_work.send(batch.take())
+                    await batch.send()
 
     def _take(
         self, entries: Iterator[Entry], seq: int, extractor: BatchExtractor

@@ -244,6 +244,46 @@ def test_jsonl_bad_line_degrades_alone() -> None:
     ]
 
 
+# Lines 1-3 render in one C-level pass; 4-6 (a bad line, a blank one) fall back
+# line by line; 7-9 pass but an exponent in 8 and 9 sends those two through
+# `_render_line` (9 is beyond 64 bits: orjson reads it as 1e+20).
+BATCHED_RECORDS = b'1\n2\n3\n[4,\n5\n\n6\n"Edge+"\n99999999999999999999\n7\n'
+BATCHED_CHUNKS = [
+    ("1", {"line": 1}), ("2", {"line": 2}), ("3", {"line": 3}), ("[4,", {"line": 4}),
+    ("5", {"line": 5}), ("6", {"line": 7}), ('"Edge+"', {"line": 8}),
+    ("99999999999999999999", {"line": 9}), ("7", {"line": 10}),
+]  # fmt: skip
+
+
+def test_jsonl_batches_and_their_line_by_line_fallback_agree(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(json_extractor, "_BATCH", 3)
+    result = extract("d.jsonl", BATCHED_RECORDS)
+    assert [(c.text, c.meta) for c in result.chunks] == BATCHED_CHUNKS
+    assert result.text == "\n".join(text for text, _ in BATCHED_CHUNKS)
+    assert result.degraded is True
+    fixed = extract("d.json", BATCHED_RECORDS.replace(b"[4,", b"[4]"))
+    assert [(c.text, c.meta) for c in fixed.chunks] == [
+        ("[\n  4\n]", {"line": 4}) if meta == {"line": 4} else (text, meta)
+        for text, meta in BATCHED_CHUNKS
+    ]
+    assert fixed.degraded is False
+    # A `.json` file of records stops at its first bad line, in a fallen-back batch.
+    assert [c.text for c in extract("d.json", BATCHED_RECORDS).chunks] == [
+        BATCHED_RECORDS.decode().strip()
+    ]
+
+
+def test_jsonl_of_many_records_renders_each_as_parse_does() -> None:
+    lines = [f'{{"id": {i}, "tags": ["a", "Edge+"], "big": {10**20 + i}}}' for i in range(700)]
+    lines[400] = '{"id": 400'
+    result = extract("d.jsonl", "\n".join(lines).encode())
+    expected = [line if i == 400 else json_extractor.parse(line)[1] for i, line in enumerate(lines)]
+    assert [c.text for c in result.chunks] == expected
+    assert [c.meta["line"] for c in result.chunks] == list(range(1, 701))
+
+
 def test_jsonl_whose_first_line_is_bad_keeps_the_rest() -> None:
     result = extract("d.ndjson", b'{"a": \n{"b": 2}\n{"c": 3}\n')
     assert [c.text for c in result.chunks] == ['{"a":', '{\n  "b": 2\n}', '{\n  "c": 3\n}']

@@ -15,7 +15,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from importlib.metadata import entry_points
 
 from indexer._types import Extracted, Options
 
@@ -177,6 +176,8 @@ def _validate(spec: ExtractorSpec) -> None:
 
 
 def _load_plugins(registry: Registry) -> None:
+    from importlib.metadata import entry_points  # 30 ms: not in worker processes
+
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         try:
             loaded = ep.load()

@@ -118,10 +118,13 @@ def _grid(grid: list[list[str]]) -> str:
     """Return rows of cell texts (none all empty) as GFM, the first as the header."""
     if not grid:
         return ""
-    width = max(len(row) for row in grid)
-    lines = [_line(row + [""] * (width - len(row))) for row in grid]
-    lines.insert(1, _line(["---"] * width))
-    return "\n".join(lines)
+    width = max(map(len, grid))
+    # Each line is `| a | b |`; short rows get empty cells.
+    lines = [
+        " | ".join(row if len(row) == width else row + [""] * (width - len(row))) for row in grid
+    ]
+    lines.insert(1, " | ".join(["---"] * width))
+    return "| " + " |\n| ".join(lines) + " |"
 
 
 def _inline(block: Block) -> str:
@@ -141,7 +144,3 @@ def _expand(row: list[Cell]) -> list[str]:
         if cell.span > 1:
             out.extend([""] * (cell.span - 1))
     return out
-
-
-def _line(cells: list[str]) -> str:
-    return "| " + " | ".join(cells) + " |"

@@ -360,3 +360,23 @@ def test_the_state_forgets_deleted_files_and_keeps_the_rest(source: Path, tmp_pa
         state.close()
     assert gone.relative_to(source).as_posix() not in stored
     assert set(stored) == {rel for rel in rels if rel != gone.relative_to(source).as_posix()}
+
+
+def test_a_damaged_state_page_means_a_rebuild_and_one_short_warning(
+    source: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    out = tmp_path / "out"
+    first = indexer.run(source, out, CONFIG)
+    before = committed(out)
+    state = out / ".state" / "state.sqlite"
+    for suffix in ("-wal", "-shm"):
+        Path(str(state) + suffix).unlink(missing_ok=True)
+    with open(state, "r+b") as handle:  # every page but the first: headers overwritten
+        for page in range(1, state.stat().st_size // 65536):
+            handle.seek(page * 65536)
+            handle.write(b"\xff" * 16)
+    rerun = indexer.run(source, out, CONFIG)
+    assert rerun.extracted == first.documents
+    assert committed(out) == before
+    [warning] = [r.getMessage() for r in caplog.records if "unusable" in r.getMessage()]
+    assert "\n" not in warning and len(warning) < 600  # one line in a cron mail

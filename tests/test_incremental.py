@@ -380,3 +380,22 @@ def test_a_damaged_state_page_means_a_rebuild_and_one_short_warning(
     assert committed(out) == before
     [warning] = [r.getMessage() for r in caplog.records if "unusable" in r.getMessage()]
     assert "\n" not in warning and len(warning) < 600  # one line in a cron mail
+
+
+@pytest.mark.parametrize("keep", [100_000, 3])
+def test_a_change_late_in_the_walk_goes_on_from_the_check_or_walks_again(
+    source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, keep: int
+) -> None:
+    """The unchanged-tree check reads the walk up to the first difference; the run
+    goes on with what it read, or walks again when it read too much to keep."""
+    from indexer.pipeline import unchanged
+
+    monkeypatch.setattr(unchanged, "_KEEP", keep)
+    out = tmp_path / "out"
+    indexer.run(source, out, CONFIG)
+    last = _paths(source)[-1]
+    last.write_bytes(last.read_bytes() + b"\n\nOne more paragraph at the end of the walk.\n")
+    second = indexer.run(source, out, CONFIG)
+    assert changes(out) == [("changed", last.relative_to(source).as_posix())]
+    assert second.extracted == 1
+    assert committed(out) == fresh(source, tmp_path, CONFIG)

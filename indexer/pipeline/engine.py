@@ -137,6 +137,7 @@ class Engine:
         part: Part | None = None,
         pools: tuple[WorkerPool, WorkerPool] | None = None,
         previous_output: Path | None = None,
+        walked: Iterator[Entry] | None = None,
     ) -> None:
         self.source = source
         self.pools = pools
@@ -149,6 +150,8 @@ class Engine:
         self.previous = previous
         self.previous_output = previous_output
         """The committed generation folder whose unchanged shards may be linked, if any."""
+        self.walked = walked
+        """The walk of `source`, when the caller has begun it (else the engine walks)."""
         self._window = anyio.Semaphore(config.window)
         self._written = 0 if part is None else part.first_seq
         """The walk position of the next entry the writer needs."""
@@ -200,7 +203,7 @@ class Engine:
         """Walk, settle in the walk's thread what needs no work (skipped entries,
         containers, unchanged files with current output), batch the rest."""
         if self.part is None:
-            entries, seq = walk_entries(self.source, self.config, self.registry), 0
+            entries, seq = walk_entries(self.source, self.config, self.registry, self.walked), 0
         else:
             entries, seq = iter(self.part.entries), self.part.first_seq
         # Isolated (PDF) files go in their own small batches: a batch's outcomes are
@@ -374,9 +377,13 @@ def make_pools(config: Config) -> tuple[WorkerPool, WorkerPool]:
     return general, isolated
 
 
-def walk_entries(source: Path, config: Config, registry: Registry) -> Iterator[Entry]:
-    """The entries a run processes, in order: the walk, each mbox followed by its messages."""
-    walked = walk(source, config.walk_policy(registry.handles))
+def walk_entries(
+    source: Path, config: Config, registry: Registry, walked: Iterator[Entry] | None = None
+) -> Iterator[Entry]:
+    """The entries a run processes, in order: the walk (`walked` if given, else a new
+    one), each mbox followed by its messages."""
+    if walked is None:
+        walked = walk(source, config.walk_policy(registry.handles))
     return expand_archives(walked, config.max_file_bytes)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import resource
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from indexer.pipeline.output import CURRENT, prepare_staging, recover
 from indexer.pipeline.progress import Progress
 from indexer.pipeline.state import STATE_DIR, STATE_FILE, State
 from indexer.pipeline.unchanged import previous_pages, stage_linked, unchanged
-from indexer.pipeline.walk import walk
+from indexer.pipeline.walk import Entry, walk
 from indexer.registry import Registry, default_registry
 
 RUN_REPORT = "run.json"
@@ -92,15 +93,16 @@ async def _index_locked(
     current = dst / CURRENT
     previous_output = current.resolve() if current.is_dir() else None
     try:
-        staged = None
+        staged, walked = None, None
         if previous_output is not None:
-            staged = await anyio.to_thread.run_sync(
+            staged, walked = await anyio.to_thread.run_sync(
                 _stage_unchanged, src, previous_output, staging, config, registry, state, previous
             )
         if staged is None:
             staged = await _stage(
-                src, staging, config, registry, state, previous, progress, previous_output
-            )
+                src, staging, config, registry, state, previous, progress, previous_output,
+                walked,
+            )  # fmt: skip
         manifest_data = manifest(config, registry, staged)
         await commit_staged(dst, manifest_data, staged)
         await anyio.to_thread.run_sync(state.mark_committed)
@@ -123,12 +125,14 @@ def _stage_unchanged(
     registry: Registry,
     state: State,
     previous: dict[str, bytes],
-) -> Staged | None:
-    """Stage the previous output again when the tree did not change (else None)."""
+) -> tuple[Staged | None, Iterator[Entry] | None]:
+    """Stage the previous output again when the tree did not change; else None, and
+    the walk to go on with (see `unchanged`)."""
     keys = CacheKeys(config, registry)
-    old = unchanged(src, previous_output, previous, config, registry, state, keys)
+    walked = walk(src, config.walk_policy(registry.handles))
+    old, resume = unchanged(walked, previous_output, previous, config, registry, state, keys)
     if old is None:
-        return None
+        return None, resume
     state.mark_seen(list(previous))  # keep every row: the sweep deletes unwalked paths
     files = stage_linked(previous_output, staging, old)
     counts = old["counts"]
@@ -140,7 +144,7 @@ def _stage_unchanged(
         by_kind=dict(counts["by_kind"]), changes={"added": 0, "changed": 0, "removed": 0},
     )  # fmt: skip
     manifest_files = {"documents": old["documents"], "shards": old["shards"]}
-    return Staged(files=files, manifest_files=manifest_files, tally=tally, unchanged=True)
+    return Staged(files=files, manifest_files=manifest_files, tally=tally, unchanged=True), None
 
 
 async def _stage(
@@ -152,8 +156,12 @@ async def _stage(
     previous: dict[str, bytes],
     progress: bool,
     previous_output: Path | None,
+    walked: Iterator[Entry] | None = None,
 ) -> Staged:
-    """Run the configured engine into `staging`; return what it staged (nothing committed)."""
+    """Run the configured engine into `staging`; return what it staged (nothing committed).
+
+    `walked`: the walk to use, partly read already (else the engine walks `src`).
+    """
     if config.engine == "dask":
         from indexer.pipeline.distributed import stage_on_dask
 
@@ -161,7 +169,7 @@ async def _stage(
     bar = Progress() if progress else None
     engine = Engine(
         src, staging, config, registry, on_progress=bar, state=state, previous=previous,
-        previous_output=None if config.full else previous_output,
+        previous_output=None if config.full else previous_output, walked=walked,
     )  # fmt: skip
     async with anyio.create_task_group() as tg:
         if bar is not None:

@@ -21,8 +21,10 @@ Then the new generation is the previous one's files, hard-linked, with an empty
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,39 +38,64 @@ from indexer.pipeline.extraction import CacheKeys
 from indexer.pipeline.output import DOCUMENTS, MANIFEST
 from indexer.pipeline.shards import LAYOUT
 from indexer.pipeline.state import State
-from indexer.pipeline.walk import iter_batches, walk
+from indexer.pipeline.walk import Entry, iter_batches
 from indexer.registry import Registry
 
 _BATCH = 512
+_KEEP = 100_000
+"""Entries kept for the run when the tree changed (about 25 MB); beyond, it walks again."""
 
 
 def unchanged(
-    source: Path,
+    walked: Iterator[Entry],
     previous_output: Path,
     previous: dict[str, bytes],
     config: Config,
     registry: Registry,
     state: State,
     keys: CacheKeys,
-) -> dict[str, Any] | None:
-    """The previous manifest when the tree is unchanged (see the module doc), else None.
+) -> tuple[dict[str, Any] | None, Iterator[Entry] | None]:
+    """The previous manifest when the tree is unchanged (see the module doc), else None;
+    and, when it changed, the walk for the run to go on with: the entries read to tell
+    and the rest of `walked`, so that the run need not walk them again (None when more
+    than `_KEEP` were read: the run walks again from the start).
 
     Blocking: call it in a thread.
     """
     committed = state.committed_run
     if config.full or committed is None or not previous:
-        return None
+        return None, walked
     if not (previous_output / LAYOUT).is_file():  # an output of the dask engine
-        return None
+        return None, walked
     try:
         old = orjson.loads((previous_output / MANIFEST).read_bytes())
     except (OSError, orjson.JSONDecodeError):
-        return None
+        return None, walked
     versions = {s.name: s.version for s in registry.extractors()}
     if old.get("config_digest") != config.digest() or old.get("extractors") != versions:
-        return None
+        return None, walked
+    taken: list[Entry] = []
+    found = _compare(walked, taken, previous, registry, state, keys, committed)
+    if found is not None and found == sum("#" not in path for path in previous):
+        return old, None
+    return None, (itertools.chain(taken, walked) if len(taken) <= _KEEP else None)
+
+
+def _compare(
+    walked: Iterator[Entry],
+    taken: list[Entry],
+    previous: dict[str, bytes],
+    registry: Registry,
+    state: State,
+    keys: CacheKeys,
+    committed: int,
+) -> int | None:
+    """Walk on while every entry is as the committed output has it; return how many
+    there were, or None at the first difference. Each batch walked joins `taken`."""
     files = 0
-    for batch in iter_batches(walk(source, config.walk_policy(registry.handles)), _BATCH):
+    for batch in iter_batches(walked, _BATCH):
+        if len(taken) <= _KEEP:
+            taken.extend(batch)
         rows = state.rows([e.rel for e in batch if e.skip is None])
         for entry in batch:
             files += 1
@@ -88,7 +115,7 @@ def unchanged(
                 or not keys.current(row.deps)
             ):
                 return None
-    return old if files == sum("#" not in path for path in previous) else None
+    return files
 
 
 def stage_linked(previous_output: Path, staging: Path, manifest: dict[str, Any]) -> list[str]:

@@ -138,6 +138,19 @@ def test_meta_counts_non_blank_data_rows_from_one() -> None:
     ]
 
 
+def test_rows_quoted_end_to_end_read_alike_with_or_without_quotes_inside() -> None:
+    # "x","y" is split in place; "p""q","r" (a quote inside) and the rows
+    # spanning lines, one of them unterminated, go through `split_quoted`.
+    source = b'a,b\n"x","y"\n"p""q","r"\n"m\nn",o\n"u","v"\n"open,"\n'
+    result = extract("t.csv", source, Options(rows_per_chunk=2))
+    assert [(c.text, c.meta) for c in result.chunks] == [
+        ('a,b\na: x | b: y\na: p"q | b: r', {"rows": [1, 2]}),
+        ("a,b\na: m\nn | b: o\na: u | b: v", {"rows": [3, 4]}),
+        ("a,b\na: open,", {"rows": [5, 5]}),
+    ]
+    assert result.text == 'a: x | b: y\na: p"q | b: r\na: m\nn | b: o\na: u | b: v\na: open,'
+
+
 def test_rows_per_chunk_option_sets_the_group_size() -> None:
     result = extract("t.csv", grouping_input(5, 2).encode(), Options(rows_per_chunk=2))
     assert [c.text for c in result.chunks] == [

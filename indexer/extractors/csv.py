@@ -138,19 +138,36 @@ def chunk_rows(text: str, delimiter: str, options: Options) -> Extracted:
 
 
 def _chunk_rows(text: str, delimiter: str, options: Options) -> Extracted:
-    rows = parse_rows(text, delimiter)
-    first = next((i for i, row in enumerate(rows) if row[0].strip() or _has_content(row)), None)
-    if first is None:  # nothing but delimiters and whitespace
+    lines = text.split("\n")
+    pos = 0
+    while pos < len(lines):
+        header, pos = _read_row(lines, pos, delimiter)
+        if header[0].strip() or _has_content(header):
+            break
+    else:  # nothing but delimiters and whitespace
         trimmed = text.strip()
         if not trimmed:
             return Extracted(kind="csv", text="")
         return Extracted(kind="csv", text=trimmed, chunks=(Chunk(text=trimmed),), degraded=True)
-    header_line = join_row(rows[first], delimiter)
-    records = _render_records(rows[first], rows[first + 1 :])
+    header_line = join_row(header, delimiter)
+    records = _render_records(header, lines[pos:], delimiter)
     if not records:
         return Extracted(kind="csv", text=header_line, chunks=(Chunk(text=header_line),))
     chunks = tuple(_group(header_line, records, options))
     return Extracted(kind="csv", text="\n".join(records), chunks=chunks)
+
+
+def _read_row(lines: list[str], i: int, delimiter: str) -> tuple[list[str], int]:
+    """The row starting at `lines[i]`, as `parse_rows` reads it, and the index after it."""
+    line = lines[i]
+    if '"' not in line:
+        return line.split(delimiter), i + 1
+    quotes = line.count('"')
+    end = i + 1
+    while quotes % 2 and end < len(lines):  # a quoted section runs on
+        quotes += lines[end].count('"')
+        end += 1
+    return split_quoted("\n".join(lines[i:end]), delimiter), end
 
 
 def _has_content(row: list[str]) -> bool:
@@ -167,17 +184,49 @@ def join_row(row: list[str], delimiter: str) -> str:
     )
 
 
-def _render_records(header: list[str], rows: list[list[str]]) -> list[str]:
-    """The records of `rows` under `header`, skipping rows whose every cell strips to empty."""
+def _render_records(header: list[str], lines: list[str], delimiter: str) -> list[str]:
+    """The records of the rows of `lines` under `header`, skipping rows that strip to empty.
+
+    Rows are read as `parse_rows` reads them and rendered as they come, so no
+    list of every row's cells is kept; a line quoted end to end with no quote
+    inside a cell (`split_quoted`'s first case) is split here, saving a call.
+    """
     labels = [cell.strip().replace("%", "%%") for cell in header]
     width = len(labels)
     full = _template(labels, width)
     strip = str.strip
-    return [
-        full % cells if len(cells) == width else _template(labels, len(cells)) % cells
-        for row in rows
-        if any(cells := tuple(map(strip, row)))
-    ]
+    between = f'"{delimiter}"'
+    records: list[str] = []
+    pending: list[str] = []
+    quotes = 0
+    for line in lines:
+        if pending:
+            pending.append(line)
+            quotes += line.count('"')
+            if quotes % 2:
+                continue
+            row = split_quoted("\n".join(pending), delimiter)
+            pending = []
+        elif '"' not in line:
+            row = line.split(delimiter)
+        else:
+            quotes = line.count('"')
+            if quotes % 2:
+                pending = [line]
+                continue
+            if line[0] == line[-1] == '"' and quotes == 2 * len(row := line[1:-1].split(between)):
+                pass
+            else:
+                row = split_quoted(line, delimiter)
+        if any(cells := tuple(map(strip, row))):
+            records.append(
+                full % cells if len(cells) == width else _template(labels, len(cells)) % cells
+            )
+    if pending and any(cells := tuple(map(strip, split_quoted("\n".join(pending), delimiter)))):
+        records.append(
+            full % cells if len(cells) == width else _template(labels, len(cells)) % cells
+        )
+    return records
 
 
 def _template(labels: list[str], width: int) -> str:
@@ -187,16 +236,18 @@ def _template(labels: list[str], width: int) -> str:
 
 
 def _group(header_line: str, records: list[str], options: Options) -> Iterator[Chunk]:
+    # A full group that fits is joined once, header and all: measuring it whole
+    # costs less than summing record sizes, and most groups fit.
     budget = options.max_chunk_chars - len(header_line) - 1
-    sizes = list(map(len, records))
     start = 0
     while start < len(records):
         limit = end = min(len(records), start + options.rows_per_chunk)
-        if sum(sizes[start:limit]) + limit - start - 1 > budget:  # a full group does not fit
-            end, size = start + 1, sizes[start]
-            while end < limit and size + 1 + sizes[end] <= budget:
-                size += 1 + sizes[end]
+        text = "\n".join([header_line, *records[start:end]])
+        if len(text) > options.max_chunk_chars:  # a full group does not fit
+            end, size = start + 1, len(records[start])
+            while end < limit and size + 1 + len(records[end]) <= budget:
+                size += 1 + len(records[end])
                 end += 1
-        body = "\n".join(records[start:end])
-        yield make_chunk(f"{header_line}\n{body}", {"rows": [start + 1, end]})
+            text = "\n".join([header_line, *records[start:end]])
+        yield make_chunk(text, {"rows": [start + 1, end]})
         start = end

@@ -235,6 +235,10 @@ def test_input_of_blank_rows_only_degrades_to_its_text() -> None:
         ('"",""', ["", ""]),
         ('"', [""]),
         ("a,", ["a", ""]),
+        ('x,"a,b",y', ["x", "a,b", "y"]),
+        ('x,"a,b\x00",y""z', ["x", "a,b\x00", "yz"]),
+        ('x,"a\x00b",y', ["x", "a\x00b", "y"]),
+        ('x,"a,\x00""b",c', ["x", 'a,\x00"b', "c"]),
     ],
 )
 def test_quoting_follows_the_reference_toggle(row: str, fields: list[str]) -> None:

@@ -104,8 +104,19 @@ def split_quoted(row: str, delimiter: str) -> list[str]:
         cells = row[1:-1].split(f'"{delimiter}"')
         if row.count('"') == 2 * len(cells):  # no quote inside any cell
             return cells
-        if '"' not in delimiter.join(cells).replace('""', ""):
-            return [cell.replace('""', '"') for cell in cells]
+        return _undouble(cells, delimiter) or _sections(row, delimiter)
+    return _sections(row, delimiter)
+
+
+def _undouble(cells: list[str], delimiter: str) -> list[str] | None:
+    """`cells` of a row quoted end to end with `""` for `"`, None if other quotes are left."""
+    if '"' in delimiter.join(cells).replace('""', ""):
+        return None
+    return [cell.replace('""', '"') for cell in cells]
+
+
+def _sections(row: str, delimiter: str) -> list[str]:
+    """The fields of `row` with every quote toggling a quoted section (the general case)."""
     # Split on quotes, pieces alternate outside and inside quoted sections; an
     # empty outside piece between two inside ones is a doubled (literal) quote.
     pieces = row.split('"')
@@ -214,10 +225,12 @@ def _render_records(header: list[str], lines: list[str], delimiter: str) -> list
             if quotes % 2:
                 pending = [line]
                 continue
-            if line[0] == line[-1] == '"' and quotes == 2 * len(row := line[1:-1].split(between)):
-                pass
+            if line[0] == line[-1] == '"':
+                row = line[1:-1].split(between)
+                if quotes != 2 * len(row):
+                    row = _undouble(row, delimiter) or _sections(line, delimiter)
             else:
-                row = split_quoted(line, delimiter)
+                row = _sections(line, delimiter)
         if any(cells := tuple(map(strip, row))):
             records.append(
                 full % cells if len(cells) == width else _template(labels, len(cells)) % cells

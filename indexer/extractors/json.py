@@ -233,11 +233,11 @@ def _render_batch(lines: list[str]) -> list[str] | None:
         return None
     if _has_exponent("".join(rendered)):  # numbers may need reading exactly
         for i, text in enumerate(rendered):
-            if "e+" in text:
-                exact = _render_line(lines[i])
-                if exact is None:
+            if "e+" in text:  # what `_render_line` does with such a rendering
+                try:
+                    rendered[i] = parse(lines[i])[1]
+                except ValueError:
                     return None
-                rendered[i] = exact
     return rendered
 
 

@@ -70,30 +70,12 @@ def _first_row(text: str) -> str:
 
 def parse_rows(text: str, delimiter: str) -> list[list[str]]:
     """Return the rows of LF-separated `text`, blank rows included, fields unquoted."""
-    if '"' not in text:
-        return [line.split(delimiter) for line in text.split("\n")]
+    lines = text.split("\n")
     rows: list[list[str]] = []
-    pending: list[str] = []
-    quotes = 0
-    for line in text.split("\n"):
-        if pending:
-            # Every quote toggles the quoted state ("" toggles twice), so a row
-            # that opened a quote ends at the first line bringing the count even.
-            pending.append(line)
-            quotes += line.count('"')
-            if quotes % 2 == 0:
-                rows.append(split_quoted("\n".join(pending), delimiter))
-                pending = []
-        elif '"' not in line:
-            rows.append(line.split(delimiter))
-        else:
-            quotes = line.count('"')
-            if quotes % 2:
-                pending = [line]
-            else:
-                rows.append(split_quoted(line, delimiter))
-    if pending:
-        rows.append(split_quoted("\n".join(pending), delimiter))
+    pos = 0
+    while pos < len(lines):
+        row, pos = _read_row(lines, pos, delimiter)
+        rows.append(row)
     return rows
 
 
@@ -173,9 +155,11 @@ def _read_row(lines: list[str], i: int, delimiter: str) -> tuple[list[str], int]
     line = lines[i]
     if '"' not in line:
         return line.split(delimiter), i + 1
+    # Every quote toggles the quoted state ("" toggles twice), so a row that
+    # opened a quote ends at the first line bringing the count even.
     quotes = line.count('"')
     end = i + 1
-    while quotes % 2 and end < len(lines):  # a quoted section runs on
+    while quotes % 2 and end < len(lines):
         quotes += lines[end].count('"')
         end += 1
     return split_quoted("\n".join(lines[i:end]), delimiter), end

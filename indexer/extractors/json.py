@@ -174,7 +174,7 @@ def _document(value: Any, text: str) -> Extracted:
 
 
 def _render_parts(values: Iterable[Any]) -> list[str]:
-    """`render` of each of `values`, parts of a value that rendered (so these cannot fail).
+    """`render` of each of `values`; parts of a value that rendered cannot fail.
 
     Chained `map`s keep the loop in C: a comprehension cost 10% more.
     """

@@ -32,7 +32,7 @@ def extract(
 
 def run_extractor(spec: ExtractorSpec, path: str, data: bytes, options: Options) -> Extracted:
     """Run one extractor on one document, turning any exception into a failed result."""
-    if not data.strip():
+    if not data or data.isspace():  # as `not data.strip()`, without copying the input
         return Extracted(kind=spec.kind, text="")
     return _guarded(spec, "extractor", lambda: spec.extract(data, path, options), data, options)
 

@@ -185,6 +185,29 @@ def test_nesting_past_orjson_render_limit_degrades_to_raw_text() -> None:
     assert [c.text for c in result.chunks] == [source]
 
 
+@pytest.mark.parametrize(
+    "source",
+    ['{"a": 1, "deep": ' + "[" * 254 + "]" * 254 + "}", "[1, " + "[" * 254 + "]" * 254 + "]"],
+)
+def test_a_part_that_renders_alone_but_not_in_its_document_degrades(source: str) -> None:
+    # Each part is rendered on its own and the document's text built from the parts;
+    # orjson renders 254 levels, so this part renders and the document does not.
+    result = extract("d.json", source.encode())
+    assert result.degraded is True
+    assert [c.text for c in result.chunks] == [source]
+
+
+def test_document_text_is_the_whole_rendering_built_from_its_parts() -> None:
+    source = '{"a": [1, {"b": "x\\ny"}], "c": {}, "d": []}'
+    result = extract("d.json", source.encode())
+    assert result.text == json.dumps(json.loads(source), indent=2)
+    assert [c.text for c in result.chunks] == [
+        '"a": [\n  1,\n  {\n    "b": "x\\ny"\n  }\n]',
+        '"c": {}',
+        '"d": []',
+    ]
+
+
 def test_extract_splits_a_long_element_at_max_chunk_chars() -> None:
     result = extract("d.json", ("[" * 127 + "]" * 127).encode())
     assert len(result.chunks) == 8

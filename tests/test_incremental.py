@@ -399,3 +399,36 @@ def test_a_change_late_in_the_walk_goes_on_from_the_check_or_walks_again(
     assert changes(out) == [("changed", last.relative_to(source).as_posix())]
     assert second.extracted == 1
     assert committed(out) == fresh(source, tmp_path, CONFIG)
+
+
+def test_a_damaged_page_met_mid_run_starts_the_run_over_on_a_new_state(
+    source: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The state is not checked whole when opened (that reads every byte, every run):
+    a damaged page is met by the first query that reads it, and the run starts over."""
+    import sqlite3
+
+    out = tmp_path / "out"
+    first = indexer.run(source, out, CONFIG)
+    before = committed(out)
+    state = out / ".state" / "state.sqlite"
+    with sqlite3.connect(state) as db:  # every page but the schema's and the meta table's
+        keep = {1} | {r for (r,) in db.execute("SELECT rootpage FROM sqlite_master")
+                      if r and db.execute("SELECT 1 FROM sqlite_master WHERE rootpage = ?"
+                                          " AND tbl_name = 'meta'", (r,)).fetchone()}  # fmt: skip
+    db.close()
+    for suffix in ("-wal", "-shm"):
+        Path(str(state) + suffix).unlink(missing_ok=True)
+    with open(state, "r+b") as handle:
+        for page in range(2, state.stat().st_size // 65536 + 1):
+            if page not in keep:
+                handle.seek((page - 1) * 65536)
+                handle.write(b"\xff" * 16)
+    rerun = indexer.run(source, out, CONFIG)
+    assert rerun.extracted == first.documents
+    assert committed(out) == before
+    [warning] = [r.getMessage() for r in caplog.records if "unusable" in r.getMessage()]
+    assert "malformed" in warning and "\n" not in warning
+    assert (out / ".state" / "state.sqlite.corrupt").exists()
+    again = indexer.run(source, out, CONFIG)  # the new state serves the next run
+    assert again.extracted == 0

@@ -7,6 +7,7 @@ import resource
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ from indexer.pipeline.extraction import CacheKeys
 from indexer.pipeline.lock import hold
 from indexer.pipeline.output import CURRENT, prepare_staging, recover
 from indexer.pipeline.progress import Progress
-from indexer.pipeline.state import STATE_DIR, STATE_FILE, State
+from indexer.pipeline.state import STATE_DIR, STATE_FILE, State, StateDamaged, set_aside
 from indexer.pipeline.unchanged import previous_pages, stage_linked, unchanged
 from indexer.pipeline.walk import Entry, walk
 from indexer.registry import Registry, default_registry
@@ -92,21 +93,28 @@ async def _index_locked(
     )
     current = dst / CURRENT
     previous_output = current.resolve() if current.is_dir() else None
+    stage = partial(_stage_all, src, config, registry, previous, progress, previous_output)
     try:
-        staged, walked = None, None
-        if previous_output is not None:
-            staged, walked = await anyio.to_thread.run_sync(
-                _stage_unchanged, src, previous_output, staging, config, registry, state, previous
-            )
-        if staged is None:
-            staged = await _stage(
-                src, staging, config, registry, state, previous, progress, previous_output,
-                walked,
-            )  # fmt: skip
+        try:
+            staged = await stage(staging, state)
+        except Exception as exc:
+            damage = _damage(exc)
+            if damage is None:
+                raise
+            # A damaged page met mid-run: start over on a new state, extracting all.
+            state.close()
+            await anyio.to_thread.run_sync(set_aside, state.path, str(damage))
+            staging = await anyio.to_thread.run_sync(prepare_staging, dst)
+            state = await anyio.to_thread.run_sync(lambda: State(state.path, reuse=False))
+            staged = await stage(staging, state)
         manifest_data = manifest(config, registry, staged)
         await commit_staged(dst, manifest_data, staged)
-        await anyio.to_thread.run_sync(state.mark_committed)
-        await anyio.to_thread.run_sync(state.sweep)
+        try:
+            await anyio.to_thread.run_sync(state.mark_committed)
+            await anyio.to_thread.run_sync(state.sweep)
+        except StateDamaged as damage:  # the output is committed: the next run starts over
+            state.close()
+            await anyio.to_thread.run_sync(set_aside, state.path, str(damage))
     finally:
         state.close()
     seconds = time.monotonic() - started
@@ -115,6 +123,41 @@ async def _index_locked(
         _write_report, dst, config, staged.tally, seconds, staged.unchanged
     )
     return summary
+
+
+async def _stage_all(
+    src: Path,
+    config: Config,
+    registry: Registry,
+    previous: dict[str, bytes],
+    progress: bool,
+    previous_output: Path | None,
+    staging: Path,
+    state: State,
+) -> Staged:
+    """Stage the run: the previous output again when the tree did not change, else
+    what the engine makes of it (going on with the walk the check began)."""
+    staged, walked = None, None
+    if previous_output is not None:
+        staged, walked = await anyio.to_thread.run_sync(
+            _stage_unchanged, src, previous_output, staging, config, registry, state, previous
+        )
+    if staged is None:
+        staged = await _stage(
+            src, staging, config, registry, state, previous, progress, previous_output, walked
+        )
+    return staged
+
+
+def _damage(exc: BaseException) -> StateDamaged | None:
+    """The `StateDamaged` in `exc` or in its (nested) exception groups, if any."""
+    if isinstance(exc, StateDamaged):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            if (found := _damage(inner)) is not None:
+                return found
+    return None
 
 
 def _stage_unchanged(

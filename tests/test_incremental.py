@@ -432,3 +432,17 @@ def test_a_damaged_page_met_mid_run_starts_the_run_over_on_a_new_state(
     assert (out / ".state" / "state.sqlite.corrupt").exists()
     again = indexer.run(source, out, CONFIG)  # the new state serves the next run
     assert again.extracted == 0
+
+
+def test_an_unchanged_rerun_keeps_every_stored_output_for_the_next_run(
+    source: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    indexer.run(source, out, CONFIG)
+    assert indexer.run(source, out, CONFIG).extracted == 0
+    assert _report(out)["unchanged"] is True
+    note = next(p for p in _paths(source) if p.suffix == ".txt")
+    note.write_bytes(note.read_bytes() + b"\n\nEdited after an unchanged re-run.\n")
+    third = indexer.run(source, out, CONFIG)
+    assert third.extracted == 1
+    assert committed(out) == fresh(source, tmp_path, CONFIG)

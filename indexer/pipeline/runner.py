@@ -111,7 +111,8 @@ async def _index_locked(
         await commit_staged(dst, manifest_data, staged)
         try:
             await anyio.to_thread.run_sync(state.mark_committed)
-            await anyio.to_thread.run_sync(state.sweep)
+            if not staged.unchanged:  # else the last commit's sweep left what this tree needs
+                await anyio.to_thread.run_sync(state.sweep)
         except StateDamaged as damage:  # the output is committed: the next run starts over
             state.close()
             await anyio.to_thread.run_sync(set_aside, state.path, str(damage))
@@ -176,7 +177,6 @@ def _stage_unchanged(
     old, resume = unchanged(walked, previous_output, previous, config, registry, state, keys)
     if old is None:
         return None, resume
-    state.mark_seen(list(previous))  # keep every row: the sweep deletes unwalked paths
     files = stage_linked(previous_output, staging, old)
     counts = old["counts"]
     by_status = counts["by_status"]

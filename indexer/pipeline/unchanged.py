@@ -136,6 +136,8 @@ def previous_pages(previous_output: Path) -> int:
     pages = 0
     with open(previous_output / DOCUMENTS, "rb") as handle:
         for line in handle:
+            if b'"pages":' not in line:  # most documents have no page count: no parse
+                continue
             value = orjson.loads(line)["metadata"].get("pages", 0)
             pages += value if isinstance(value, int) else 0
     return pages

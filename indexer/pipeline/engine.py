@@ -93,9 +93,10 @@ class _Batch:
         return len(self.items) >= self.max_files or self.size >= self.max_bytes
 
     async def send(self) -> None:
-        """Send the batch on to its pool's queue and start a new one."""
-        items, self.items, self.size = self.items, [], 0
-        await self.stream.send(items)
+        """Send the batch, if any, on to its pool's queue and start a new one."""
+        if self.items:
+            items, self.items, self.size = self.items, [], 0
+            await self.stream.send(items)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -210,21 +211,28 @@ class Engine:
         # written together, and one slow PDF must not hold 63 other files hostage.
         general = _Batch(send_general, self.config.batch_files, self.config.batch_bytes)
         alone = _Batch(send_alone, max(1, self.config.pdf_workers), self.config.batch_bytes)
+        done: list[FileOutcome] = []
+
+        async def settle() -> None:
+            """Send the outcomes settled so far: before any send that may wait, so
+            that the writer never waits on them."""
+            nonlocal done
+            if done:
+                await send_out.send(done)
+                done = []
+
         async with send_general, send_alone, send_out, self._failing():
             while taken := await anyio.to_thread.run_sync(self._take, entries, seq, extractor):
                 count, settled, work = taken
                 self._notify("walked", count)
                 todo = iter(work)
                 item = next(todo, None)
-                done: list[FileOutcome] = []
                 for _ in range(count):
                     if not self._window_nowait():
                         # Send a partial batch only when the writer waits for it; while
                         # older entries are still unwritten they will free the window,
                         # and sending scraps would make batches of one or two files.
-                        if done:
-                            await send_out.send(done)
-                            done = []
+                        await settle()
                         for batch in (general, alone):
                             if batch.items and self._written >= batch.items[0][0]:
                                 await batch.send()
@@ -232,26 +240,21 @@ class Engine:
                     if item is not None and item[0] == seq:
                         batch = alone if item[2].isolated else general
                         if batch.add(item):
-                            if done:  # the send may wait: the writer must not wait on these
-                                await send_out.send(done)
-                                done = []
+                            await settle()
                             await batch.send()
                         item = next(todo, None)
                     else:
                         done.append(settled[seq])
                     seq += 1
-                if done:
-                    await send_out.send(done)
+                await settle()
                 if len(work) < self.config.batch_files:
                     # Few entries of this stretch need work (a re-run): send them now
                     # rather than when the window runs out, so they are extracted
                     # while the walk goes on.
-                    for batch in (general, alone):
-                        if batch.items:
-                            await batch.send()
-            for batch in (general, alone):
-                if batch.items:
-                    await batch.send()
+                    await general.send()
+                    await alone.send()
+            await general.send()
+            await alone.send()
 
     def _take(
         self, entries: Iterator[Entry], seq: int, extractor: BatchExtractor

@@ -6,9 +6,9 @@ rest, `process` reads and hashes them in one thread hop and looks their key up
 among all stored outputs (a copy, a rename, a touch), or, with nothing stored yet
 (a first run), lets the worker read them. What is left goes to a process pool (the
 isolated one for extractors that ask for it, and a mail's attached PDFs), which
-sends back rendered output lines. Outputs are stored as each batch completes, and
-an isolated file's within half a second of being done, so a killed run loses only what was
-in flight.
+sends back rendered output lines. Outputs are stored every half second, in one
+transaction (`_FLUSH_EVERY`), so a killed run loses only what was in flight and
+the last half second.
 """
 
 from __future__ import annotations
@@ -266,7 +266,6 @@ class BatchExtractor:
         """Buffer each file's output under its key (isolated ones are buffered already)."""
         if self.state is None:
             return
-        files = self._rows
         for i, ((_, entry, _, _), h, k, o) in enumerate(
             zip(work, hashes, keys, outcomes, strict=True)
         ):
@@ -274,10 +273,16 @@ class BatchExtractor:
                 continue
             hit = found[i]
             deps = hit.deps if hit is not None else fresh[i].deps if i in fresh else ()
-            output = pack(o.docs) if _cacheable(o.docs) else None
-            files.append((entry, h, k, output, deps))
-            self._row_bytes += len(output) if output else 0
+            self._buffer(entry, h, k, o.docs, deps)
         await self._maybe_flush()
+
+    def _buffer(
+        self, entry: Entry, sha256: str, key: str, docs: tuple[Rendered, ...], deps: tuple[str, ...]
+    ) -> None:
+        """Add a file's row to those stored at the next flush (no output when uncacheable)."""
+        output = pack(docs) if _cacheable(docs) else None
+        self._rows.append((entry, sha256, key, output, deps))
+        self._row_bytes += len(output) if output else 0
 
     async def _maybe_flush(self) -> None:
         if time.monotonic() - self._flushed >= _FLUSH_EVERY or self._row_bytes >= _FLUSH_BYTES:
@@ -308,9 +313,7 @@ class BatchExtractor:
             if key is None and done.sha256:  # read by the worker
                 key = self.keys.key(done.sha256, jobs[i].spec, entry)
             if self.state is not None and key is not None and done.read_error is None:
-                output = pack(done.docs) if _cacheable(done.docs) else None
-                self._rows.append((entry, done.sha256, key, output, done.deps))
-                self._row_bytes += len(output) if output else 0
+                self._buffer(entry, done.sha256, key, done.docs, done.deps)
                 out[i] = replace(done, stored=True)
                 await self._maybe_flush()
 

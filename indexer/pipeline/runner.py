@@ -27,7 +27,7 @@ from indexer.pipeline.extraction import CacheKeys
 from indexer.pipeline.lock import hold
 from indexer.pipeline.output import CURRENT, prepare_staging, recover
 from indexer.pipeline.progress import Progress
-from indexer.pipeline.state import STATE_DIR, STATE_FILE, State, StateDamaged, set_aside
+from indexer.pipeline.state import STATE_DIR, STATE_FILE, State, StateDamaged
 from indexer.pipeline.unchanged import previous_pages, stage_linked, unchanged
 from indexer.pipeline.walk import Entry, walk
 from indexer.registry import Registry, default_registry
@@ -102,8 +102,7 @@ async def _index_locked(
             if damage is None:
                 raise
             # A damaged page met mid-run: start over on a new state, extracting all.
-            state.close()
-            await anyio.to_thread.run_sync(set_aside, state.path, str(damage))
+            await anyio.to_thread.run_sync(state.discard, damage)
             staging = await anyio.to_thread.run_sync(prepare_staging, dst)
             state = await anyio.to_thread.run_sync(lambda: State(state.path, reuse=False))
             staged = await stage(staging, state)
@@ -114,8 +113,7 @@ async def _index_locked(
             if not staged.unchanged:  # else the last commit's sweep left what this tree needs
                 await anyio.to_thread.run_sync(state.sweep)
         except StateDamaged as damage:  # the output is committed: the next run starts over
-            state.close()
-            await anyio.to_thread.run_sync(set_aside, state.path, str(damage))
+            await anyio.to_thread.run_sync(state.discard, damage)
     finally:
         state.close()
     seconds = time.monotonic() - started

@@ -207,14 +207,13 @@ class State:
 
     @contextmanager
     def _failing(self) -> Iterator[None]:
-        """Turn SQLite's I/O errors (disk full, a file size limit) into `StateWriteError`,
-        and a damaged database into `StateDamaged`."""
-        try:
-            yield
-        except sqlite3.OperationalError as exc:
-            raise StateWriteError(f"cannot write {self.path}: {exc}") from exc
-        except sqlite3.DatabaseError as exc:
-            raise StateDamaged(f"{self.path}: {exc}") from exc
+        """`_reading`, and SQLite's I/O errors (disk full, a file size limit) become
+        `StateWriteError`."""
+        with self._reading():
+            try:
+                yield
+            except sqlite3.OperationalError as exc:
+                raise StateWriteError(f"cannot write {self.path}: {exc}") from exc
 
     @contextmanager
     def _reading(self) -> Iterator[None]:
@@ -255,6 +254,11 @@ class State:
         """Close the database."""
         with self._lock:
             self._db.close()
+
+    def discard(self, damage: StateDamaged) -> None:
+        """Close the database and set its file aside: the next `State` starts empty."""
+        self.close()
+        set_aside(self.path, str(damage))
 
 
 def _open(path: Path) -> sqlite3.Connection:

@@ -206,13 +206,28 @@ def test_a_second_concurrent_run_exits_75_naming_the_holder(tmp_path: Path) -> N
     assert rerun.returncode == 0
 
 
+def _state_without_wal(out: Path) -> Path:
+    """The state file of `out`, its WAL removed (a closed run checkpointed it)."""
+    state = out / ".state" / "state.sqlite"
+    for suffix in ("-wal", "-shm"):
+        Path(str(state) + suffix).unlink(missing_ok=True)
+    return state
+
+
+def _damage_pages(state: Path, keep: set[int]) -> None:
+    """Overwrite the header of every 64 KiB page of `state` (numbered from 1) not in `keep`."""
+    with open(state, "r+b") as handle:
+        for page in range(1, state.stat().st_size // 65536 + 1):
+            if page not in keep:
+                handle.seek((page - 1) * 65536)
+                handle.write(b"\xff" * 16)
+
+
 def test_a_corrupt_state_file_means_a_full_rebuild(source: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     first = indexer.run(source, out, CONFIG)
     before = committed(out)
-    state = out / ".state" / "state.sqlite"
-    for suffix in ("-wal", "-shm"):
-        Path(str(state) + suffix).unlink(missing_ok=True)
+    state = _state_without_wal(out)
     state.write_bytes(b"this is not a database" * 100)
     rerun = indexer.run(source, out, CONFIG)
     assert rerun.extracted == first.documents
@@ -368,13 +383,7 @@ def test_a_damaged_state_page_means_a_rebuild_and_one_short_warning(
     out = tmp_path / "out"
     first = indexer.run(source, out, CONFIG)
     before = committed(out)
-    state = out / ".state" / "state.sqlite"
-    for suffix in ("-wal", "-shm"):
-        Path(str(state) + suffix).unlink(missing_ok=True)
-    with open(state, "r+b") as handle:  # every page but the first: headers overwritten
-        for page in range(1, state.stat().st_size // 65536):
-            handle.seek(page * 65536)
-            handle.write(b"\xff" * 16)
+    _damage_pages(_state_without_wal(out), keep={1})  # every page but the schema's
     rerun = indexer.run(source, out, CONFIG)
     assert rerun.extracted == first.documents
     assert committed(out) == before
@@ -411,19 +420,11 @@ def test_a_damaged_page_met_mid_run_starts_the_run_over_on_a_new_state(
     out = tmp_path / "out"
     first = indexer.run(source, out, CONFIG)
     before = committed(out)
-    state = out / ".state" / "state.sqlite"
-    with sqlite3.connect(state) as db:  # every page but the schema's and the meta table's
-        keep = {1} | {r for (r,) in db.execute("SELECT rootpage FROM sqlite_master")
-                      if r and db.execute("SELECT 1 FROM sqlite_master WHERE rootpage = ?"
-                                          " AND tbl_name = 'meta'", (r,)).fetchone()}  # fmt: skip
+    state = _state_without_wal(out)
+    db = sqlite3.connect(state)  # every page but the schema's and the meta table's
+    meta = {r for (r,) in db.execute("SELECT rootpage FROM sqlite_master WHERE tbl_name = 'meta'")}
     db.close()
-    for suffix in ("-wal", "-shm"):
-        Path(str(state) + suffix).unlink(missing_ok=True)
-    with open(state, "r+b") as handle:
-        for page in range(2, state.stat().st_size // 65536 + 1):
-            if page not in keep:
-                handle.seek((page - 1) * 65536)
-                handle.write(b"\xff" * 16)
+    _damage_pages(state, keep={1} | meta)
     rerun = indexer.run(source, out, CONFIG)
     assert rerun.extracted == first.documents
     assert committed(out) == before

@@ -168,3 +168,39 @@ def test_an_extractor_that_raises_gives_a_failed_result_with_the_raw_text() -> N
         "exception in boom chunker: ValueError: bad text",
         ["typed text"],
     )
+
+
+def test_builtin_versions_come_from_one_table() -> None:
+    """Each module's `VERSION` is its spec's; eml's also counts the html renderer's."""
+    import importlib
+
+    from indexer.extractors import VERSIONS
+
+    for spec in default_registry().extractors():
+        module = importlib.import_module(f"indexer.extractors.{spec.name}")
+        assert module.VERSION == VERSIONS[spec.name]
+        expected = f"{VERSIONS['eml']}+html.{VERSIONS['html']}" if spec.name == "eml" else None
+        assert spec.version == (expected or VERSIONS[spec.name])
+
+
+def test_builtins_are_imported_only_when_first_called() -> None:
+    """The registry and cache keys need no parser: a re-run that finds nothing changed
+    never imports one. A spec's function pickles by name and works after the trip."""
+    import pickle
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, pickle\n"
+        "from indexer.registry import default_registry\n"
+        "from indexer.pipeline.keys import CacheKeys\n"
+        "from indexer.config import Config\n"
+        "registry = default_registry(); CacheKeys(Config(), registry)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('indexer.extractors.')\n"
+        "      or m in ('selectolax', 'pypdfium2', 'indexer.pipeline.engine')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    spec = pickle.loads(pickle.dumps(default_registry().get("csv")))
+    assert spec.extract(b"a,b\n1,2\n", "t.csv", Options()).chunks[0].text.startswith("a")
+    assert "indexer.extractors.csv" in repr(spec.extract)

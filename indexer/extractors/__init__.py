@@ -1,22 +1,61 @@
-"""The built-in extractors, one module per format, registered like any plugin."""
+"""The built-in extractors, one module per format, registered like any plugin.
+
+The specs name their functions lazily (`_Lazy`): the registry, cache keys and
+capabilities need only names, versions and options, so a run that finds its tree
+unchanged never imports the extractors and their parsers (a fifth of its start-up).
+"""
 
 from __future__ import annotations
 
-from indexer.extractors import csv, eml, html, json, pdf, text
+import importlib
+from typing import Any
+
 from indexer.registry import ExtractorSpec, Registry
 
-__all__ = ["BUILTIN_SPECS", "register_builtins"]
+__all__ = ["BUILTIN_SPECS", "VERSIONS", "register_builtins"]
+
+VERSIONS = {"csv": "1", "eml": "1", "html": "1", "json": "1", "pdf": "1", "text": "1"}
+"""Each built-in's output version: bump it here when the extractor's output changes,
+and incremental runs re-extract its documents. (Each module's `VERSION` reads it.)"""
 
 _LIMIT = ("max_chunk_chars",)
+
+
+class _Lazy:
+    """A built-in extractor's function, imported on its first call; pickled by name."""
+
+    __slots__ = ("_function", "module", "name")
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module = module
+        self.name = name
+        self._function: Any = None
+
+    def __call__(self, *args: Any) -> Any:
+        function = self._function
+        if function is None:
+            function = self._function = getattr(importlib.import_module(self.module), self.name)
+        return function(*args)
+
+    def __reduce__(self) -> tuple[type[_Lazy], tuple[str, str]]:
+        return _Lazy, (self.module, self.name)
+
+    def __repr__(self) -> str:
+        return f"<{self.module}.{self.name}>"
+
+
+def _lazy(kind: str, name: str) -> Any:
+    return _Lazy(f"indexer.extractors.{kind}", name)
+
 
 BUILTIN_SPECS = (
     ExtractorSpec(
         name="csv",
         kind="csv",
         extensions=("csv", "tsv"),
-        version=csv.VERSION,
-        extract=csv.extract,
-        chunker=csv.chunk,
+        version=VERSIONS["csv"],
+        extract=_lazy("csv", "extract"),
+        chunker=_lazy("csv", "chunk"),
         builtin=True,
         options_used=("rows_per_chunk", *_LIMIT),
     ),
@@ -25,9 +64,9 @@ BUILTIN_SPECS = (
         kind="eml",
         extensions=("eml",),
         # html-only mails are rendered by the html extractor, so its upgrades count too
-        version=f"{eml.VERSION}+html.{html.VERSION}",
-        extract=eml.extract,
-        chunker=eml.chunk,
+        version=f"{VERSIONS['eml']}+html.{VERSIONS['html']}",
+        extract=_lazy("eml", "extract"),
+        chunker=_lazy("eml", "chunk"),
         builtin=True,
         options_used=_LIMIT,
     ),
@@ -35,9 +74,9 @@ BUILTIN_SPECS = (
         name="html",
         kind="html",
         extensions=("html", "htm", "xhtml"),
-        version=html.VERSION,
-        extract=html.extract,
-        chunker=html.chunk,
+        version=VERSIONS["html"],
+        extract=_lazy("html", "extract"),
+        chunker=_lazy("html", "chunk"),
         builtin=True,
         options_used=_LIMIT,
     ),
@@ -45,9 +84,9 @@ BUILTIN_SPECS = (
         name="json",
         kind="json",
         extensions=("json", "jsonl", "ndjson"),
-        version=json.VERSION,
-        extract=json.extract,
-        chunker=json.chunk,
+        version=VERSIONS["json"],
+        extract=_lazy("json", "extract"),
+        chunker=_lazy("json", "chunk"),
         builtin=True,
         options_used=_LIMIT,
     ),
@@ -55,8 +94,8 @@ BUILTIN_SPECS = (
         name="pdf",
         kind="pdf",
         extensions=("pdf",),
-        version=pdf.VERSION,
-        extract=pdf.extract,
+        version=VERSIONS["pdf"],
+        extract=_lazy("pdf", "extract"),
         isolated=True,
         builtin=True,
         options_used=("pdf_engine", *_LIMIT),
@@ -65,9 +104,9 @@ BUILTIN_SPECS = (
         name="text",
         kind="text",
         extensions=(),
-        version=text.VERSION,
-        extract=text.extract,
-        chunker=text.chunk,
+        version=VERSIONS["text"],
+        extract=_lazy("text", "extract"),
+        chunker=_lazy("text", "chunk"),
         builtin=True,
         fallback=True,
         options_used=_LIMIT,

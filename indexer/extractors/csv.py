@@ -16,9 +16,10 @@ from collections.abc import Iterator
 
 from indexer._text import decode, gc_paused, normalize_newlines
 from indexer._types import Chunk, Extracted, Options, make_chunk
+from indexer.extractors import VERSIONS
 from indexer.registry import extension_of
 
-VERSION = "1"
+VERSION = VERSIONS["csv"]  # bumped in indexer/extractors/__init__.py
 
 _SNIFFED = (";", "|", "\t")
 """Delimiters tried, in this order of preference, when a `.csv` header has no comma."""

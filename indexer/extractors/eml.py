@@ -21,7 +21,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from indexer._text import split_paragraphs
 from indexer._types import Chunk, Extracted, Options
-from indexer.extractors import html
+from indexer.extractors import VERSIONS, html
 from indexer.extractors._mime import (
     Leaf,
     decode_bytes,
@@ -35,7 +35,7 @@ from indexer.extractors._mime_scan import parse_shallow
 
 __all__ = ["VERSION", "chunk", "extract", "mail_headers", "mail_metadata"]
 
-VERSION = "1"
+VERSION = VERSIONS["eml"]  # bumped in indexer/extractors/__init__.py
 
 _SALIENT = {"from": "From", "to": "To", "cc": "Cc", "date": "Date", "subject": "Subject"}
 _METADATA = {

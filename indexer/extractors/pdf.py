@@ -22,11 +22,12 @@ from typing import Any
 
 from indexer._extract import failure_text
 from indexer._types import Chunk, Extracted, Options
+from indexer.extractors import VERSIONS
 from indexer.extractors._pdftext import PdfFailure, PdfText
 
 __all__ = ["NOT_A_PDF", "VERSION", "extract"]
 
-VERSION = "1"
+VERSION = VERSIONS["pdf"]  # bumped in indexer/extractors/__init__.py
 
 NOT_A_PDF = "response is not a PDF (missing %PDF header)"
 """The reference's reason, word for word, so its golden failure chunks match."""

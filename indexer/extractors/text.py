@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from indexer._text import decode, normalize_newlines, split_paragraphs
 from indexer._types import Extracted, Options, make_chunk
+from indexer.extractors import VERSIONS
 
-VERSION = "1"
+VERSION = VERSIONS["text"]  # bumped in indexer/extractors/__init__.py
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:

@@ -20,9 +20,9 @@ import anyio
 import orjson
 
 from indexer.pipeline.changes import CHANGES, ChangeTracker
-from indexer.pipeline.engine import Staged, Tally
 from indexer.pipeline.output import DOCUMENTS, FileInfo, NdjsonFile
 from indexer.pipeline.shards import SHARD_PATTERN
+from indexer.pipeline.staged import Staged, Tally
 
 _READ_HINT = 1 << 20
 

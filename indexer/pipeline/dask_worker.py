@@ -24,9 +24,10 @@ from anyio.from_thread import start_blocking_portal
 
 from indexer.config import Config
 from indexer.pipeline.assemble import PartResult
-from indexer.pipeline.engine import Engine, Part, Staged, make_pools
+from indexer.pipeline.engine import Engine, Part, make_pools
 from indexer.pipeline.output import FileInfo
 from indexer.pipeline.pool import WorkerPool
+from indexer.pipeline.staged import Staged
 from indexer.pipeline.state import State
 from indexer.pipeline.walk import Entry
 from indexer.registry import Registry

@@ -32,7 +32,8 @@ from anyio.streams.memory import MemoryObjectSendStream
 from indexer.config import Config, ConfigError
 from indexer.pipeline.assemble import Assembler, PartResult
 from indexer.pipeline.dask_worker import PartTask, StateRef, machine_id, release, run_partition
-from indexer.pipeline.engine import Staged, walk_entries
+from indexer.pipeline.engine import walk_entries
+from indexer.pipeline.staged import Staged
 from indexer.pipeline.state import State
 from indexer.pipeline.walk import Entry
 from indexer.registry import Registry

@@ -23,15 +23,16 @@ from typing import Any
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from indexer._types import Extracted
 from indexer.config import Config
 from indexer.mail.archive import expand_archives, is_container
 from indexer.pipeline.changes import CHANGES, ChangeTracker
 from indexer.pipeline.extraction import BatchExtractor, Work, WorkItem
-from indexer.pipeline.output import DOCUMENTS, NdjsonFile, commit
+from indexer.pipeline.keys import spec_for
+from indexer.pipeline.output import DOCUMENTS, NdjsonFile
 from indexer.pipeline.pool import WorkerPool
-from indexer.pipeline.records import DocOutcome, FileOutcome, render
+from indexer.pipeline.records import FileOutcome, container_outcome, skipped
 from indexer.pipeline.shards import LAYOUT, PreviousShards, ShardWriter
+from indexer.pipeline.staged import Staged, Tally
 from indexer.pipeline.state import State
 from indexer.pipeline.walk import Entry, walk
 from indexer.registry import ExtractorSpec, Registry
@@ -40,40 +41,6 @@ log = logging.getLogger(__name__)
 
 _WALK_BATCH = 256
 _HELD_BYTES = 64 << 20
-
-
-@dataclass(slots=True)
-class Tally:
-    """Counts and timings gathered by the writer, for the manifest, summary and run.json."""
-
-    files: int = 0
-    documents: int = 0
-    chunks: int = 0
-    bytes_read: int = 0
-    extracted_now: int = 0
-    reused: int = 0
-    pages: int = 0
-    by_status: dict[str, int] = field(default_factory=dict)
-    by_kind: dict[str, int] = field(default_factory=dict)
-    slowest: list[tuple[float, str]] = field(default_factory=list)
-    changes: dict[str, int] = field(default_factory=dict)
-
-    def add(self, outcome: FileOutcome, chunks: int) -> None:
-        """Count one written file outcome."""
-        self.files += not outcome.in_archive
-        self.chunks += chunks
-        self.bytes_read += outcome.bytes_read
-        self.extracted_now += outcome.extracted_now
-        self.reused += outcome.reused
-        for doc in outcome.docs:
-            self.documents += 1
-            self.by_status[doc.status] = self.by_status.get(doc.status, 0) + 1
-            kind = doc.kind or "none"
-            self.by_kind[kind] = self.by_kind.get(kind, 0) + 1
-            self.pages += doc.pages
-            self.slowest.append((doc.seconds, doc.path))
-        if len(self.slowest) > 64:
-            self.slowest = sorted(self.slowest, reverse=True)[:10]
 
 
 @dataclass(slots=True)
@@ -97,17 +64,6 @@ class _Batch:
         if self.items:
             items, self.items, self.size = self.items, [], 0
             await self.stream.send(items)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Staged:
-    """What the writer staged: the files to commit and the tallies."""
-
-    files: list[str]
-    manifest_files: dict[str, Any]
-    tally: Tally
-    unchanged: bool = False
-    """The previous output, re-committed as it was (`unchanged.py`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -270,7 +226,7 @@ class Engine:
             if entry.skip is not None:
                 settled[at] = skipped(at, entry)
             elif is_container(entry):
-                settled[at] = _container(at, entry)
+                settled[at] = container_outcome(at, entry)
             else:
                 items.append((at, entry, spec_for(self.registry, entry)))
         ready, work = extractor.prepare(items)
@@ -399,50 +355,3 @@ def _take(entries: Iterator[Entry], n: int) -> list[Entry]:
         if held > _HELD_BYTES:
             break
     return taken
-
-
-def _container(seq: int, entry: Entry) -> FileOutcome:
-    doc = DocOutcome(
-        path=entry.rel, kind="mbox", size=entry.size, sha256=None, container=True,
-        extracted=Extracted(kind="mbox", text="", metadata={"container": "mbox"}),
-    )  # fmt: skip
-    return FileOutcome(seq=seq, docs=(render(doc),))
-
-
-def spec_for(registry: Registry, entry: Entry) -> ExtractorSpec:
-    """The extractor of a walk entry: `eml` for a Maildir or mbox message, else by path."""
-    if entry.mail or entry.data is not None:
-        return registry.for_path("message.eml")
-    return registry.for_path(entry.rel)
-
-
-def skipped(seq: int, entry: Entry) -> FileOutcome:
-    """The outcome of an entry the walk passed over: one `skipped` document."""
-    doc = DocOutcome(path=entry.rel, kind=None, size=entry.size, sha256=None, skip=entry.skip)
-    return FileOutcome(seq=seq, docs=(render(doc),))
-
-
-def manifest(config: Config, registry: Registry, staged: Staged) -> dict[str, Any]:
-    """The manifest: deterministic facts about the committed output, nothing time-dependent."""
-    from indexer import CONTRACT, __version__
-
-    tally = staged.tally
-    return {
-        "contract": CONTRACT,
-        "version": __version__,
-        "config_digest": config.digest(),
-        "extractors": {s.name: s.version for s in registry.extractors()},
-        "counts": {
-            "files": tally.files,
-            "documents": tally.documents,
-            "chunks": tally.chunks,
-            "by_status": dict(sorted(tally.by_status.items())),
-            "by_kind": dict(sorted(tally.by_kind.items())),
-        },
-        **staged.manifest_files,
-    }
-
-
-async def commit_staged(out: Path, manifest_data: dict[str, Any], staged: Staged) -> None:
-    """Commit the staged files into `out` (in a thread: it fsyncs)."""
-    await anyio.to_thread.run_sync(commit, out, manifest_data, staged.files)

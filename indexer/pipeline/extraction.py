@@ -13,7 +13,6 @@ the last half second.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from collections.abc import Sequence
@@ -25,6 +24,7 @@ import orjson
 from indexer._extract import failed, failure_text
 from indexer._types import Chunk, Extracted, Options
 from indexer.config import Config
+from indexer.pipeline.keys import CacheKeys
 from indexer.pipeline.pool import PoolError, WorkerPool
 from indexer.pipeline.reading import Content, ReadResult, read_files, read_one
 from indexer.pipeline.records import (
@@ -41,7 +41,6 @@ from indexer.pipeline.state import FileRow, Known, State
 from indexer.pipeline.tasks import (
     Finished,
     Job,
-    cache_key,
     extract_jobs,
     extract_unit,
     finish,
@@ -49,7 +48,7 @@ from indexer.pipeline.tasks import (
 )
 from indexer.pipeline.units import POOL_FAILURES, Child, Unit
 from indexer.pipeline.walk import Entry
-from indexer.registry import ExtractorSpec, Registry, extension_of
+from indexer.registry import ExtractorSpec, Registry
 
 log = logging.getLogger(__name__)
 
@@ -74,44 +73,6 @@ class Hit:
 
     docs: tuple[Rendered, ...]
     deps: tuple[str, ...]
-
-
-class CacheKeys:
-    """The cache keys of this run's options: what a stored output is valid under."""
-
-    def __init__(self, config: Config, registry: Registry) -> None:
-        options = config.extract_options()
-        limits = f"{config.timeout:g}s/{config.max_memory_mb}MB"
-        self.digests = {spec.name: _digest(options, spec, limits) for spec in registry.extractors()}
-        """Per extractor name, the digest of its version and the options it uses."""
-
-    def key(self, sha256: str, spec: ExtractorSpec, entry: Entry) -> str:
-        """The cache key of `spec`'s output on content `sha256` under this run's options.
-
-        The extension is part of it: extractors read some by it (`.jsonl`, `.tsv`).
-        Messages of an mbox or a Maildir are all `eml`, whatever their position.
-        """
-        ext = "eml" if entry.mail or entry.data is not None else extension_of(entry.rel)
-        return f"{cache_key(sha256, spec.name, self.digests[spec.name])}:{ext}"
-
-    def current(self, deps: tuple[str, ...]) -> bool:
-        """True when every attachment of a stored mail was extracted under today's key."""
-        for dep in deps:
-            extractor, _, digest = dep.split(":", 1)[-1].partition(":")
-            if self.digests.get(extractor) != digest:
-                return False
-        return True
-
-
-def _digest(options: Options, spec: ExtractorSpec, limits: str) -> str:
-    """Only the options the extractor declares it uses count, plus the isolation limits
-    for isolated extractors, so changing `rows_per_chunk` re-extracts CSV files and
-    nothing else. A stored mail also records its attachments' keys and is reused
-    only while they all still hold (`CacheKeys.current`)."""
-    raw = options.digest(spec.options_used) + f"|{spec.version}"
-    if spec.isolated:
-        raw += f"|{limits}"
-    return hashlib.sha256(raw.encode()).hexdigest()[:16]
 
 
 class BatchExtractor:

@@ -17,6 +17,7 @@ import orjson
 from indexer._types import Extracted
 from indexer.pipeline._pickling import slotted_state
 from indexer.pipeline.units import Unit
+from indexer.pipeline.walk import Entry
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -248,3 +249,18 @@ def rebase(docs: tuple[Rendered, ...], old: str, new: str) -> tuple[Rendered, ..
     except (orjson.JSONDecodeError, orjson.JSONEncodeError, KeyError, TypeError):
         return None
     return tuple(out)
+
+
+def skipped(seq: int, entry: Entry) -> FileOutcome:
+    """The outcome of an entry the walk passed over: one `skipped` document."""
+    doc = DocOutcome(path=entry.rel, kind=None, size=entry.size, sha256=None, skip=entry.skip)
+    return FileOutcome(seq=seq, docs=(render(doc),))
+
+
+def container_outcome(seq: int, entry: Entry) -> FileOutcome:
+    """The outcome of an mbox file itself: `ok`, no chunks (its messages follow it)."""
+    doc = DocOutcome(
+        path=entry.rel, kind="mbox", size=entry.size, sha256=None, container=True,
+        extracted=Extracted(kind="mbox", text="", metadata={"container": "mbox"}),
+    )  # fmt: skip
+    return FileOutcome(seq=seq, docs=(render(doc),))

@@ -9,28 +9,24 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import orjson
 
 from indexer.config import Config, ConfigError
 from indexer.pipeline.changes import load_previous
-from indexer.pipeline.engine import (
-    Engine,
-    Staged,
-    Tally,
-    commit_staged,
-    manifest,
-)
-from indexer.pipeline.extraction import CacheKeys
+from indexer.pipeline.keys import CacheKeys
 from indexer.pipeline.lock import hold
 from indexer.pipeline.output import CURRENT, prepare_staging, recover
-from indexer.pipeline.progress import Progress
+from indexer.pipeline.staged import Staged, Tally, commit_staged, manifest
 from indexer.pipeline.state import STATE_DIR, STATE_FILE, State, StateDamaged
 from indexer.pipeline.unchanged import previous_pages, stage_linked, unchanged
 from indexer.pipeline.walk import Entry, walk
 from indexer.registry import Registry, default_registry
+
+if TYPE_CHECKING:
+    from indexer.pipeline.progress import Progress
 
 RUN_REPORT = "run.json"
 
@@ -207,6 +203,11 @@ async def _stage(
         from indexer.pipeline.distributed import stage_on_dask
 
         return await stage_on_dask(src, staging, config, registry, state=state, previous=previous)
+    # Imported here: a re-run over an unchanged tree never needs the engine (its
+    # pools, extractors and mail handling are a third of such a run's start-up).
+    from indexer.pipeline.engine import Engine
+    from indexer.pipeline.progress import Progress
+
     bar = Progress() if progress else None
     engine = Engine(
         src, staging, config, registry, on_progress=bar, state=state, previous=previous,

@@ -14,6 +14,7 @@ from indexer._extract import run_extractor
 from indexer._types import Options
 from indexer.mail.attachments import expand
 from indexer.pipeline._pickling import slotted_state
+from indexer.pipeline.keys import cache_key
 from indexer.pipeline.reading import read_one
 from indexer.pipeline.records import Rendered, render, unit_docs
 from indexer.pipeline.units import Child, Unit
@@ -117,11 +118,6 @@ def keyed(unit: Unit, digests: dict[str, str]) -> Unit:
         for c in unit.children
     )
     return replace(unit, children=children)
-
-
-def cache_key(sha256: str, extractor: str, digest: str) -> str:
-    """The cache key of an extractor's result on content `sha256` (see `BatchExtractor`)."""
-    return f"{sha256}:{extractor}:{digest}"
 
 
 def _textless(child: Child) -> Child:

@@ -33,9 +33,9 @@ import orjson
 from indexer.config import Config
 from indexer.mail.mbox import is_mbox
 from indexer.pipeline.changes import CHANGES, fingerprint
-from indexer.pipeline.engine import skipped, spec_for
-from indexer.pipeline.extraction import CacheKeys
+from indexer.pipeline.keys import CacheKeys, spec_for
 from indexer.pipeline.output import DOCUMENTS, MANIFEST
+from indexer.pipeline.records import skipped
 from indexer.pipeline.shards import LAYOUT
 from indexer.pipeline.state import State
 from indexer.pipeline.walk import Entry, iter_batches

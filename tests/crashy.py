@@ -23,6 +23,13 @@ def echo(*args: object) -> tuple[object, ...]:
     return args
 
 
+def cached(value: object) -> tuple[object, bool]:
+    """Return `value`, and whether it is the very object this worker keeps for it."""
+    from indexer.pipeline import _worker
+
+    return value, any(kept is value for kept in _worker._SHARED.values())
+
+
 def nap_then_pid(seconds: float) -> int:
     """Sleep, then return the worker's process id: a call that is in flight for a while."""
     time.sleep(seconds)

@@ -17,6 +17,7 @@ import psutil
 import pytest
 
 from indexer._types import Chunk, Extracted
+from indexer.pipeline._worker import Shared
 from indexer.pipeline.pool import (
     PoolError,
     WorkerCrashed,
@@ -64,6 +65,16 @@ async def test_results_round_trip() -> None:
         )
         assert await pool.run(crashy.big, 5 << 20, timeout=SAFETY) == b"y" * (5 << 20)
         assert await pool.run(crashy.pid) != os.getpid()
+
+
+async def test_a_shared_argument_is_unpickled_once_per_worker() -> None:
+    """Each call gets the value; the worker keeps one copy (the registry is not
+    unpickled for every batch)."""
+    shared = Shared({"k": [1, 2]})
+    async with WorkerPool(size=1) as pool:
+        assert await pool.run(crashy.cached, {"k": [1, 2]}) == ({"k": [1, 2]}, False)
+        for _ in range(3):
+            assert await pool.run(crashy.cached, shared) == ({"k": [1, 2]}, True)
 
 
 async def test_segfault_fails_only_its_call_while_others_succeed() -> None:

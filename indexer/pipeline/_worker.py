@@ -47,6 +47,36 @@ def encode_frame(obj: object) -> bytes:
     return HEADER.pack(len(body)) + body
 
 
+class Shared:
+    """A call argument that is the same for every call of a run (the options, the
+    registry): pickled once here, unpickled once per worker process, then taken from
+    that process's cache. Pickling the registry anew cost about 65 us a call on each
+    side, a batch of text files or a single PDF alike."""
+
+    __slots__ = ("_blob", "value")
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+        self._blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def __reduce__(self) -> tuple[Callable[[bytes], Any], tuple[bytes]]:
+        return _shared, (self._blob,)
+
+
+_SHARED: dict[bytes, Any] = {}
+_SHARED_KEPT = 16
+
+
+def _shared(blob: bytes) -> Any:
+    """The value pickled in `blob`, unpickled at most once while it stays in use."""
+    value = _SHARED.get(blob)
+    if value is None:
+        if len(_SHARED) >= _SHARED_KEPT:
+            _SHARED.clear()
+        value = _SHARED[blob] = pickle.loads(blob)
+    return value
+
+
 # Built before any call runs: after a MemoryError there may be no memory left to pickle.
 _OOM_FRAME = encode_frame(("oom",))
 

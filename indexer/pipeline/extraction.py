@@ -24,6 +24,7 @@ import orjson
 from indexer._extract import failed, failure_text
 from indexer._types import Chunk, Extracted, Options
 from indexer.config import Config
+from indexer.pipeline._worker import Shared
 from indexer.pipeline.keys import CacheKeys
 from indexer.pipeline.pool import PoolError, WorkerPool
 from indexer.pipeline.reading import Content, ReadResult, read_files, read_one
@@ -99,6 +100,8 @@ class BatchExtractor:
         self.workers_read = state is None or state.empty()
         """Nothing to find by content: workers read new files themselves."""
         self.keys = CacheKeys(config, registry)
+        self._shared = (Shared(self.options), Shared(registry), Shared(self.keys.digests))
+        """The arguments every call passes, pickled once (see `Shared`)."""
 
     def prepare(
         self, items: list[tuple[int, Entry, ExtractorSpec]]
@@ -292,10 +295,7 @@ class BatchExtractor:
         self, pool: WorkerPool, jobs: list[Job], slots: list[int], out: dict[int, Finished]
     ) -> None:
         try:
-            results = await pool.run(
-                extract_jobs, jobs, self.options, self.registry, self.keys.digests,
-                timeout=self.config.timeout,
-            )  # fmt: skip
+            results = await pool.run(extract_jobs, jobs, *self._shared, timeout=self.config.timeout)
             out.update(zip(slots, results, strict=True))
             return
         except PoolError as exc:
@@ -315,8 +315,7 @@ class BatchExtractor:
                 return Finished(docs=(), deps=(), pending=None, seconds=0.0, read_error=read.error)
             job = replace(job, data=read.data, sha256=read.sha256 or "", path=None)
         unit = Unit(doc=self._pool_failure(job.spec.kind, exc))
-        done = finish(job, unit, 0.0)
-        return replace(done, sha256=job.sha256, bytes_read=len(job.data))
+        return finish(job, unit, 0.0, len(job.data))
 
     async def _complete(self, job: Job, done: Finished) -> Finished:
         """Extract a unit's pending (isolated) children, then render it here."""
@@ -334,9 +333,7 @@ class BatchExtractor:
                     tg.start_soon(one, i)
         complete = keyed(replace(unit, children=tuple(children)), self.keys.digests)
         job = replace(job, sha256=done.sha256)  # the worker may have read and hashed it
-        return replace(
-            finish(job, complete, done.seconds), sha256=done.sha256, bytes_read=done.bytes_read
-        )
+        return finish(job, complete, done.seconds, done.bytes_read)
 
     async def _isolated_child(self, child: Child) -> Child:
         assert child.pending is not None and child.extractor is not None
@@ -345,9 +342,7 @@ class BatchExtractor:
         job = Job(spec, name, child.pending, child.sha256, child.size)
         try:
             timeout = self.config.timeout
-            unit = await self.isolated.run(
-                extract_unit, job, self.options, self.registry, timeout=timeout
-            )
+            unit = await self.isolated.run(extract_unit, job, *self._shared[:2], timeout=timeout)
             extracted = unit.doc
         except PoolError as exc:
             extracted = self._pool_failure(spec.kind, exc)

@@ -77,15 +77,18 @@ def extract_jobs(
                 )
                 continue
             assert read.sha256 is not None
-            job = replace(job, data=read.data, sha256=read.sha256, path=None)
+            job = Job(job.spec, job.rel, read.data, read.sha256, job.size)
         started = time.perf_counter()
-        unit = extract_unit(job, options, registry)
+        unit = _extract_unit(job, options, registry)
         seconds = time.perf_counter() - started
         if any(c.pending is not None for c in unit.children):
-            done = Finished(docs=(), deps=(), pending=unit, seconds=seconds)
+            done = Finished(
+                docs=(), deps=(), pending=_textless_unit(unit), seconds=seconds,
+                sha256=job.sha256, bytes_read=len(job.data),
+            )  # fmt: skip
         else:
-            done = finish(job, keyed(unit, digests), seconds)
-        out.append(replace(done, sha256=job.sha256, bytes_read=len(job.data)))
+            done = finish(job, keyed(unit, digests), seconds, len(job.data))
+        out.append(done)
     return out
 
 
@@ -95,16 +98,29 @@ def extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
     The output holds chunks only, so `Extracted.text` would only double what
     crosses the pipe and what the cache stores.
     """
+    return _textless_unit(_extract_unit(job, options, registry))
+
+
+def _extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
     doc = run_extractor(job.spec, job.rel, job.data, options)
     children = expand(job.data, doc, options, registry) if job.spec.kind == "eml" else ()
-    return Unit(doc=replace(doc, text=""), children=tuple(_textless(c) for c in children))
+    return Unit(doc=doc, children=tuple(children))
 
 
-def finish(job: Job, unit: Unit, seconds: float) -> Finished:
+def _textless_unit(unit: Unit) -> Unit:
+    """`unit` without whole texts, to cross a pipe (rendering needs only chunks)."""
+    doc = replace(unit.doc, text="")
+    return Unit(doc=doc, children=tuple(_textless(c) for c in unit.children))
+
+
+def finish(job: Job, unit: Unit, seconds: float, bytes_read: int = 0) -> Finished:
     """Render a complete (keyed) unit's documents."""
     docs = unit_docs(job.rel, job.spec.kind, job.spec.name, job.sha256, job.size, unit, seconds)
     deps = tuple(c.key for c in unit.children if c.key is not None)
-    return Finished(docs=tuple(render(d) for d in docs), deps=deps, pending=None, seconds=seconds)
+    return Finished(
+        docs=tuple(render(d) for d in docs), deps=deps, pending=None, seconds=seconds,
+        sha256=job.sha256, bytes_read=bytes_read,
+    )  # fmt: skip
 
 
 def keyed(unit: Unit, digests: dict[str, str]) -> Unit:

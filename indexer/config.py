@@ -10,10 +10,8 @@ key, the bad value and what is allowed, before any work starts.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import os
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
@@ -179,6 +177,8 @@ def load_config(path: str | os.PathLike[str] | None, overrides: Mapping[str, obj
 
 
 def _read_file(path: str | os.PathLike[str]) -> dict[str, Any]:
+    import tomllib  # here: most runs have no config file (its regexes cost ~4 ms)
+
     try:
         with open(path, "rb") as f:
             data = tomllib.load(f)
@@ -211,6 +211,8 @@ def _misplaced(key: str, table: str | None = None) -> ConfigError:
 
 
 def _did_you_mean(key: str) -> str:
+    import difflib  # here: only a mistake needs it (~8 ms of regex compiling at import)
+
     close = difflib.get_close_matches(key, [*_TABLE_OF, *TABLES], n=1)
     return f"; did you mean {close[0]!r}?" if close else ""
 

@@ -23,6 +23,8 @@ from indexer.extractors import html
 from indexer.extractors._html_source import (
     DEPTH_LIMIT,
     declared_charset,
+    decode_ascii_html,
+    decode_html,
     segment_bound,
     tag_depth,
     too_deep,
@@ -699,6 +701,34 @@ def test_depth_bounds_are_upper_bounds_and_gate_the_tag_count() -> None:
 )
 def test_declared_charset_is_read_from_the_first_4_kb(head: bytes, charset: str | None) -> None:
     assert declared_charset(head) == charset
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"<p>plain\r\nascii</p>",
+        b"<MeTa charset=cp037><p>x</p>",
+        b'<meta charset="utf-16"><p>x</p>',
+        b"<meta charset=nonsense><p>x</p>",
+        b"\x1c \t",
+    ],
+)
+def test_ascii_pages_decode_as_any_page(data: bytes) -> None:
+    assert decode_ascii_html(data) == decode_html(data)
+
+
+@pytest.mark.parametrize(
+    ("source", "title"),
+    [
+        ("<title> A  b </title><p>x", "A b"),
+        ("<head><template><title>T</title></template><title>B</title></head><p>x", "B"),
+        ("<head></head><p>x<title>In body</title>", "In body"),
+        ("<svg><title>S</title></svg><p>x<title>Late</title>", "Late"),
+        ("<p>no title", None),
+    ],
+)
+def test_page_title_is_the_first_title_outside_svg(source: str, title: str | None) -> None:
+    assert html.chunk(source, OPTIONS).metadata.get("title") == title
 
 
 def test_markdown_syntax_helpers() -> None:

@@ -28,6 +28,7 @@ from indexer.extractors._html_dom import (
     SKIP,
     TABLE,
     TEXT,
+    TH,
 )
 from indexer.extractors._mdsyntax import (
     Block,
@@ -35,6 +36,7 @@ from indexer.extractors._mdsyntax import (
     inline_span,
     link_target,
     list_item,
+    new_block,
     paragraphs,
     quote,
 )
@@ -105,7 +107,8 @@ class Containers:
         parent = ctx.kind
         if kind == PART and parent == "table":
             return 0
-        self.flush()
+        if self.buf:
+            self.flush()
         if kind == ITEM and len(self.items) < MAX_NEST:
             if parent == "list" and self._simple_item(node):
                 return None
@@ -211,24 +214,31 @@ class Containers:
         return True
 
     def _simple_list(self, node: LexborNode, kind: int) -> bool:
-        """Emit a list whose items are all simple (see `_item_text`); False if one is not."""
-        items = _children_of_kind(node, ITEM)
-        if items is None:
-            return False
+        """Emit a list whose items are all simple (see `_item_text`); False if one is not.
+
+        Its children but items may only be whitespace, comments and scripts.
+        """
         ordered = kind == ORDERED
         number = dom.int_attr(node, "start", 1, 0) if ordered else 1
         lines: list[str] = []
-        for item in items:
-            text = _item_text(item)
-            if text is None:
+        # One pass along Lexbor's sibling links, reading each item as it comes.
+        child = node.first_child
+        while child is not None:
+            child_kind = KINDS.get(child.tag_id, 0)
+            if child_kind == ITEM:
+                text = _item_text(child)
+                if text is None:
+                    return False
+                # One text node: no line break in it, so no need for `paragraphs`.
+                line = collapse(text)
+                if line:
+                    lines.append(f"{number}. {line}" if ordered else f"- {line}")
+                number += 1
+            elif not _ignorable(child, child_kind):
                 return False
-            # One text node: no line break in it, so no need for `paragraphs`.
-            line = collapse(text)
-            if line:
-                lines.append(f"{number}. {line}" if ordered else f"- {line}")
-            number += 1
+            child = child.next
         if lines:
-            self.emit(Block("\n".join(lines), "list", self.headings))
+            self.emit(new_block(Block, ("\n".join(lines), "list", self.headings)))
         return True
 
     def _simple_row(self, node: LexborNode, table: tables.Table) -> bool:
@@ -238,7 +248,7 @@ class Containers:
             return False
         headings = self.headings
         cells = [
-            tables.Cell((Block(para, "para", headings),) if para else (), span)
+            tables.Cell((new_block(Block, (para, "para", headings)),) if para else (), span)
             for para, span in found[0]
         ]
         table.add_text_row(cells, header=found[1])
@@ -246,19 +256,10 @@ class Containers:
 
     def _simple_table(self, node: LexborNode) -> bool:
         """Emit a table whose rows are all text rows (see `_text_row`); False for any other."""
-        rows: list[list[tuple[str, int]]] = []
-        header = False
-        # Row groups (and column groups) are transparent.
-        row_nodes = _children_of_kind(node, ROW, PART)
-        if row_nodes is None:
+        found = _text_rows(node)
+        if found is None:
             return False
-        for row in row_nodes:
-            found = _text_row(row)
-            if found is None:
-                return False
-            if found[0]:
-                rows.append(found[0])
-            header = header or found[1]
+        rows, header = found
         self._mark_nested_table()
         layout = dom.is_presentation(node)
         for block in tables.text_table(rows, header=header, layout=layout, headings=self.headings):
@@ -293,6 +294,25 @@ def _item_text(node: LexborNode) -> str | None:
         return None
     href = link_target(child.attributes.get("href"))
     return inner if href is None else inline_span(inner, href)
+
+
+def _text_rows(node: LexborNode) -> tuple[list[list[tuple[str, int]]], bool] | None:
+    """The non-empty rows of a table of text rows (see `_text_row`), and whether
+    one has a `<th>`; None for any other table."""
+    rows: list[list[tuple[str, int]]] = []
+    header = False
+    # Row groups (and column groups) are transparent.
+    row_nodes = _children_of_kind(node, ROW, PART)
+    if row_nodes is None:
+        return None
+    for row in row_nodes:
+        found = _text_row(row)
+        if found is None:
+            return None
+        if found[0]:
+            rows.append(found[0])
+        header = header or found[1]
+    return rows, header
 
 
 def _children_of_kind(node: LexborNode, kind: int, group: int = 0) -> list[LexborNode] | None:
@@ -335,11 +355,12 @@ def _text_row(node: LexborNode) -> tuple[list[tuple[str, int]], bool] | None:
                 text = first.text_content or ""
             else:
                 return None
-            header = header or tag == dom.TH
+            header = header or tag == TH
             colspan = child.attributes.get("colspan")
             span = 1 if colspan is None else dom.int_value(colspan, 1, 1, tables.MAX_SPAN)
-            # One text node: no line break in it, so no need for `paragraphs`.
-            cells.append((collapse(text), span))
+            # One text node: no line break in it, so no need for `paragraphs`;
+            # and cells are short, so `collapse` would split and join.
+            cells.append((" ".join(text.split()), span))
         elif not _ignorable(child, kind):
             return None
         child = child.next

@@ -12,6 +12,8 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 # Node kinds (anything unlisted, like <span> or a custom element, is transparent).
 (TEXT, SKIP, BLOCK, HEADING, PRE, HR, LINEBREAK, LINK, CODE, IMG) = range(1, 11)
 (LIST, ORDERED, ITEM, QUOTE, TABLE, PART, ROW, CELL, CAPTION) = range(11, 20)
+FIRST_CONTAINER = LIST
+"""Kinds from here on open containers (`Containers.open`)."""
 
 _NAMES = {
     SKIP: "script style noscript template svg iframe head title select datalist",
@@ -60,6 +62,10 @@ TH = _PROBE.create_node("th").tag_id
 """Lexbor's tag id of `<th>`, the header cell."""
 SVG = _PROBE.create_node("svg").tag_id
 """Lexbor's tag id of `<svg>`."""
+TITLE = _PROBE.create_node("title").tag_id
+"""Lexbor's tag id of `<title>`."""
+TEMPLATE = _PROBE.create_node("template").tag_id
+"""Lexbor's tag id of `<template>`."""
 LEVELS = {_PROBE.create_node(f"h{level}").tag_id: level for level in range(1, 7)}
 """Lexbor tag id of each heading element to its level."""
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from indexer.extractors._mdsyntax import Block
+from indexer.extractors._mdsyntax import Block, new_block
 
 MAX_SPAN = 20
 """A cell's `colspan` counts at most this many columns (a huge span would pad every row)."""
@@ -100,7 +100,9 @@ def text_table(
     `header` tells whether it has a `<th>`, `layout` whether it says it is layout.
     """
     if layout or (not header and all(len(row) == 1 for row in rows)):
-        return [Block(text, "para", headings) for row in rows for text, _ in row if text]
+        return [
+            new_block(Block, (text, "para", headings)) for row in rows for text, _ in row if text
+        ]
     grid: list[list[str]] = []
     for row in rows:
         line: list[str] = []
@@ -111,7 +113,7 @@ def text_table(
         if any(line):
             grid.append(line)
     text = _grid(grid)
-    return [Block(text, "table", headings)] if text else []
+    return [new_block(Block, (text, "table", headings))] if text else []
 
 
 def _grid(grid: list[list[str]]) -> str:

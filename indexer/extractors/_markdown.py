@@ -28,6 +28,7 @@ from indexer.extractors._html_containers import (
 from indexer.extractors._html_dom import (
     BLOCK,
     CODE,
+    FIRST_CONTAINER,
     HEADING,
     HR,
     IMG,
@@ -45,6 +46,7 @@ from indexer.extractors._mdsyntax import (
     collapse,
     inline_span,
     link_target,
+    new_block,
     paragraphs,
 )
 
@@ -54,6 +56,7 @@ _FLUSH, _CLOSE = FLUSH, CLOSE
 _END_HEADING, _SEPARATE, _UNWRAP = 2, 3, 5
 MAX_HEADING = 200
 """Characters of a heading kept in the heading path (the chunk keeps all of it)."""
+_MARKS = tuple("#" * level + " " for level in range(7))
 
 
 def render(root: LexborNode) -> list[Block]:
@@ -69,6 +72,7 @@ def render(root: LexborNode) -> list[Block]:
     while True:
         kind = kinds.get(node.tag_id, 0)
         action = -1  # no descent
+        # The commonest kinds first; headings and containers skip `enter`'s tests.
         if kind == TEXT:
             # Whitespace between tags is a space at most, and none where a
             # paragraph starts; Lexbor tells without making a string of it.
@@ -81,8 +85,8 @@ def render(root: LexborNode) -> list[Block]:
                 walker.flush()
             child = node.first_child
             # `<p>text</p>` (outside a link or code span) needs no walk.
-            if child is not None and not walker.wraps and child.next is None and child.is_text_node:
-                walker.add_paragraphs(child.text_content or "")
+            if child is not None and child.next is None and child.is_text_node and not walker.wraps:
+                walker.add_paragraph(child.text_content or "")
                 child = None
             if child is not None:
                 stack.append((_FLUSH, node))
@@ -90,6 +94,15 @@ def render(root: LexborNode) -> list[Block]:
                 continue
         elif not kind:
             action = 0
+        elif kind >= FIRST_CONTAINER and not walker.flat:
+            entered = walker.open(node, kind)
+            buf = walker.buf
+            if entered is not None:
+                action = entered
+        elif kind == HEADING and not walker.flat:
+            entered = walker.heading(node)
+            if entered is not None:
+                action = entered
         elif kind != SKIP:
             entered = walker.enter(node, kind)
             buf = walker.buf
@@ -165,14 +178,7 @@ class _Walker(Containers):
             self.buf.append(" ")
             return _SEPARATE
         if kind == HEADING:
-            self.flush()
-            # `<h2>text</h2>` (outside a link or code span) needs no walk.
-            text = None if self.wraps else dom.only_text(node)
-            if text is not None:
-                self._add_heading(node, collapse(text), None)
-                return None
-            self.flat += 1
-            return _END_HEADING
+            return self.heading(node)
         if kind == BLOCK:
             self.flush()
             return _FLUSH
@@ -185,6 +191,18 @@ class _Walker(Containers):
         else:
             return self.open(node, kind)
         return None
+
+    def heading(self, node: LexborNode) -> int | None:
+        """Open heading `node` (outside a heading); return `enter`'s answer."""
+        if self.buf:
+            self.flush()
+        # `<h2>text</h2>` (outside a link or code span) needs no walk.
+        child = node.first_child
+        if child is not None and child.next is None and child.is_text_node and not self.wraps:
+            self._add_heading(node, collapse(child.text_content or ""), None)
+            return None
+        self.flat += 1
+        return _END_HEADING
 
     def leave(self, action: int, node: LexborNode | None) -> None:
         """Close `node` with the action its `enter` returned."""
@@ -231,24 +249,24 @@ class _Walker(Containers):
         if text:
             self.emit(Block(text, kind, self.headings))
 
-    def add_paragraphs(self, raw: str) -> None:
-        """Add the paragraphs of raw inline text to the innermost container.
+    def add_paragraph(self, raw: str) -> None:
+        """Add a text node's raw text as a paragraph of the innermost container.
 
         Only where its inline buffer is empty (so nothing precedes the text).
+        A text node holds no `BR`: its text is one paragraph at most.
         """
-        blocks = self.ctxs[-1].blocks
-        headings = self.headings
-        for para in paragraphs(raw):
-            blocks.append(Block(para, "para", headings))
+        text = collapse(raw)
+        if text:
+            self.ctxs[-1].blocks.append(new_block(Block, (text, "para", self.headings)))
 
     def flush(self) -> None:
         """Turn the innermost container's inline buffer into paragraph blocks."""
         if not self.buf:
             return
-        ctx = self.ctxs[-1]
+        blocks = self.ctxs[-1].blocks
         headings = self.headings
         for para in self._drain():
-            ctx.blocks.append(Block(para, "para", headings))
+            blocks.append(new_block(Block, (para, "para", headings)))
 
     def _drain(self) -> list[str]:
         buf = self.buf
@@ -278,9 +296,12 @@ class _Walker(Containers):
         name = name or text
         if len(name) > MAX_HEADING:  # every later chunk's meta carries it
             name = name[: MAX_HEADING - 1] + "…"
-        while self.levels and self.levels[-1] >= level:
-            self.levels.pop()
-            self.headings = self.headings[:-1]
-        self.levels.append(level)
-        self.headings = (*self.headings, name)
-        self.emit(Block(f"{'#' * level} {text}", "heading", self.headings))
+        levels = self.levels
+        headings = self.headings
+        while levels and levels[-1] >= level:
+            levels.pop()
+            headings = headings[:-1]
+        levels.append(level)
+        self.headings = headings = (*headings, name)
+        block = (f"{_MARKS[level]}{text}", "heading", headings)
+        self.ctxs[-1].blocks.append(new_block(Block, block))

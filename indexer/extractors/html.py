@@ -26,6 +26,7 @@ from html import unescape
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from indexer._types import Chunk, Extracted, Options, make_chunk
+from indexer.extractors import VERSIONS
 from indexer.extractors._html_dom import SVG, TEMPLATE, TITLE
 from indexer.extractors._html_source import decode_ascii_html, decode_html, too_deep
 from indexer.extractors._markdown import render
@@ -33,7 +34,7 @@ from indexer.extractors._mdsyntax import Block, split_block
 
 __all__ = ["VERSION", "chunk", "extract", "page_title", "visible_text"]
 
-VERSION = "1"
+VERSION = VERSIONS["html"]  # bumped in indexer/extractors/__init__.py
 
 _TAG = re.compile(r"<[^<>]*>")
 

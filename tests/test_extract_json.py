@@ -388,6 +388,48 @@ def test_document_read_from_bytes_is_the_document_read_from_text(data: bytes) ->
     assert extract("d.json", data) == json_extractor.chunk(text, OPTIONS)
 
 
+def records(n: int, separators: tuple[str, str] = (",", ":")) -> str:
+    """An array of `n` objects whose strings and nested lists hold `},{"id"`, as cuts do."""
+    items = [
+        {"id": i, "s": '},{"id":1 ]', "kids": [{"id": i}, {"id": -i}] if i % 3 else []}
+        for i in range(n)
+    ]
+    return json.dumps(items, ensure_ascii=False, separators=separators)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [records(40), records(40, (", ", ": ")) + "\n", records(1), '[{"a\\"b": 1},{"a\\"b": [2]}]',
+     '[{"é": "\\ud83d\\ude00"},{"é": 1e+300},{"é": 123456789012345678}]', "[{}]",
+     records(40)[:-1] + "," + "[" * 253 + "]" * 253 + "]"],
+)  # fmt: skip
+def test_array_read_a_group_at_a_time_is_the_array_read_whole(
+    monkeypatch: pytest.MonkeyPatch, source: str
+) -> None:
+    monkeypatch.setattr(json_extractor, "_GROUP_BYTES", 16)  # a group every few elements
+    data = source.encode()
+    assert json_extractor._array_in_groups(data) is not None
+    assert json_extractor.extract(data, "d.json", OPTIONS) == json_extractor.chunk(source, OPTIONS)
+
+
+@pytest.mark.parametrize(
+    ("tail", "degraded"),
+    [('"\\ud800"', True), ("[" * 254 + "]" * 254, True), ('{"n": 123456789012345678901234}', False),
+     ('{"n": NaN}', True), ('{"n": 1', True)],
+)  # fmt: skip
+def test_array_whose_late_group_does_not_read_alike_is_read_whole(
+    monkeypatch: pytest.MonkeyPatch, tail: str, degraded: bool
+) -> None:
+    # The last group fails to parse or render, or holds a number to read exactly.
+    monkeypatch.setattr(json_extractor, "_GROUP_BYTES", 16)
+    source = records(40)[:-1] + "," + tail + "]"
+    data = source.encode()
+    assert json_extractor._array_in_groups(data) is None
+    result = json_extractor.extract(data, "d.json", OPTIONS)
+    assert result == json_extractor.chunk(source, OPTIONS)
+    assert result.degraded is degraded
+
+
 def test_long_digit_run_inside_a_string_is_left_alone() -> None:
     result = extract("d.json", b'{"n": "123456789012345678901234", "v": 1}')
     assert [c.text for c in result.chunks] == ['"n": "123456789012345678901234"', '"v": 1']

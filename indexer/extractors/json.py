@@ -20,9 +20,10 @@ import orjson
 
 from indexer._text import decode, gc_paused, normalize_newlines
 from indexer._types import Chunk, Extracted, Options
+from indexer.extractors import VERSIONS
 from indexer.registry import extension_of
 
-VERSION = "1"
+VERSION = VERSIONS["json"]  # bumped in indexer/extractors/__init__.py
 
 _RECORD_EXTENSIONS = frozenset({"jsonl", "ndjson"})
 # Any integer orjson rounds has 19+ digits; with every digit mapped to 0 a

@@ -9,9 +9,9 @@ from __future__ import annotations
 from indexer import registry
 from indexer._extract import extract
 from indexer._types import KINDS, Chunk, Extracted, Options
+from indexer._version import __version__
 
 CONTRACT = "extractors-v1"
-__version__: str  # looked up on first use (`__getattr__`)
 
 __all__ = [
     "CONTRACT",
@@ -34,11 +34,4 @@ def __getattr__(name: str) -> object:
         from indexer.pipeline import runner
 
         return getattr(runner, name)
-    if name == "__version__":  # importlib.metadata costs 30 ms to import
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            return version("indexer")
-        except PackageNotFoundError:  # running from a source tree that is not installed
-            return "0.0.0"
     raise AttributeError(f"module 'indexer' has no attribute {name!r}")

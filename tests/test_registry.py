@@ -204,3 +204,10 @@ def test_builtins_are_imported_only_when_first_called() -> None:
     spec = pickle.loads(pickle.dumps(default_registry().get("csv")))
     assert spec.extract(b"a,b\n1,2\n", "t.csv", Options()).chunks[0].text.startswith("a")
     assert "indexer.extractors.csv" in repr(spec.extract)
+
+
+def test_the_version_is_written_once() -> None:
+    """`indexer.__version__` (in manifests, `--version`) is the installed package's."""
+    from importlib.metadata import version
+
+    assert indexer.__version__ == version("indexer")

@@ -16,12 +16,13 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import aiofiles
 import anyio
 import orjson
-from aiofiles.threadpool.binary import AsyncBufferedIOBase
+
+if TYPE_CHECKING:
+    from aiofiles.threadpool.binary import AsyncBufferedIOBase
 
 STAGING = ".staging"
 CURRENT = ".current"
@@ -91,6 +92,8 @@ class NdjsonFile:
 
     async def _write_out(self, block: bytes) -> None:
         if self._handle is None:
+            import aiofiles  # here: a re-run that re-commits its output writes no file
+
             self._handle = await aiofiles.open(self.path, "wb")
         if block:
             await anyio.to_thread.run_sync(self._hash.update, block)

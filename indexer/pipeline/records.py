@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from indexer._types import Extracted
 from indexer.pipeline._pickling import slotted_state
-from indexer.pipeline.units import Unit
 from indexer.pipeline.walk import Entry
+
+if TYPE_CHECKING:
+    from indexer.pipeline.units import Unit
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -25,7 +25,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
-import aiofiles
 import anyio
 import orjson
 
@@ -127,6 +126,8 @@ class _Shard:
         if old is None or not self.matched:
             return
         remaining = sum(size for _, size in old.docs[: self.matched])
+        import aiofiles  # as in output.py: not needed by an unchanged re-run
+
         async with aiofiles.open(old.path, "rb") as handle:
             while remaining:
                 block = await handle.read(min(remaining, _COPY_AT))

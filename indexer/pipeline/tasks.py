@@ -12,7 +12,6 @@ from dataclasses import dataclass, replace
 
 from indexer._extract import run_extractor
 from indexer._types import Options
-from indexer.mail.attachments import expand
 from indexer.pipeline._pickling import slotted_state
 from indexer.pipeline.keys import cache_key
 from indexer.pipeline.reading import read_one
@@ -103,8 +102,13 @@ def extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
 
 def _extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
     doc = run_extractor(job.spec, job.rel, job.data, options)
-    children = expand(job.data, doc, options, registry) if job.spec.kind == "eml" else ()
-    return Unit(doc=doc, children=tuple(children))
+    if job.spec.kind != "eml":
+        return Unit(doc=doc)
+    # Here, not at the top: the parent imports this module for its job types, and the
+    # MIME machinery (email.policy and its regexes) is only a worker's business.
+    from indexer.mail.attachments import expand
+
+    return Unit(doc=doc, children=tuple(expand(job.data, doc, options, registry)))
 
 
 def _textless_unit(unit: Unit) -> Unit:

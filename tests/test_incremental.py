@@ -377,6 +377,26 @@ def test_the_state_forgets_deleted_files_and_keeps_the_rest(source: Path, tmp_pa
     assert set(stored) == {rel for rel in rels if rel != gone.relative_to(source).as_posix()}
 
 
+def test_a_state_from_before_the_facts_index_gets_it_and_is_reused(
+    source: Path, tmp_path: Path
+) -> None:
+    """The unchanged-tree check reads the stored facts through `files_facts`; a state
+    written before that index existed gets it when opened, and nothing is redone."""
+    import sqlite3
+
+    out = tmp_path / "out"
+    first = indexer.run(source, out, CONFIG)
+    db = sqlite3.connect(out / ".state" / "state.sqlite")
+    db.execute("DROP INDEX files_facts")
+    db.close()
+    rerun = indexer.run(source, out, CONFIG)
+    assert (rerun.extracted, rerun.reused) == (0, first.documents)
+    db = sqlite3.connect(out / ".state" / "state.sqlite")
+    names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    db.close()
+    assert "files_facts" in names
+
+
 def test_a_damaged_state_page_means_a_rebuild_and_one_short_warning(
     source: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -178,7 +178,7 @@ def test_builtin_versions_come_from_one_table() -> None:
 
     for spec in default_registry().extractors():
         module = importlib.import_module(f"indexer.extractors.{spec.name}")
-        assert module.VERSION == VERSIONS[spec.name]
+        assert VERSIONS[spec.name] == module.VERSION
         expected = f"{VERSIONS['eml']}+html.{VERSIONS['html']}" if spec.name == "eml" else None
         assert spec.version == (expected or VERSIONS[spec.name])
 

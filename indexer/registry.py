@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from indexer._types import Extracted, Options
+from indexer.pipeline._pickling import slotted_state
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -41,6 +42,8 @@ class RegistryError(ValueError):
     """An extractor could not be registered (bad spec or an extension clash)."""
 
 
+# Slot-wise pickling: a PDF's job carries its spec through the pipe on every call.
+@slotted_state
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ExtractorSpec:
     """One registered extractor and what it declares about itself."""

@@ -10,6 +10,7 @@ import pytest
 from indexer.pipeline._pickling import slotted_state
 from indexer.pipeline.records import Rendered
 from indexer.pipeline.tasks import Finished
+from indexer.registry import default_registry
 
 
 def test_results_survive_the_pipe_equal() -> None:
@@ -45,3 +46,10 @@ def test_a_single_field_class_is_refused() -> None:
 
     with pytest.raises(TypeError, match="two fields"):
         slotted_state(One)
+
+
+def test_extractor_specs_cross_the_pipe_whole() -> None:
+    """Every job carries its spec; it comes back equal, functions and all."""
+    for spec in default_registry().extractors():
+        back = pickle.loads(pickle.dumps(spec, protocol=pickle.HIGHEST_PROTOCOL))
+        assert back == spec  # name, version, flags and functions (by module and name)

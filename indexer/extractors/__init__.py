@@ -43,6 +43,14 @@ class _Lazy:
     def __repr__(self) -> str:
         return f"<{self.module}.{self.name}>"
 
+    def __eq__(self, other: object) -> bool:  # the same function, wherever unpickled
+        if not isinstance(other, _Lazy):
+            return NotImplemented
+        return (self.module, self.name) == (other.module, other.name)
+
+    def __hash__(self) -> int:
+        return hash((self.module, self.name))
+
 
 def _lazy(kind: str, name: str) -> Any:
     return _Lazy(f"indexer.extractors.{kind}", name)

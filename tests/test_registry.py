@@ -211,3 +211,40 @@ def test_the_version_is_written_once() -> None:
     from importlib.metadata import version
 
     assert indexer.__version__ == version("indexer")
+
+
+def test_plugin_lookup_is_skipped_only_when_nothing_can_declare_one(
+    tmp_path: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a plugin, `importlib.metadata` (60 ms) is never imported; an egg, a
+    zip on sys.path, or any entry_points.txt naming the group sends it to the real
+    lookup."""
+    import subprocess
+    import sys
+    import zipfile
+    from pathlib import Path
+
+    from indexer.registry import _may_declare_plugins
+
+    script = (
+        "import sys\nfrom indexer.registry import default_registry\ndefault_registry()\n"
+        "print('importlib.metadata' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+    assert not _may_declare_plugins()
+
+    root = Path(str(tmp_path))
+    egg = root / "other.egg"
+    (egg / "EGG-INFO").mkdir(parents=True)
+    (egg / "EGG-INFO" / "entry_points.txt").write_text("[console_scripts]\nx = y:z\n")
+    monkeypatch.syspath_prepend(str(egg))
+    assert not _may_declare_plugins()  # entry points, but not ours
+    (egg / "EGG-INFO" / "entry_points.txt").write_text("[indexer.extractors]\nx = y:z\n")
+    assert _may_declare_plugins()
+
+    monkeypatch.syspath_prepend(str(root / "plugins.zip"))
+    (egg / "EGG-INFO" / "entry_points.txt").write_text("")
+    with zipfile.ZipFile(root / "plugins.zip", "w") as archive:
+        archive.writestr("p-1.0.dist-info/entry_points.txt", "[indexer.extractors]\n")
+    assert _may_declare_plugins()  # a zip: only importlib.metadata can tell

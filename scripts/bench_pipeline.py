@@ -166,6 +166,9 @@ def _pipeline_targets(measured: dict[str, Measured], mb: float) -> list[dict[str
 # -- incremental -----------------------------------------------------------------------------
 
 
+_RERUNS = 5
+
+
 def small_corpus(workdir: Path, files: int, seed: int) -> Path:
     """`files` small mixed files (the corpus generator's makers, cycled); cached."""
 
@@ -203,7 +206,14 @@ def run_incremental(args: Any) -> dict[str, Any]:
     empty.mkdir()
     fixed = run_index(empty, workdir / "out-empty", args.workers)
     first = measure_quiet(lambda: run_index(src, out, args.workers), args.tries)
-    unchanged = measure_quiet(lambda: run_index(src, out, args.workers, fresh=False), args.tries)
+    # A sub-second run: one sample swung from 0.52 to 0.72 s within a minute here, so
+    # take the median of five (each one a complete re-run; all five are reported).
+    reruns = sorted(
+        (run_index(src, out, args.workers, fresh=False) for _ in range(_RERUNS)),
+        key=lambda m: m.wall,
+    )
+    unchanged = reruns[_RERUNS // 2]
+    unchanged.extra["all_wall_s"] = [round(m.wall, 2) for m in reruns]
     rng = random.Random(args.seed + 1)
     changed_files = range(0, args.files, 100)
     for i in changed_files:
@@ -215,7 +225,7 @@ def run_incremental(args: Any) -> dict[str, Any]:
     rows = [
         {"run": "empty SOURCE (fixed cost)", **fixed.to_dict()},
         {"run": "first run", **first.to_dict()},
-        {"run": "re-run, unchanged", **unchanged.to_dict()},
+        {"run": f"re-run, unchanged (median of {_RERUNS})", **unchanged.to_dict()},
         {"run": f"re-run, {len(changed_files)} files changed", **changed.to_dict()},
         {"run": "walk + stat only (in-process)", **stat.to_dict()},
     ]

@@ -232,6 +232,19 @@ def test_plugin_lookup_is_skipped_only_when_nothing_can_declare_one(
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+    # Another finder that provides distributions (importlib_metadata's, once some
+    # dependency imports it) may find them anywhere: then the real lookup decides.
+    from importlib.machinery import PathFinder
+
+    class Elsewhere:
+        def find_distributions(self, context: object = None) -> list[object]:
+            return []
+
+    own = [f for f in sys.meta_path if f is PathFinder or not hasattr(f, "find_distributions")]
+    monkeypatch.setattr(sys, "meta_path", [*own, Elsewhere()])
+    assert _may_declare_plugins()
+    monkeypatch.setattr(sys, "meta_path", own)
     assert not _may_declare_plugins()
 
     root = Path(str(tmp_path))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections import deque
 from collections.abc import Iterable, Iterator
 from itertools import repeat
 from typing import Any, NamedTuple, cast
@@ -19,7 +18,7 @@ from typing import Any, NamedTuple, cast
 import orjson
 
 from indexer._text import decode, gc_paused, normalize_newlines
-from indexer._types import Chunk, Extracted, Options
+from indexer._types import Chunk, Extracted, Options, make_chunks
 from indexer.extractors import VERSIONS
 from indexer.registry import extension_of
 
@@ -41,9 +40,6 @@ _GROUP_BYTES = 1 << 16
 """Bytes of source per group of elements in `_array_in_groups` (16-128 KiB ran as fast)."""
 _GROUP_TRIES = 4
 """Cuts tried for a group before the document is left to `parse`."""
-_new = object.__new__
-_set_text = Chunk.__dict__["text"].__set__  # the slot descriptors `make_chunk` sets
-_set_meta = Chunk.__dict__["meta"].__set__
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
@@ -224,7 +220,7 @@ def _render_group(values: list[Any], first: int) -> tuple[str, tuple[Chunk, ...]
     body = str(memoryview(rendered)[4:-2], "utf-8")
     n = len(values)
     metas = map(dict.fromkeys, repeat(("index",)), range(first, first + n))
-    return body, _make_chunks(_render_each(_drain(values)), metas, n)
+    return body, make_chunks(_render_each(_drain(values)), metas, n)
 
 
 def _separator(data: bytes) -> bytes:
@@ -290,11 +286,11 @@ def _document(value: Any, text: str) -> Extracted:
     if isinstance(value, list) and value:
         n = len(value)  # before `_drain` adds its end marker
         metas = map(dict.fromkeys, repeat(("index",)), range(n))
-        chunks = _make_chunks(_render_each(_drain(value)), metas, n)
+        chunks = make_chunks(_render_each(_drain(value)), metas, n)
     elif isinstance(value, dict) and value:
         keys = list(value)
         entries = map("{}: {}".format, _render_each(keys), _render_each(map(value.pop, keys)))
-        chunks = _make_chunks(entries, map(dict.fromkeys, repeat(("key",)), keys), len(keys))
+        chunks = make_chunks(entries, map(dict.fromkeys, repeat(("key",)), keys), len(keys))
     else:
         chunks = (Chunk(text=text),)
     return Extracted(kind="json", text=text, chunks=chunks)
@@ -318,20 +314,6 @@ def _render_each(values: Iterable[Any]) -> Iterator[str]:
     Chained `map`s keep the loop in C: a comprehension cost 10% more.
     """
     return map(bytes.decode, map(orjson.dumps, values, repeat(None), repeat(_INDENT)))
-
-
-def _make_chunks(
-    texts: Iterable[str], metas: Iterable[dict[str, Any]], n: int
-) -> tuple[Chunk, ...]:
-    """`make_chunk` of the first `n` texts and metas, pairwise, looping in C.
-
-    Sets the slots as `make_chunk` does, without its Python call per chunk: a
-    document can have tens of thousands, and this took a tenth of the time.
-    """
-    chunks = tuple(map(_new, repeat(Chunk, n)))
-    deque(map(_set_text, chunks, texts), maxlen=0)
-    deque(map(_set_meta, chunks, metas), maxlen=0)
-    return chunks
 
 
 def _render_parts(values: Iterable[Any]) -> list[str]:
@@ -438,7 +420,7 @@ def _records(records: _Lines) -> Extracted:
     else:
         texts = cast(list[str], records.rendered)
     metas = map(dict.fromkeys, repeat(("line",)), records.numbers)
-    chunks = _make_chunks(texts, metas, len(texts))
+    chunks = make_chunks(texts, metas, len(texts))
     return Extracted(kind="json", text="\n".join(texts), chunks=chunks, degraded=degraded)
 
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import codecs
 import gc
 import re
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from email.charset import ALIASES
 from functools import lru_cache
 
@@ -254,19 +253,27 @@ def split_text(text: str, max_chars: int) -> list[str]:
     return pieces
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector for the block, then restore it.
+def gc_paused() -> _GcPaused:
+    """`with gc_paused():` pauses the cyclic garbage collector for the block, then
+    restores it.
 
     Parsing a large document allocates hundreds of thousands of acyclic objects,
     and each batch triggers a collection that walks the growing tree: about 40%
     of JSON extraction time here. Reference counting still frees all of them.
     """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
+    return _GcPaused()
+
+
+class _GcPaused:
+    """`gc_paused`'s context manager: a class, not `@contextmanager`, because it
+    wraps every small page too (0.5 us a block instead of 1.6-2.5)."""
+
+    __slots__ = ("_was_enabled",)
+
+    def __enter__(self) -> None:
+        self._was_enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self._was_enabled:
+            gc.enable()

@@ -18,13 +18,13 @@ with its tags stripped. So does a page nested too deep to parse in linear time.
 
 from __future__ import annotations
 
-import gc
 import re
 from collections.abc import Iterator
 from html import unescape
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from indexer._text import gc_paused
 from indexer._types import Chunk, Extracted, Options, make_chunk
 from indexer.extractors import VERSIONS
 from indexer.extractors._html_dom import SVG, TEMPLATE, TITLE
@@ -58,15 +58,9 @@ def chunk(text: str, options: Options) -> Extracted:
 
 def _chunk(text: str, raw: bytes | None, options: Options) -> Extracted:
     # The walk makes a few objects per node, all acyclic: collections of the
-    # growing heap would cost a third of a large page's time. (`gc_paused`
-    # inlined: its context manager costs over a microsecond, 1% of a small page.)
-    if not gc.isenabled():
+    # growing heap would cost a third of a large page's time.
+    with gc_paused():
         return _render_page(text, raw, options)
-    gc.disable()
-    try:
-        return _render_page(text, raw, options)
-    finally:
-        gc.enable()
 
 
 def _render_page(text: str, raw: bytes | None, options: Options) -> Extracted:

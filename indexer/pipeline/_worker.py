@@ -53,10 +53,9 @@ class Shared:
     that process's cache. Pickling the registry anew cost about 65 us a call on each
     side, a batch of text files or a single PDF alike."""
 
-    __slots__ = ("_blob", "value")
+    __slots__ = ("_blob",)
 
     def __init__(self, value: object) -> None:
-        self.value = value
         self._blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
 
     def __reduce__(self) -> tuple[Callable[[bytes], Any], tuple[bytes]]:

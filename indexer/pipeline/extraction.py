@@ -27,7 +27,7 @@ from indexer.config import Config
 from indexer.pipeline._worker import Shared
 from indexer.pipeline.keys import CacheKeys
 from indexer.pipeline.pool import PoolError, WorkerPool
-from indexer.pipeline.reading import Content, ReadResult, read_files, read_one
+from indexer.pipeline.reading import Content, ReadResult, read_files
 from indexer.pipeline.records import (
     DocOutcome,
     FileOutcome,
@@ -46,6 +46,7 @@ from indexer.pipeline.tasks import (
     extract_unit,
     finish,
     keyed,
+    read_job,
 )
 from indexer.pipeline.units import POOL_FAILURES, Child, Unit
 from indexer.pipeline.walk import Entry
@@ -311,10 +312,10 @@ class BatchExtractor:
         """The failure record of a job its worker died on. A job the worker was to read
         is read here, so the record carries the file's hash as any other run's would."""
         if job.path is not None:
-            read = await anyio.to_thread.run_sync(read_one, job.path, job.limit)
-            if read.error is not None:
-                return Finished(docs=(), deps=(), pending=None, seconds=0.0, read_error=read.error)
-            job = replace(job, data=read.data, sha256=read.sha256 or "", path=None)
+            loaded = await anyio.to_thread.run_sync(read_job, job)
+            if isinstance(loaded, Finished):
+                return loaded
+            job = loaded
         unit = Unit(doc=self._pool_failure(job.spec.kind, exc))
         return finish(job, unit, 0.0, len(job.data))
 

@@ -69,14 +69,11 @@ def extract_jobs(
     out = []
     for job in jobs:
         if job.path is not None:
-            read = read_one(job.path, job.limit)
-            if read.error is not None:
-                out.append(
-                    Finished(docs=(), deps=(), pending=None, seconds=0.0, read_error=read.error)
-                )
+            loaded = read_job(job)
+            if isinstance(loaded, Finished):
+                out.append(loaded)
                 continue
-            assert read.sha256 is not None
-            job = Job(job.spec, job.rel, read.data, read.sha256, job.size)
+            job = loaded
         started = time.perf_counter()
         unit = _extract_unit(job, options, registry)
         seconds = time.perf_counter() - started
@@ -89,6 +86,17 @@ def extract_jobs(
             done = finish(job, keyed(unit, digests), seconds, len(job.data))
         out.append(done)
     return out
+
+
+def read_job(job: Job) -> Job | Finished:
+    """A job that was to read its file (`path`), with the bytes and hash read; or the
+    `Finished` that says why the file could not be read."""
+    assert job.path is not None
+    read = read_one(job.path, job.limit)
+    if read.error is not None:
+        return Finished(docs=(), deps=(), pending=None, seconds=0.0, read_error=read.error)
+    assert read.sha256 is not None
+    return Job(job.spec, job.rel, read.data, read.sha256, job.size)
 
 
 def extract_unit(job: Job, options: Options, registry: Registry) -> Unit:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,8 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from indexer.config import Config
 from indexer.mail.archive import expand_archives, is_container
 from indexer.pipeline.changes import CHANGES, ChangeTracker
-from indexer.pipeline.extraction import BatchExtractor, Work, WorkItem
+from indexer.pipeline.dispatch import Batch, Dispatcher, Taken, Window
+from indexer.pipeline.extraction import BatchExtractor, Work
 from indexer.pipeline.keys import spec_for
 from indexer.pipeline.output import DOCUMENTS, NdjsonFile
 from indexer.pipeline.pool import WorkerPool
@@ -42,29 +43,6 @@ log = logging.getLogger(__name__)
 _WALK_BATCH = 256
 _HELD_BYTES = 64 << 20
 _PDFS_PER_PROCESS = 4
-
-
-@dataclass(slots=True)
-class _Batch:
-    """Work gathered for one `BatchExtractor.process` call."""
-
-    stream: MemoryObjectSendStream[Work]
-    max_files: int
-    max_bytes: int
-    items: Work = field(default_factory=list)
-    size: int = 0
-
-    def add(self, item: WorkItem) -> bool:
-        """Add `item`; True when the batch is full and should be sent."""
-        self.items.append(item)
-        self.size += item[1].size
-        return len(self.items) >= self.max_files or self.size >= self.max_bytes
-
-    async def send(self) -> None:
-        """Send the batch, if any, on to its pool's queue and start a new one."""
-        if self.items:
-            items, self.items, self.size = self.items, [], 0
-            await self.stream.send(items)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -110,9 +88,7 @@ class Engine:
         """The committed generation folder whose unchanged shards may be linked, if any."""
         self.walked = walked
         """The walk of `source`, when the caller has begun it (else the engine walks)."""
-        self._window = anyio.Semaphore(config.window)
-        self._written = 0 if part is None else part.first_seq
-        """The walk position of the next entry the writer needs."""
+        self.window = Window(config.window, 0 if part is None else part.first_seq)
         self._notify = on_progress or (lambda event, value: None)
         self._producer_failed = False
 
@@ -168,59 +144,28 @@ class Engine:
         # written together, and one slow PDF must not hold 63 other files hostage.
         # Four per process, not one: the batch's own bookkeeping cost the parent about
         # 0.3 ms a PDF (each PDF is still a call of its own, with its own timeout).
-        general = _Batch(send_general, self.config.batch_files, self.config.batch_bytes)
-        per_batch = _PDFS_PER_PROCESS * max(1, self.config.pdf_workers)
-        alone = _Batch(send_alone, per_batch, self.config.batch_bytes)
-        done: list[FileOutcome] = []
+        config = self.config
+        per_batch = _PDFS_PER_PROCESS * max(1, config.pdf_workers)
+        dispatcher = Dispatcher(
+            self.window,
+            Batch(send_general, config.batch_files, config.batch_bytes),
+            Batch(send_alone, per_batch, config.batch_bytes),
+            send_out,
+            small=config.batch_files,
+        )
 
-        async def settle() -> None:
-            """Send the outcomes settled so far: before any send that may wait, so
-            that the writer never waits on them."""
-            nonlocal done
-            if done:
-                await send_out.send(done)
-                done = []
+        async def take(at: int) -> Taken | None:
+            taken = await anyio.to_thread.run_sync(self._take, entries, at, extractor)
+            if taken is not None:
+                self._notify("walked", taken[0])
+            return taken
 
         async with send_general, send_alone, send_out, self._failing():
-            while taken := await anyio.to_thread.run_sync(self._take, entries, seq, extractor):
-                count, settled, work = taken
-                self._notify("walked", count)
-                todo = iter(work)
-                item = next(todo, None)
-                for _ in range(count):
-                    if not self._window_nowait():
-                        # Send a partial batch only when the writer waits for it; while
-                        # older entries are still unwritten they will free the window,
-                        # and sending scraps would make batches of one or two files.
-                        await settle()
-                        for batch in (general, alone):
-                            if batch.items and self._written >= batch.items[0][0]:
-                                await batch.send()
-                        await self._window.acquire()
-                    if item is not None and item[0] == seq:
-                        batch = alone if item[2].isolated else general
-                        if batch.add(item):
-                            await settle()
-                            await batch.send()
-                        item = next(todo, None)
-                    else:
-                        done.append(settled[seq])
-                    seq += 1
-                await settle()
-                if len(work) < self.config.batch_files:
-                    # Few entries of this stretch need work (a re-run): send them now
-                    # rather than when the window runs out, so they are extracted
-                    # while the walk goes on.
-                    await general.send()
-                    await alone.send()
-            await general.send()
-            await alone.send()
+            await dispatcher.run(take, seq)
 
-    def _take(
-        self, entries: Iterator[Entry], seq: int, extractor: BatchExtractor
-    ) -> tuple[int, dict[int, FileOutcome], Work] | None:
-        """The next entries of the walk from position `seq` (in a thread): their count,
-        the outcomes settled already by position, and the work left, in walk order."""
+    def _take(self, entries: Iterator[Entry], seq: int, extractor: BatchExtractor) -> Taken | None:
+        """The next entries of the walk from position `seq` (in a thread), as a `Taken`;
+        None at the end of the walk."""
         taken = _take(entries, _WALK_BATCH)
         if not taken:
             return None
@@ -248,13 +193,6 @@ class Engine:
         except BaseException:
             self._producer_failed = True
             raise
-
-    def _window_nowait(self) -> bool:
-        try:
-            self._window.acquire_nowait()
-        except anyio.WouldBlock:
-            return False
-        return True
 
     # -- extracting ------------------------------------------------------------------------
 
@@ -288,11 +226,14 @@ class Engine:
         changes = NdjsonFile(self.staging / CHANGES) if self.previous is not None else None
         tracker = ChangeTracker(self.previous or {})
         tally = Tally()
+        window = self.window
         pending: dict[int, FileOutcome] = {}
         next_seq = 0 if self.part is None else self.part.first_seq
         async with recv_out:
             async for outcomes in recv_out:  # a whole batch per message: fewer loop turns
-                pending.update((outcome.seq, outcome) for outcome in outcomes)
+                for outcome in outcomes:
+                    pending[outcome.seq] = outcome
+                    window.arrived(outcome)
                 while next_seq in pending:
                     ready = pending.pop(next_seq)
                     await shards.start_entry(next_seq)
@@ -306,9 +247,8 @@ class Engine:
                             await changes.write(change)
                     tally.add(ready, chunks)
                     self._notify("done", ready)
+                    window.wrote(next_seq)
                     next_seq += 1
-                    self._written = next_seq
-                    self._window.release()
         if pending and not self._producer_failed:
             raise RuntimeError(f"walk entries never arrived: {sorted(pending)[:5]}")
         shard_infos = await shards.close()

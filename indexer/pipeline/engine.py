@@ -27,7 +27,7 @@ from indexer.config import Config
 from indexer.mail.archive import expand_archives, is_container
 from indexer.pipeline.changes import CHANGES, ChangeTracker
 from indexer.pipeline.dispatch import Batch, Dispatcher, Taken, Window
-from indexer.pipeline.extraction import BatchExtractor, Work
+from indexer.pipeline.extraction import ISOLATED_PER_CALL, BatchExtractor, Work
 from indexer.pipeline.keys import spec_for
 from indexer.pipeline.output import DOCUMENTS, NdjsonFile
 from indexer.pipeline.pool import WorkerPool
@@ -42,7 +42,6 @@ log = logging.getLogger(__name__)
 
 _WALK_BATCH = 256
 _HELD_BYTES = 64 << 20
-_PDFS_PER_PROCESS = 4
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -142,10 +141,9 @@ class Engine:
             entries, seq = iter(self.part.entries), self.part.first_seq
         # Isolated (PDF) files go in their own small batches: a batch's outcomes are
         # written together, and one slow PDF must not hold 63 other files hostage.
-        # Four per process, not one: the batch's own bookkeeping cost the parent about
-        # 0.3 ms a PDF (each PDF is still a call of its own, with its own timeout).
+        # One call per process, of four PDFs, each under its own deadline (`timed`).
         config = self.config
-        per_batch = _PDFS_PER_PROCESS * max(1, config.pdf_workers)
+        per_batch = ISOLATED_PER_CALL * max(1, config.pdf_workers)
         dispatcher = Dispatcher(
             self.window,
             Batch(send_general, config.batch_files, config.batch_bytes),
@@ -271,10 +269,12 @@ class Engine:
 def make_pools(config: Config) -> tuple[WorkerPool, WorkerPool]:
     """The (general, isolated) process pools `config` asks for, not yet open."""
     general = WorkerPool(size=config.workers, name="extract")
+    # A call takes up to ISOLATED_PER_CALL files: recycle after `recycle_after` files.
+    per_call = min(ISOLATED_PER_CALL, config.recycle_after)
     isolated = WorkerPool(
         size=config.pdf_workers,
         name="isolated",
-        max_tasks_per_worker=config.recycle_after,
+        max_tasks_per_worker=max(1, config.recycle_after // per_call),
         memory_limit_mb=config.max_memory_mb,
     )
     return general, isolated

@@ -48,6 +48,7 @@ from indexer.pipeline.tasks import (
     keyed,
     read_job,
 )
+from indexer.pipeline.timed import extract_timed
 from indexer.pipeline.units import POOL_FAILURES, Child, Unit
 from indexer.pipeline.walk import Entry
 from indexer.registry import ExtractorSpec, Registry
@@ -60,6 +61,10 @@ per batch. Each commit rewrites every index page it touches (64 KiB pages, rando
 keys), so storing 82,000 mails 64 at a time cost 5.8 CPU s and 19 s of writes,
 against 2.3 and 3.6 in transactions of 2,000. A killed run loses at most this much
 finished work."""
+ISOLATED_PER_CALL = 4
+"""Isolated files (PDFs) sent to a worker in one call, each under its own deadline."""
+_BACKSTOP_SECONDS = 5.0
+"""Added to a multi-job isolated call's timeout: its jobs' own deadlines come first."""
 _FLUSH_BYTES = 32 << 20
 """Store sooner when the buffered outputs reach this size (memory bound)."""
 
@@ -269,25 +274,32 @@ class BatchExtractor:
         alone = [i for i, job in enumerate(jobs) if job.spec.isolated]
         out: dict[int, Finished] = {}
 
-        async def isolated(i: int) -> None:
-            # A batch of PDFs (up to `timeout` each) must not hold its finished work
-            # hostage until the last one is done: each result joins a buffer that is
-            # stored every half second (a thread hop per file cost more than a parse).
-            await self._run_batch(self.isolated, [jobs[i]], [i], out)
-            done = out[i] = await self._complete(jobs[i], out[i])
-            entry, key = stored[i]
-            if key is None and done.sha256:  # read by the worker
-                key = self.keys.key(done.sha256, jobs[i].spec, entry)
-            if self.state is not None and key is not None and done.read_error is None:
-                self._buffer(entry, done.sha256, key, done.docs, done.deps)
-                out[i] = replace(done, stored=True)
+        async def isolated(group: list[int]) -> None:
+            # The batch's isolated jobs go to the pool's processes a few per call, each
+            # under its own deadline (`timed`). A call's finished work is not held
+            # hostage until the whole batch is done: it joins a buffer that is stored
+            # every half second (a thread hop per file cost more than a parse).
+            await self._run_batch(self.isolated, [jobs[i] for i in group], group, out)
+            for i in group:
+                done = out[i] = await self._complete(jobs[i], out[i])
+                entry, key = stored[i]
+                if key is None and done.sha256:  # read by the worker
+                    key = self.keys.key(done.sha256, jobs[i].spec, entry)
+                if self.state is not None and key is not None and done.read_error is None:
+                    self._buffer(entry, done.sha256, key, done.docs, done.deps)
+                    out[i] = replace(done, stored=True)
+            if self.state is not None:
                 await self._maybe_flush()
 
         async with anyio.create_task_group() as tg:
             if plain:
                 tg.start_soon(self._run_batch, self.general, [jobs[i] for i in plain], plain, out)
-            for i in alone:
-                tg.start_soon(isolated, i)
+            # One call per process, of at most `ISOLATED_PER_CALL` files (and never more
+            # than a worker may take before it is recycled).
+            cap = min(ISOLATED_PER_CALL, self.config.recycle_after)
+            per_call = min(cap, max(1, -(-len(alone) // self.isolated.size)))
+            for at in range(0, len(alone), per_call):
+                tg.start_soon(isolated, alone[at : at + per_call])
         return [
             out[i] if jobs[i].spec.isolated else await self._complete(jobs[i], out[i])
             for i in range(len(jobs))
@@ -296,9 +308,20 @@ class BatchExtractor:
     async def _run_batch(
         self, pool: WorkerPool, jobs: list[Job], slots: list[int], out: dict[int, Finished]
     ) -> None:
+        """Extract `jobs` in one call into `out` at `slots`; when the call fails, each
+        job again in a call of its own, so that the failure stays with its file.
+
+        Several isolated jobs run each under its own deadline in the worker (`timed`):
+        the call's own timeout, a multiple of it, is only a backstop.
+        """
+        seconds = self.config.timeout
         try:
-            results = await pool.run(extract_jobs, jobs, *self._shared, timeout=self.config.timeout)
-            out.update(zip(slots, results, strict=True))
+            if pool is self.isolated and len(jobs) > 1:
+                backstop = seconds * len(jobs) + _BACKSTOP_SECONDS
+                call = pool.run(extract_timed, jobs, *self._shared, seconds, timeout=backstop)
+            else:
+                call = pool.run(extract_jobs, jobs, *self._shared, timeout=seconds)
+            out.update(zip(slots, await call, strict=True))
             return
         except PoolError as exc:
             if len(jobs) == 1:

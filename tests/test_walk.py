@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import pickle
 import shutil
 import socket
 import stat
@@ -100,6 +102,28 @@ def test_entries_carry_the_stat_of_the_file(tmp_path: Path) -> None:
     assert (entry.size, entry.mtime_ns, entry.inode, entry.device) == (
         5, st.st_mtime_ns, st.st_ino, st.st_dev)  # fmt: skip
     assert entry.path == os.fsencode(os.path.realpath(tmp_path / "f.txt"))
+
+
+def test_walked_entries_are_the_frozen_picklable_values_entry_builds(tmp_path: Path) -> None:
+    write(tmp_path / "f.txt")
+    write(tmp_path / "blob.dat", b"a\0b")
+    write(tmp_path / "box" / "cur" / "1:2,S")
+    write(tmp_path / "box" / "new" / "2")
+    (tmp_path / "box" / "new" / "link").symlink_to("../cur/1:2,S")
+    walked = list(walk(tmp_path, WalkPolicy()))
+    assert [(e.rel, e.skip, e.mail) for e in walked] == [
+        ("blob.dat", "binary", False),
+        ("box/cur/1:2,S", None, True),
+        ("box/new/2", None, True),
+        ("box/new/link", None, True),
+        ("f.txt", None, False),
+    ]
+    for entry in walked:
+        built = Entry(**{f.name: getattr(entry, f.name) for f in dataclasses.fields(Entry)})
+        assert entry == built and hash(entry) == hash(built) and repr(entry) == repr(built)
+        assert pickle.loads(pickle.dumps(entry)) == entry
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            entry.skip = "binary"  # type: ignore[misc]
 
 
 # -- directories passed over wholesale ------------------------------------------------------

@@ -44,6 +44,7 @@ import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from stat import S_ISLNK, S_ISREG
 
 from indexer._text import wide_encoding
 from indexer.mail.mbox import is_mbox
@@ -225,30 +226,28 @@ def walk(root: str | os.PathLike[str], policy: WalkPolicy) -> Iterator[Entry]:
     return _Walker(base, policy).run(_listing(base))
 
 
-@dataclass(frozen=True, slots=True)
-class _Item:
-    entry: os.DirEntry[bytes]
-    is_dir: bool
-    """A real directory; a symlink to one is not (it is never descended into)."""
+_Item = tuple[bytes, "os.DirEntry[bytes]"]
+"""A listed name: its sort key (the name, plus "/" for a real directory) and its entry."""
 
 
 def _listing(path: bytes) -> list[_Item]:
     """Return the listing of `path` in walk order; raises OSError."""
     with os.scandir(path) as it:
-        items = [_Item(e, _is_real_dir(e)) for e in it]
-    items.sort(key=lambda item: item.entry.name + b"/" if item.is_dir else item.entry.name)
+        items = [(_walk_key(entry), entry) for entry in it]
+    items.sort()  # the keys are unique names, so the sort never compares two entries
     return items
 
 
-def _is_real_dir(entry: os.DirEntry[bytes]) -> bool:
+def _walk_key(entry: os.DirEntry[bytes]) -> bytes:
     try:
-        return entry.is_dir(follow_symlinks=False)
+        is_dir = entry.is_dir(follow_symlinks=False)  # a symlink to a directory is a file here
     except OSError:  # looked at as a file instead, which records why it failed
-        return False
+        is_dir = False
+    return entry.name + b"/" if is_dir else entry.name
 
 
 def _is_maildir(items: list[_Item]) -> bool:
-    return {b"cur", b"new"} <= {item.entry.name for item in items if item.is_dir}
+    return {b"cur/", b"new/"} <= {key for key, _ in items}
 
 
 class _Walker:
@@ -257,31 +256,37 @@ class _Walker:
         self.policy = policy
         self.include = compile_globs(policy.include)
         self.exclude = compile_globs(policy.exclude)
+        self.filtered = self.include is not None or self.exclude is not None
+        # The policy's fields, looked up once: `_file` and `_regular` run per file.
+        self.skip_hidden = policy.skip_hidden
+        self.max_file_bytes = policy.max_file_bytes
+        self.claims = policy.claims
 
     def run(self, top: list[_Item]) -> Iterator[Entry]:
         # An explicit stack, not recursion: depth is bounded by PATH_MAX, not the C stack.
         stack = [("", iter(top), _is_maildir(top), False)]
         while stack:
             prefix, items, maildir, mail = stack[-1]
-            item = next(items, None)
-            if item is None:
-                stack.pop()
-            elif not item.is_dir:
-                yield self._file(item.entry, prefix + escape_name(item.entry.name), mail)
-            else:
-                rel = f"{prefix}{escape_name(item.entry.name)}/"
-                found = self._enter(item.entry, rel, maildir)
+            for key, entry in items:
+                if not key.endswith(b"/"):
+                    yield self._file(entry, prefix + escape_name(key), mail)
+                    continue
+                rel = f"{prefix}{escape_name(entry.name)}/"
+                found = self._enter(entry, rel, maildir)
                 if isinstance(found, Entry):
                     yield found
                 else:
-                    messages = maildir and item.entry.name in (b"cur", b"new")
+                    messages = maildir and key in (b"cur/", b"new/")
                     stack.append((rel, iter(found), _is_maildir(found), messages))
+                    break  # into the directory; its parent's iterator resumes after it
+            else:
+                stack.pop()
 
     def _enter(self, entry: os.DirEntry[bytes], rel: str, maildir: bool) -> Entry | list[_Item]:
         name, path = entry.name, entry.path
         reason = (
             "ignored_directory" if name in IGNORED_DIRECTORIES
-            else "hidden" if self.policy.skip_hidden and name.startswith(b".")
+            else "hidden" if self.skip_hidden and name.startswith(b".")
             else "maildir_tmp" if maildir and name == b"tmp"
             else "excluded" if self._matches(self.exclude, rel[:-1], rel)
             else None
@@ -292,28 +297,30 @@ class _Walker:
             children = _listing(path)
         except OSError as exc:
             return _failed(path, rel, exc, _lstat(path))
-        if any(child.entry.name == b"pyvenv.cfg" for child in children):
+        if any(child.name == b"pyvenv.cfg" for _, child in children):
             return _record(path, rel, "virtualenv", _lstat(path))
         return children
 
-    def _file(self, entry: os.DirEntry[bytes], rel: str, mail: bool = False) -> Entry:
+    def _file(self, entry: os.DirEntry[bytes], rel: str, mail: bool) -> Entry:
+        path = entry.path
         try:
             st = entry.stat(follow_symlinks=False)
         except OSError as exc:
-            return _failed(entry.path, rel, exc, None)
-        if self.policy.skip_hidden and entry.name.startswith(b"."):
-            return _record(entry.path, rel, "hidden", st)
-        if self._matches(self.exclude, rel) or (
-            self.include is not None and not self._matches(self.include, rel)
-        ):
-            return _record(entry.path, rel, "excluded", st)
-        if stat.S_ISLNK(st.st_mode):
-            found = self._link(entry.path, rel, st)
-        else:
-            found = self._regular(entry.path, rel, st, mail)
-        return replace(found, mail=True) if mail and found.skip is None else found
+            return _failed(path, rel, exc, None)
+        if self.skip_hidden and entry.name.startswith(b"."):
+            return _record(path, rel, "hidden", st)
+        if self.filtered and self._excluded(rel):
+            return _record(path, rel, "excluded", st)
+        if S_ISLNK(st.st_mode):
+            return self._link(path, rel, st, mail)
+        return self._regular(path, rel, st, mail)
 
-    def _link(self, path: bytes, rel: str, st: os.stat_result) -> Entry:
+    def _excluded(self, rel: str) -> bool:
+        return self._matches(self.exclude, rel) or (
+            self.include is not None and not self._matches(self.include, rel)
+        )
+
+    def _link(self, path: bytes, rel: str, st: os.stat_result, mail: bool) -> Entry:
         try:
             target = os.stat(path)
         except OSError as exc:
@@ -324,20 +331,26 @@ class _Walker:
         real = os.path.realpath(path)
         if not real.startswith(self.inside):
             return _record(path, rel, "symlink_outside_source", st, escape_name(real))
-        return self._regular(real, rel, target)
+        # A linked message is marked as mail but, unlike a message file, still sniffed.
+        found = self._regular(real, rel, target)
+        return replace(found, mail=True) if mail and found.skip is None else found
 
     def _regular(self, path: bytes, rel: str, st: os.stat_result, mail: bool = False) -> Entry:
-        if (verdict := self._verdict(path, rel, st)) is not None:
+        """Return the entry for a file that `st` describes; a message file when `mail`."""
+        unusual = not S_ISREG(st.st_mode) or st.st_size > self.max_file_bytes
+        if unusual and (verdict := self._verdict(path, rel, st)) is not None:
             return verdict
-        claimed = mail or is_mbox(rel) or self.policy.claims(rel)
-        if claimed:
+        if mail or self.claims(rel) or is_mbox(rel):  # claims first: it is usually True
             # Nothing to sniff: one access() call tells an unreadable file, and the
             # reader checks what it opens (a regular file, not too large) itself.
             if not os.access(path, os.R_OK):
                 return _record(path, rel, "unreadable", st, os.strerror(errno.EACCES))
-            return _record(path, rel, None, st)
-        if extension_of(rel) in self.policy.binary_extensions:
-            return _record(path, rel, "binary", st, f".{extension_of(rel)}")
+            return _record(path, rel, None, st, mail=mail)
+        if (ext := extension_of(rel)) in self.policy.binary_extensions:
+            return _record(path, rel, "binary", st, f".{ext}")
+        return self._sniffed(path, rel, st)
+
+    def _sniffed(self, path: bytes, rel: str, st: os.stat_result) -> Entry:
         try:
             fd = os.open(path, _OPEN_FLAGS)
         except OSError as exc:
@@ -356,10 +369,10 @@ class _Walker:
         return _record(path, rel, None, st)
 
     def _verdict(self, path: bytes, rel: str, st: os.stat_result) -> Entry | None:
-        if not stat.S_ISREG(st.st_mode):
+        if not S_ISREG(st.st_mode):
             return _record(path, rel, "not_regular_file", st, _file_type(st.st_mode))
-        if st.st_size > self.policy.max_file_bytes and not is_mbox(rel):  # mboxes stream
-            detail = f"{st.st_size} > {self.policy.max_file_bytes} bytes"
+        if st.st_size > self.max_file_bytes and not is_mbox(rel):  # mboxes stream
+            detail = f"{st.st_size} > {self.max_file_bytes} bytes"
             return _record(path, rel, "too_large", st, detail)
         return None
 
@@ -386,12 +399,40 @@ def _failed(path: bytes, rel: str, exc: OSError, st: os.stat_result | None) -> E
 
 
 def _record(
-    path: bytes, rel: str, skip: str | None, st: os.stat_result | None, detail: str = ""
+    path: bytes,
+    rel: str,
+    skip: str | None,
+    st: os.stat_result | None,
+    detail: str = "",
+    mail: bool = False,
 ) -> Entry:
     size, mtime_ns, inode, device = (
         (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev) if st else (0, 0, 0, 0)
     )
-    return Entry(
-        rel=rel, path=path, size=size, mtime_ns=mtime_ns, inode=inode, device=device, skip=skip,
-        detail=detail,
-    )  # fmt: skip
+    entry = object.__new__(Entry)
+    _set_rel(entry, rel)
+    _set_path(entry, path)
+    _set_size(entry, size)
+    _set_mtime_ns(entry, mtime_ns)
+    _set_inode(entry, inode)
+    _set_device(entry, device)
+    _set_skip(entry, skip)
+    _set_detail(entry, detail)
+    _set_mail(entry, mail)
+    _set_data(entry, None)
+    return entry
+
+
+def _slot_setter(field: str) -> Callable[[Entry, object], None]:
+    setter: Callable[[Entry, object], None] = getattr(Entry, field).__set__
+    return setter
+
+
+# Entry's generated __init__ goes through the frozen object.__setattr__ once per field,
+# which made it the largest cost of a walk; the slot descriptors set the same fields
+# directly. A test checks that `_record` and `Entry(...)` build equal entries.
+_set_rel, _set_path = _slot_setter("rel"), _slot_setter("path")
+_set_size, _set_mtime_ns = _slot_setter("size"), _slot_setter("mtime_ns")
+_set_inode, _set_device = _slot_setter("inode"), _slot_setter("device")
+_set_skip, _set_detail = _slot_setter("skip"), _slot_setter("detail")
+_set_mail, _set_data = _slot_setter("mail"), _slot_setter("data")

@@ -168,7 +168,7 @@ def test_a_killed_run_resumes_without_redoing_finished_work(tmp_path: Path) -> N
     assert report["documents"] == 30
 
 
-STORED = "select count(*) from files where output is not null"
+STORED = "select count(*) from files where spool is not null"
 
 
 def _cached_results(out: Path) -> int:
@@ -215,11 +215,14 @@ def _state_without_wal(out: Path) -> Path:
 
 
 def _damage_pages(state: Path, keep: set[int]) -> None:
-    """Overwrite the header of every 64 KiB page of `state` (numbered from 1) not in `keep`."""
+    """Overwrite the header of every page of `state` (numbered from 1) not in `keep`."""
     with open(state, "r+b") as handle:
-        for page in range(1, state.stat().st_size // 65536 + 1):
+        handle.seek(16)
+        size = int.from_bytes(handle.read(2), "big")
+        size = 65536 if size == 1 else size  # how SQLite writes a 64 KiB page size
+        for page in range(1, state.stat().st_size // size + 1):
             if page not in keep:
-                handle.seek((page - 1) * 65536)
+                handle.seek((page - 1) * size)
                 handle.write(b"\xff" * 16)
 
 
@@ -377,24 +380,61 @@ def test_the_state_forgets_deleted_files_and_keeps_the_rest(source: Path, tmp_pa
     assert set(stored) == {rel for rel in rels if rel != gone.relative_to(source).as_posix()}
 
 
-def test_a_state_from_before_the_facts_index_gets_it_and_is_reused(
+def _outputs(out: Path) -> list[str]:
+    """The runs whose outputs files `out`'s state holds (`<run>-<pid>.out`, one a process)."""
+    names = sorted(p.name for p in (out / ".state" / "outputs").iterdir())
+    return [re.fullmatch(r"(\d+)-\d+\.out", name)[1] for name in names]  # type: ignore[index]
+
+
+def test_a_damaged_stored_output_is_extracted_again_and_only_it(
     source: Path, tmp_path: Path
 ) -> None:
-    """The unchanged-tree check reads the stored facts through `files_facts`; a state
-    written before that index existed gets it when opened, and nothing is redone."""
     import sqlite3
 
     out = tmp_path / "out"
     first = indexer.run(source, out, CONFIG)
-    db = sqlite3.connect(out / ".state" / "state.sqlite")
-    db.execute("DROP INDEX files_facts")
-    db.close()
+    with sqlite3.connect(out / ".state" / "state.sqlite") as db:
+        [(damaged, spool)] = db.execute("SELECT path, spool FROM files WHERE at = 0").fetchall()
+    with open(out / ".state" / "outputs" / f"{spool}.out", "r+b") as handle:  # its first output
+        handle.write(b"\x00" * 8)
+    for path in _paths(source):  # every file looks changed: each is found by its hash
+        os.utime(path, ns=(time.time_ns(), time.time_ns()))
     rerun = indexer.run(source, out, CONFIG)
-    assert (rerun.extracted, rerun.reused) == (0, first.documents)
-    db = sqlite3.connect(out / ".state" / "state.sqlite")
-    names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-    db.close()
-    assert "files_facts" in names
+    docs = [
+        d["path"] for d in map(json.loads, (out / "documents.ndjson").read_bytes().splitlines())
+    ]
+    redone = sum(p == damaged or p.startswith(damaged + "#") for p in docs)
+    assert (rerun.extracted, rerun.reused) == (redone, first.documents - redone)
+    assert committed(out) == fresh(source, tmp_path, CONFIG)
+
+
+def test_outputs_no_row_uses_are_deleted_and_mostly_dead_ones_compacted(
+    source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    from indexer.pipeline import state
+
+    monkeypatch.setattr(state, "_COMPACT_BYTES", 0)
+    out = tmp_path / "out"
+    first = indexer.run(source, out, CONFIG)
+    assert _outputs(out) == ["1"]
+    files = _paths(source)
+    for path in files[: len(files) * 2 // 3]:  # two thirds of run 1's outputs die
+        path.write_bytes(path.read_bytes() + b"\n\nA new last paragraph.\n")
+    indexer.run(source, out, CONFIG)
+    assert _outputs(out) == ["2"]  # run 1's live third moved into run 2's file
+    with sqlite3.connect(out / ".state" / "state.sqlite") as db:
+        spools = db.execute("SELECT DISTINCT spool FROM files").fetchall()
+    assert spools == [(f"2-{os.getpid()}",)]
+    for path in files:  # read back from where compaction put them
+        os.utime(path, ns=(time.time_ns(), time.time_ns()))
+    third = indexer.run(source, out, CONFIG)
+    assert (third.extracted, third.reused) == (0, first.documents)
+    for path in files:
+        path.unlink()
+    indexer.run(source, out, CONFIG)
+    assert _outputs(out) == []  # no row uses any output any more
 
 
 def test_a_damaged_state_page_means_a_rebuild_and_one_short_warning(

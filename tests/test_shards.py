@@ -135,3 +135,27 @@ def test_a_damaged_previous_generation_is_not_reused(tmp_path: Path, damage: str
         assert [new[n] == old[n] for n in sorted(new)] == [False, True]
     else:
         assert not set(new.values()) & set(old.values())
+
+
+def test_a_shards_fsync_runs_beside_the_next_shard_and_its_failure_is_raised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from indexer.pipeline import output
+
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(threading.current_thread().name)
+        if len(synced) == 2:  # the second shard's
+            raise OSError(5, "Input/output error")
+        real_fsync(fd)
+
+    monkeypatch.setattr(output.os, "fsync", fsync)
+    docs = [_doc(i, [f"line {i}", "x" * 40]) for i in range(6)]
+    with pytest.raises(OSError, match="Input/output error"):
+        _write(tmp_path / "gen", docs, (100, 1000), None)
+    # Each closed shard was synced in a thread of its own, not by the writer.
+    assert synced[:2] == ["fsync", "fsync"]

@@ -12,6 +12,7 @@ the walk may run ahead of the writer, so memory does not grow with the corpus.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
@@ -227,7 +228,7 @@ class Engine:
         window = self.window
         pending: dict[int, FileOutcome] = {}
         next_seq = 0 if self.part is None else self.part.first_seq
-        async with recv_out:
+        async with recv_out, _syncs_waited(shards):
             async for outcomes in recv_out:  # a whole batch per message: fewer loop turns
                 for outcome in outcomes:
                     pending[outcome.seq] = outcome
@@ -264,6 +265,18 @@ class Engine:
             "shards": [s.to_dict() for s in shard_infos],
         }
         return Staged(files=files, manifest_files=manifest_files, tally=tally)
+
+
+@asynccontextmanager
+async def _syncs_waited(shards: ShardWriter) -> AsyncIterator[None]:
+    """On a failure, wait for the shards' background fsyncs and close their files
+    (their errors give way to the failure's own)."""
+    try:
+        yield
+    except BaseException:
+        with anyio.CancelScope(shield=True), contextlib.suppress(OSError):
+            await shards.synced()
+        raise
 
 
 def make_pools(config: Config) -> tuple[WorkerPool, WorkerPool]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -64,6 +65,7 @@ class NdjsonFile:
         self._hash = hashlib.sha256()
         self._buffer = bytearray()
         self._handle: AsyncBufferedIOBase | None = None
+        self._syncing: _Sync | None = None
 
     def append(self, line: bytes, records: int = 1) -> None:
         """Buffer `records` whole lines given as one byte string; `write`/`close` flush."""
@@ -101,19 +103,58 @@ class NdjsonFile:
             await anyio.to_thread.run_sync(self._hash.update, block)
             await self._handle.write(block)
 
-    async def close(self) -> FileInfo:
-        """Flush, fsync and close; return the file's manifest entry."""
+    async def close(self, *, sync_later: bool = False) -> FileInfo:
+        """Flush, fsync and close; return the file's manifest entry.
+
+        With `sync_later`, the fsync runs in a thread of its own while the caller goes
+        on (the writer fills the next shard meanwhile): `synced()` waits for it,
+        closes the file and raises what the fsync raised.
+        """
         await self._flush()
         assert self._handle is not None
         await self._handle.flush()
-        await anyio.to_thread.run_sync(os.fsync, self._handle.fileno())
-        await self._handle.close()
+        if sync_later:
+            self._syncing = _Sync(self._handle.fileno())
+        else:
+            await anyio.to_thread.run_sync(os.fsync, self._handle.fileno())
+            await self._handle.close()
         return FileInfo(
             name=self.path.name,
             records=self.records,
             bytes=self.size,
             sha256=self._hash.hexdigest(),
         )
+
+    async def synced(self) -> None:
+        """Wait for the fsync `close(sync_later=True)` started; close the file."""
+        syncing, self._syncing = self._syncing, None
+        if syncing is None:
+            return
+        assert self._handle is not None
+        try:
+            await anyio.to_thread.run_sync(syncing.wait)
+        finally:
+            await self._handle.close()
+
+
+class _Sync:
+    """An fsync running in a thread of its own; `wait` joins it and raises its error."""
+
+    def __init__(self, fd: int) -> None:
+        self._error: OSError | None = None
+        self._thread = threading.Thread(target=self._run, args=(fd,), name="fsync", daemon=True)
+        self._thread.start()
+
+    def _run(self, fd: int) -> None:
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            self._error = exc
+
+    def wait(self) -> None:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
 
 
 def prepare_staging(out: Path) -> Path:

@@ -145,7 +145,7 @@ class _Shard:
             except OSError as exc:  # another filesystem, no hard links: copy it
                 log.debug("cannot link %s (%s); copying it", old.path, exc)
         await self.materialise()
-        return await self.file.close()
+        return await self.file.close(sync_later=True)
 
 
 class ShardWriter:
@@ -172,6 +172,8 @@ class ShardWriter:
         self._next = 0
         self._current: _Shard | None = None
         self.finished: list[FileInfo] = []
+        self._syncing: list[NdjsonFile] = []
+        """Closed shards whose fsync runs while the next ones are written."""
 
     async def start_entry(self, seq: int) -> None:
         """Note that walk entry `seq` begins; roll over on a partition boundary."""
@@ -232,6 +234,7 @@ class ShardWriter:
         current, self._current = self._current, None
         if current is not None:
             info = await current.close()
+            self._syncing.append(current.file)
             self.finished.append(info)
             if self._layout is not None:
                 entry = {"name": info.name, "docs": current.docs}
@@ -247,4 +250,18 @@ class ShardWriter:
             self._previous.close()
         if self._layout is not None:
             await self._layout.close()
+        await self.synced()
         return self.finished
+
+    async def synced(self) -> None:
+        """Wait for the closed shards' fsyncs (raises the first one's error) and
+        close their files."""
+        syncing, self._syncing = self._syncing, []
+        errors = []
+        for file in syncing:
+            try:
+                await file.synced()
+            except OSError as exc:
+                errors.append(exc)
+        if errors:
+            raise errors[0]

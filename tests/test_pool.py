@@ -7,6 +7,7 @@ import pickle
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +18,7 @@ import psutil
 import pytest
 
 from indexer._types import Chunk, Extracted
-from indexer.pipeline._worker import Shared
+from indexer.pipeline._worker import Shared, _write
 from indexer.pipeline.pool import (
     PoolError,
     WorkerCrashed,
@@ -65,6 +66,24 @@ async def test_results_round_trip() -> None:
         )
         assert await pool.run(crashy.big, 5 << 20, timeout=SAFETY) == b"y" * (5 << 20)
         assert await pool.run(crashy.pid) != os.getpid()
+
+
+def test_a_reply_written_in_parts_arrives_whole_through_a_full_pipe() -> None:
+    parts = (b"h" * 8, os.urandom(3 << 20), b"", b"tail")
+    got = bytearray()
+    read_end, write_end = os.pipe()
+
+    def drain() -> None:
+        while chunk := os.read(read_end, 1 << 16):
+            got.extend(chunk)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    _write(write_end, *parts)  # a 64 KiB pipe: many short writes
+    os.close(write_end)
+    reader.join(SAFETY)
+    os.close(read_end)
+    assert bytes(got) == b"".join(parts)
 
 
 async def test_a_shared_argument_is_unpickled_once_per_worker() -> None:

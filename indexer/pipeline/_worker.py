@@ -43,8 +43,14 @@ def encode_frame(obj: object) -> bytes:
 
     Raises whatever `pickle.dumps` raises for an object that cannot be pickled.
     """
+    return b"".join(frame_parts(obj))
+
+
+def frame_parts(obj: object) -> tuple[bytes, bytes]:
+    """`encode_frame(obj)` as its header and its body, to write without joining them
+    (a reply is megabytes: joining copied each one into fresh pages)."""
     body = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    return HEADER.pack(len(body)) + body
+    return HEADER.pack(len(body)), body
 
 
 class Shared:
@@ -80,7 +86,8 @@ def _shared(blob: bytes) -> Any:
 _OOM_FRAME = encode_frame(("oom",))
 
 
-_PIPE_BYTES = 1 << 20
+PIPE_BYTES = 1 << 20
+"""The pipe buffer size the worker asks for, both ways (see `_widen_pipe`)."""
 
 
 def main(argv: list[str]) -> int:
@@ -109,19 +116,20 @@ def main(argv: list[str]) -> int:
         if reply is None:
             _write(out, _OOM_FRAME)
             return 0
-        _write(out, reply)
+        _write(out, *reply)
     return 0
 
 
-def _serve(frame: bytearray) -> bytes | None:
-    """Run one call; return its reply frame, or None when it ran out of memory."""
+def _serve(frame: bytearray) -> tuple[bytes, bytes] | None:
+    """Run one call; return its reply frame (see `frame_parts`), or None when it ran
+    out of memory."""
     try:
         func, args = pickle.loads(frame)
-        return encode_frame(("ok", _call(func, args)))
+        return frame_parts(("ok", _call(func, args)))
     except MemoryError:
         return None
     except Exception as exc:
-        return encode_frame(("error", type(exc).__qualname__, _message(exc)))
+        return frame_parts(("error", type(exc).__qualname__, _message(exc)))
 
 
 def _call(func: Callable[..., Any], args: tuple[Any, ...]) -> Any:
@@ -158,7 +166,7 @@ def _widen_pipe(fd: int) -> None:
     try:
         import fcntl
 
-        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), _PIPE_BYTES)
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_BYTES)
     except OSError:  # not a pipe, or above /proc/sys/fs/pipe-max-size: keep the default
         pass
 
@@ -202,10 +210,15 @@ def _read_exactly(fd: int, size: int) -> bytearray | None:
     return buf
 
 
-def _write(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
+def _write(fd: int, *parts: bytes) -> None:
+    """Write all of `parts`, in order, however few bytes each `writev` takes."""
+    views = [memoryview(part) for part in parts if part]
+    while views:
+        written = os.writev(fd, views)
+        while views and written >= len(views[0]):
+            written -= len(views.pop(0))
+        if written:
+            views[0] = views[0][written:]
 
 
 if __name__ == "__main__":

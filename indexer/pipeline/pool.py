@@ -34,9 +34,8 @@ from typing import Any, ClassVar, TypeVar, cast
 
 import anyio
 from anyio.abc import Process
-from anyio.streams.buffered import BufferedByteReceiveStream
 
-from indexer.pipeline._worker import HEADER, encode_frame
+from indexer.pipeline._worker import HEADER, PIPE_BYTES, encode_frame
 
 log = logging.getLogger(__name__)
 
@@ -119,8 +118,15 @@ class _Worker:
     """The parent's handle on one child: mutable, because it counts its calls."""
 
     process: Process
-    reader: BufferedByteReceiveStream
+    replies: int
+    """The read end of the child's stdout pipe (non-blocking), owned by this handle.
+
+    Read with `os.read`, up to a pipe's worth at once, not through an asyncio stream,
+    which copied each reply five times in 64 KiB pieces: 0.15 s of the parent's CPU
+    on the 50 MB corpus. `readv` into a kept buffer measured slower than fresh reads
+    (0.25 s against 0.06 for 300 MB)."""
     tasks: int = 0
+    closed: bool = False
 
     @property
     def pid(self) -> int:
@@ -132,8 +138,34 @@ class _Worker:
 
     async def receive(self) -> Any:
         """Return the next reply, unpickled; raises one of `_BROKEN` if the child is gone."""
-        (size,) = HEADER.unpack(await self.reader.receive_exactly(HEADER.size))
-        return pickle.loads(await self.reader.receive_exactly(size))
+        (size,) = HEADER.unpack(await self._receive_exactly(HEADER.size))
+        return pickle.loads(await self._receive_exactly(size))
+
+    async def _receive_exactly(self, size: int) -> bytes:
+        """Return the next `size` bytes of the reply pipe; raises `anyio.EndOfStream` if
+        the child closed it first, `anyio.ClosedResourceError` if `close` was called."""
+        parts: list[bytes] = []
+        missing = size
+        while missing:
+            if self.closed:
+                raise anyio.ClosedResourceError
+            try:
+                part = os.read(self.replies, min(missing, PIPE_BYTES))
+            except BlockingIOError:
+                await anyio.wait_readable(self.replies)
+                continue
+            if not part:
+                raise anyio.EndOfStream
+            parts.append(part)
+            missing -= len(part)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
+    def close(self) -> None:
+        """Close the reply pipe, waking a task that waits on it (idempotent)."""
+        if not self.closed:
+            self.closed = True
+            anyio.notify_closing(self.replies)
+            os.close(self.replies)
 
 
 class WorkerPool:
@@ -259,13 +291,22 @@ class WorkerPool:
         """Start a worker and wait for its handshake; raises `WorkerStartError`."""
         command = [sys.executable, "-m", "indexer.pipeline._worker", str(os.getpid())]
         command += [str(self.memory_limit_mb or 0), self.name]
+        replies, child_stdout = os.pipe()
         # Shielded: a cancellation between fork and return would leak the child.
         with anyio.CancelScope(shield=True):
-            # A session of its own: a terminal's Ctrl-C goes to us alone, and killing
-            # the group also kills anything the worker started.
-            process = await anyio.open_process(command, stderr=None, start_new_session=True)
-        assert process.stdout is not None
-        worker = _Worker(process=process, reader=BufferedByteReceiveStream(process.stdout))
+            try:
+                # A session of its own: a terminal's Ctrl-C goes to us alone, and killing
+                # the group also kills anything the worker started.
+                process = await anyio.open_process(
+                    command, stdout=child_stdout, stderr=None, start_new_session=True
+                )
+            except BaseException:
+                os.close(replies)
+                raise
+            finally:
+                os.close(child_stdout)
+        os.set_blocking(replies, False)
+        worker = _Worker(process=process, replies=replies)
         self._workers.add(worker)
         try:
             with anyio.fail_after(START_TIMEOUT):
@@ -306,6 +347,7 @@ class WorkerPool:
                 await worker.process.wait()
         # Exited or stuck: either way, neither it nor anything it started may stay.
         _signal_group(worker, signal.SIGKILL)
+        worker.close()
         await worker.process.aclose()
 
 

@@ -16,10 +16,10 @@ import orjson
 
 from indexer._types import Extracted
 from indexer.pipeline._pickling import slotted_state
-from indexer.pipeline.walk import Entry
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the walk and its config are the parent's: a worker never imports them
     from indexer.pipeline.units import Unit
+    from indexer.pipeline.walk import Entry
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -103,9 +103,7 @@ class Rendered:
 def render(doc: DocOutcome) -> Rendered:
     """Return `doc`'s output lines and the facts the run's tallies need."""
     did = doc_id(doc.path)
-    dump = orjson.dumps
-    records = chunk_records(doc, did)
-    block = b"".join([dump(r, option=orjson.OPT_APPEND_NEWLINE) for r in records])
+    block, count = chunk_block(doc, did)
     digest = hashlib.sha256(block).hexdigest()[:32]
     record = document_record(doc, did, digest)
     pages = 0 if doc.extracted is None else doc.extracted.metadata.get("pages", 0)
@@ -113,9 +111,9 @@ def render(doc: DocOutcome) -> Rendered:
         path=doc.path,
         doc_id=did,
         block=block,
-        count=len(records),
+        count=count,
         digest=digest,
-        line=dump(record, option=orjson.OPT_APPEND_NEWLINE),
+        line=orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE),
         status=doc.status,
         kind=doc.kind,
         pages=pages if isinstance(pages, int) else 0,
@@ -149,25 +147,45 @@ def unit_docs(
     ]  # fmt: skip
 
 
-def chunk_records(doc: DocOutcome, did: str) -> list[dict[str, Any]]:
-    """Return the chunk records of `doc`, in chunk order (none for skipped documents)."""
+def chunk_block(doc: DocOutcome, did: str) -> tuple[bytes, int]:
+    """Return `doc`'s chunk records, one NDJSON line each in chunk order, joined; and
+    how many there are (none for skipped documents).
+
+    Each line is the bytes `orjson.dumps` gives for the record
+    `{"id", "doc_id", "path", "kind", "chunk", "text", "meta", "degraded", "sha256"}`:
+    the fields a document's chunks share are encoded once into a line template, so a
+    chunk costs two `dumps` (its text, its meta) and a `%`, not a nine-key dict and
+    its dump (0.15 CPU s instead of 0.20 for the 50 MB corpus's 105,000 chunks).
+    """
     if doc.extracted is None:
-        return []
-    degraded = doc.extracted.degraded
-    return [
-        {
-            "id": f"{did}:{i}",
-            "doc_id": did,
-            "path": doc.path,
-            "kind": doc.kind,
-            "chunk": i,
-            "text": chunk.text,
-            "meta": chunk.meta,
-            "degraded": degraded,
-            "sha256": doc.sha256,
-        }
-        for i, chunk in enumerate(doc.extracted.chunks)
-    ]
+        return b"", 0
+    chunks = doc.extracted.chunks
+    line = _chunk_line(doc, did, doc.extracted.degraded)
+    dump = orjson.dumps
+    block = b"".join([line % (i, i, dump(c.text), dump(c.meta)) for i, c in enumerate(chunks)])
+    return block, len(chunks)
+
+
+def _chunk_line(doc: DocOutcome, did: str, degraded: bool) -> bytes:
+    """The `%`-template of `doc`'s chunk lines: `%d` the chunk's number (twice), then
+    `%b` its encoded text and meta; every other field is encoded already."""
+    return b"".join(
+        (
+            b'{"id":', _literal(did)[:-1], b':%d"',  # "<doc id>:<chunk>"
+            b',"doc_id":', _literal(did),
+            b',"path":', _literal(doc.path),
+            b',"kind":', _literal(doc.kind),
+            b',"chunk":%d,"text":%b,"meta":%b',
+            b',"degraded":', _literal(degraded),
+            b',"sha256":', _literal(doc.sha256),
+            b"}\n",
+        )
+    )  # fmt: skip
+
+
+def _literal(value: object) -> bytes:
+    """`value` as JSON, escaped for a `%`-template."""
+    return orjson.dumps(value).replace(b"%", b"%%")
 
 
 def document_record(doc: DocOutcome, did: str, digest: str) -> dict[str, Any]:
@@ -194,14 +212,12 @@ def pack(docs: tuple[Rendered, ...]) -> bytes:
     Each document is a JSON header line (with the byte lengths of what follows),
     its `documents.ndjson` line and its chunk block, so `unpack` only slices.
     """
-    out = bytearray()
+    parts: list[bytes] = []
     for d in docs:
         head = [d.path, d.doc_id, d.status, d.kind, d.pages, d.count, d.digest]
         head += [len(d.line), len(d.block)]
-        out += orjson.dumps(head, option=orjson.OPT_APPEND_NEWLINE)
-        out += d.line
-        out += d.block
-    return bytes(out)
+        parts += (orjson.dumps(head, option=orjson.OPT_APPEND_NEWLINE), d.line, d.block)
+    return b"".join(parts)
 
 
 def unpack(blob: bytes) -> tuple[Rendered, ...]:

@@ -13,7 +13,6 @@ from dataclasses import dataclass, replace
 from indexer._extract import run_extractor
 from indexer._types import Options
 from indexer.pipeline._pickling import slotted_state
-from indexer.pipeline.keys import cache_key
 from indexer.pipeline.reading import read_one
 from indexer.pipeline.records import Rendered, render, unit_docs
 from indexer.pipeline.units import Child, Unit
@@ -139,6 +138,10 @@ def keyed(unit: Unit, digests: dict[str, str]) -> Unit:
     """`unit` with each extracted child's cache key recorded (see `cache_key`)."""
     if not unit.children:
         return unit
+    # Here, not at the top: `keys` imports the config and the walk, which a worker
+    # otherwise never needs (30 ms of each worker's start).
+    from indexer.pipeline.keys import cache_key
+
     children = tuple(
         replace(c, key=cache_key(c.sha256, c.extractor, digests[c.extractor]))
         if c.extractor is not None and c.extractor in digests

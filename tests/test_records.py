@@ -1,0 +1,76 @@
+"""Rendered records: the exact bytes of the output format, however they are built."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from hypothesis import given
+from hypothesis import strategies as st
+
+from indexer._types import Chunk, Extracted
+from indexer.pipeline.records import DocOutcome, doc_id, pack, render, unpack
+
+TEXT = st.text(st.characters(blacklist_categories=("Cs",)))
+"""Any text orjson can encode (lone surrogates are not JSON)."""
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
+    max_leaves=8,
+)
+META = st.dictionaries(TEXT, JSON, max_size=4)
+
+
+def _as_dumped(doc: DocOutcome) -> bytes:
+    """The chunk block as the output format defines it: each record dumped whole."""
+    did = doc_id(doc.path)
+    assert doc.extracted is not None
+    records: list[dict[str, Any]] = [
+        {
+            "id": f"{did}:{i}", "doc_id": did, "path": doc.path, "kind": doc.kind,
+            "chunk": i, "text": chunk.text, "meta": chunk.meta,
+            "degraded": doc.extracted.degraded, "sha256": doc.sha256,
+        }
+        for i, chunk in enumerate(doc.extracted.chunks)
+    ]  # fmt: skip
+    return b"".join(orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in records)
+
+
+@given(
+    path=TEXT,
+    kind=st.none() | TEXT,
+    sha256=st.none() | TEXT,
+    degraded=st.booleans(),
+    chunks=st.lists(st.builds(Chunk, text=TEXT, meta=META), max_size=12),
+)
+def test_chunk_lines_are_the_bytes_of_each_record_dumped_whole(
+    path: str, kind: str | None, sha256: str | None, degraded: bool, chunks: list[Chunk]
+) -> None:
+    extracted = Extracted(kind="text", text="", chunks=tuple(chunks), degraded=degraded)
+    doc = DocOutcome(path=path, kind=kind, size=1, sha256=sha256, extracted=extracted)
+    rendered = render(doc)
+    assert rendered.block == _as_dumped(doc)
+    assert rendered.count == len(chunks)
+
+
+def test_a_percent_sign_in_a_path_is_not_a_placeholder() -> None:
+    chunks = (Chunk(text="100%d", meta={"%s": "%b"}), Chunk(text="b"))
+    extracted = Extracted(kind="text", text="", chunks=chunks)
+    doc = DocOutcome(path="50%d/%%s.txt", kind="text", size=1, sha256="s", extracted=extracted)
+    assert render(doc).block == _as_dumped(doc)
+
+
+def test_a_skipped_document_has_no_chunk_lines() -> None:
+    doc = DocOutcome(path="a.bin", kind=None, size=3, sha256=None, skip="binary")
+    rendered = render(doc)
+    assert (rendered.block, rendered.count, rendered.status) == (b"", 0, "skipped")
+
+
+def test_packed_documents_unpack_equal() -> None:
+    chunks = (Chunk(text="one", meta={"page": 1}), Chunk(text="two"))
+    extracted = Extracted(kind="pdf", text="", chunks=chunks, metadata={"pages": 2})
+    docs = (
+        render(DocOutcome(path="a.pdf", kind="pdf", size=9, sha256="h", extracted=extracted)),
+        render(DocOutcome(path="b.bin", kind=None, size=3, sha256=None, skip="binary")),
+    )
+    assert unpack(pack(docs)) == docs

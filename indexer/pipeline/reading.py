@@ -7,6 +7,9 @@ import os
 import stat
 from dataclasses import dataclass
 
+_GROWTH_READ = 1 << 16
+"""Bytes asked for at a time once a file turns out longer than its stat said."""
+
 
 @dataclass(frozen=True, slots=True)
 class Content:
@@ -50,8 +53,7 @@ def read_one(path: bytes, limit: int) -> ReadResult:
             return ReadResult(error="not_regular_file")
         if info.st_size > limit:
             return ReadResult(error="too_large")
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(limit + 1)
+        data = _read_to_end(fd, info.st_size, limit)
         if len(data) > limit:
             return ReadResult(error="too_large")
         return ReadResult(data=data, sha256=hashlib.sha256(data).hexdigest())
@@ -59,3 +61,21 @@ def read_one(path: bytes, limit: int) -> ReadResult:
         return ReadResult(error=f"unreadable: {exc.strerror}")
     finally:
         os.close(fd)
+
+
+def _read_to_end(fd: int, size: int, limit: int) -> bytes:
+    """The bytes of `fd` to its end, expected to be `size`; stops past `limit` (a file
+    that grew since its stat).
+
+    Sized reads, not `BufferedReader.read(limit + 1)`: that allocates `limit + 1`
+    bytes (256 MiB) for every file and shrinks them, 100-130 us a file against 20-30.
+    """
+    parts: list[bytes] = []
+    total, want = 0, min(size, limit) + 1  # one byte more than expected: the end, or growth
+    while total <= limit:
+        part = os.read(fd, max(want - total, _GROWTH_READ))
+        if not part:
+            break
+        parts.append(part)
+        total += len(part)
+    return parts[0] if len(parts) == 1 else b"".join(parts)

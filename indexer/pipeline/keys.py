@@ -34,6 +34,9 @@ class CacheKeys:
         limits = f"{config.timeout:g}s/{config.max_memory_mb}MB"
         self.digests = {spec.name: _digest(options, spec, limits) for spec in registry.extractors()}
         """Per extractor name, the digest of its version and the options it uses."""
+        self._registry = registry
+        self._suffixes: dict[str, str] = {}
+        """Per extension, what follows the content hash in an entry's key."""
 
     def key(self, sha256: str, spec: ExtractorSpec, entry: Entry) -> str:
         """The cache key of `spec`'s output on content `sha256` under this run's options.
@@ -43,6 +46,16 @@ class CacheKeys:
         """
         ext = "eml" if entry.mail or entry.data is not None else extension_of(entry.rel)
         return f"{cache_key(sha256, spec.name, self.digests[spec.name])}:{ext}"
+
+    def entry_key(self, sha256: str, entry: Entry) -> str:
+        """`key(sha256, spec_for(registry, entry), entry)`, the extension read once: the
+        extractor follows from it (the unchanged-tree check asks for 10,000 keys)."""
+        ext = "eml" if entry.mail or entry.data is not None else extension_of(entry.rel)
+        suffix = self._suffixes.get(ext)
+        if suffix is None:
+            spec = spec_for(self._registry, entry)
+            suffix = self._suffixes[ext] = f":{spec.name}:{self.digests[spec.name]}:{ext}"
+        return sha256 + suffix
 
     def current(self, deps: tuple[str, ...]) -> bool:
         """True when every attachment of a stored mail was extracted under today's key."""

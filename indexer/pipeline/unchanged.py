@@ -33,11 +33,11 @@ import orjson
 from indexer.config import Config
 from indexer.mail.mbox import is_mbox
 from indexer.pipeline.changes import CHANGES, fingerprint
-from indexer.pipeline.keys import CacheKeys, spec_for
+from indexer.pipeline.keys import CacheKeys
 from indexer.pipeline.output import DOCUMENTS, MANIFEST
 from indexer.pipeline.records import skipped
 from indexer.pipeline.shards import LAYOUT
-from indexer.pipeline.state import State
+from indexer.pipeline.state import State, deps_of
 from indexer.pipeline.walk import Entry, iter_batches
 from indexer.registry import Registry
 
@@ -75,7 +75,7 @@ def unchanged(
     if old.get("config_digest") != config.digest() or old.get("extractors") != versions:
         return None, walked
     taken: list[Entry] = []
-    found = _compare(walked, taken, previous, registry, state, keys, committed)
+    found = _compare(walked, taken, previous, state, keys, committed)
     if found is not None and found == sum("#" not in path for path in previous):
         return old, None
     return None, (itertools.chain(taken, walked) if len(taken) <= _KEEP else None)
@@ -85,7 +85,6 @@ def _compare(
     walked: Iterator[Entry],
     taken: list[Entry],
     previous: dict[str, bytes],
-    registry: Registry,
     state: State,
     keys: CacheKeys,
     committed: int,
@@ -106,13 +105,12 @@ def _compare(
                     return None
                 continue
             row = rows.get(entry.rel)
-            stat = (entry.size, entry.mtime_ns, entry.inode, entry.device)
             if (
                 row is None
-                or row.stat != stat
+                or row[:4] != (entry.size, entry.mtime_ns, entry.inode, entry.device)
                 or row.run > committed
-                or row.key != keys.key(row.sha256, spec_for(registry, entry), entry)
-                or not keys.current(row.deps)
+                or row.key != keys.entry_key(row.sha256, entry)
+                or (row.deps is not None and not keys.current(deps_of(row.deps)))
             ):
                 return None
     return files

@@ -133,6 +133,8 @@ class Lookahead:
         """Isolated work held and not sent yet, in walk order."""
         self.early: set[int] = set()
         """Positions of isolated work held and sent already."""
+        self._sizes: deque[int] = deque()
+        """The bytes each slot holds (an mbox message, a settled output)."""
         self.held = 0
         self.exhausted = False
 
@@ -146,27 +148,26 @@ class Lookahead:
         count, settled, work = taken
         todo = iter(work)
         item = next(todo, None)
+        sizes = self._sizes
         for seq in range(self.end, self.end + count):
             if item is not None and item[0] == seq:
                 self.slots.append(item)
-                self.held += len(item[1].data or b"")
+                size = len(item[1].data or b"")
                 if item[2].isolated:
                     self.isolated.append(item)
                 item = next(todo, None)
             else:
                 outcome = settled[seq]
                 self.slots.append(outcome)
-                self.held += sum(len(doc.block) for doc in outcome.docs)
+                size = sum(len(doc.block) for doc in outcome.docs)
+            sizes.append(size)
+            self.held += size
 
     def pop(self) -> FileOutcome | WorkItem:
         """The next entry to admit."""
-        slot = self.slots.popleft()
         self.seq += 1
-        if isinstance(slot, FileOutcome):
-            self.held -= sum(len(doc.block) for doc in slot.docs)
-        else:
-            self.held -= len(slot[1].data or b"")
-        return slot
+        self.held -= self._sizes.popleft()
+        return self.slots.popleft()
 
     def wants_more(self, room: bool) -> bool:
         """True when the walk should be read further: nothing is held, or isolated

@@ -6,7 +6,6 @@ import codecs
 import gc
 import re
 from collections.abc import Iterable
-from email.charset import ALIASES
 from functools import lru_cache
 
 from indexer._types import Chunk
@@ -150,6 +149,10 @@ def _ascii_compatible(codec: str) -> bool:
 
 @lru_cache(maxsize=256)
 def _codec(charset: str) -> str | None:
+    # Here, not at the top: an unchanged re-run never decodes, and the email package
+    # is 5 ms of its start-up.
+    from email.charset import ALIASES
+
     name = charset.strip().strip("\"'").lower()
     name = _LABELS.get(name, ALIASES.get(name, name))
     try:

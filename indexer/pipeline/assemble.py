@@ -43,7 +43,7 @@ class PartResult:
 class Assembler:
     """Folds `PartResult`s, in partition order, into one staged output in `staging`."""
 
-    def __init__(self, staging: Path, previous: dict[str, bytes] | None) -> None:
+    def __init__(self, staging: Path, previous: dict[str, int] | None) -> None:
         self._staging = staging
         self._documents = NdjsonFile(staging / DOCUMENTS)
         self._changes = NdjsonFile(staging / CHANGES) if previous is not None else None

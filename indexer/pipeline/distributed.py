@@ -56,7 +56,7 @@ async def stage_on_dask(
     registry: Registry,
     *,
     state: State | None,
-    previous: dict[str, bytes] | None,
+    previous: dict[str, int] | None,
 ) -> Staged:
     """Extract `source` on a dask cluster and stage the output in `staging`; return it.
 

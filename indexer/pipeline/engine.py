@@ -69,7 +69,7 @@ class Engine:
         registry: Registry,
         on_progress: Callable[[str, Any], None] | None = None,
         state: State | None = None,
-        previous: dict[str, bytes] | None = None,
+        previous: dict[str, int] | None = None,
         part: Part | None = None,
         pools: tuple[WorkerPool, WorkerPool] | None = None,
         previous_output: Path | None = None,

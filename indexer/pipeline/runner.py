@@ -15,13 +15,13 @@ import anyio
 import orjson
 
 from indexer.config import Config, ConfigError
-from indexer.pipeline.changes import load_previous
+from indexer.pipeline.changes import Previous, load_previous
 from indexer.pipeline.keys import CacheKeys
 from indexer.pipeline.lock import hold
 from indexer.pipeline.output import CURRENT, prepare_staging, recover
 from indexer.pipeline.staged import Staged, Tally, commit_staged, manifest
 from indexer.pipeline.state import STATE_DIR, STATE_FILE, State, StateDamaged
-from indexer.pipeline.unchanged import previous_pages, stage_linked, unchanged
+from indexer.pipeline.unchanged import stage_linked, unchanged
 from indexer.pipeline.walk import Entry, walk
 from indexer.registry import Registry, default_registry
 
@@ -124,7 +124,7 @@ async def _stage_all(
     src: Path,
     config: Config,
     registry: Registry,
-    previous: dict[str, bytes],
+    previous: Previous,
     progress: bool,
     previous_output: Path | None,
     staging: Path,
@@ -162,7 +162,7 @@ def _stage_unchanged(
     config: Config,
     registry: Registry,
     state: State,
-    previous: dict[str, bytes],
+    previous: Previous,
 ) -> tuple[Staged | None, Iterator[Entry] | None]:
     """Stage the previous output again when the tree did not change; else None, and
     the walk to go on with (see `unchanged`)."""
@@ -177,7 +177,7 @@ def _stage_unchanged(
     tally = Tally(
         files=counts["files"], documents=counts["documents"], chunks=counts["chunks"],
         reused=counts["documents"] - by_status.get("skipped", 0),
-        pages=previous_pages(previous_output), by_status=dict(by_status),
+        pages=previous.pages, by_status=dict(by_status),
         by_kind=dict(counts["by_kind"]), changes={"added": 0, "changed": 0, "removed": 0},
     )  # fmt: skip
     manifest_files = {"documents": old["documents"], "shards": old["shards"]}
@@ -190,7 +190,7 @@ async def _stage(
     config: Config,
     registry: Registry,
     state: State,
-    previous: dict[str, bytes],
+    previous: dict[str, int],
     progress: bool,
     previous_output: Path | None,
     walked: Iterator[Entry] | None = None,

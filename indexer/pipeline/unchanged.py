@@ -49,7 +49,7 @@ _KEEP = 100_000
 def unchanged(
     walked: Iterator[Entry],
     previous_output: Path,
-    previous: dict[str, bytes],
+    previous: dict[str, int],
     config: Config,
     registry: Registry,
     state: State,
@@ -84,7 +84,7 @@ def unchanged(
 def _compare(
     walked: Iterator[Entry],
     taken: list[Entry],
-    previous: dict[str, bytes],
+    previous: dict[str, int],
     state: State,
     keys: CacheKeys,
     committed: int,
@@ -127,15 +127,3 @@ def stage_linked(previous_output: Path, staging: Path, manifest: dict[str, Any])
             shutil.copyfile(previous_output / name, staging / name)
     (staging / CHANGES).write_bytes(b"")
     return [*names, CHANGES]
-
-
-def previous_pages(previous_output: Path) -> int:
-    """The page count the previous output's documents add up to (for run.json)."""
-    pages = 0
-    with open(previous_output / DOCUMENTS, "rb") as handle:
-        for line in handle:
-            if b'"pages":' not in line:  # most documents have no page count: no parse
-                continue
-            value = orjson.loads(line)["metadata"].get("pages", 0)
-            pages += value if isinstance(value, int) else 0
-    return pages

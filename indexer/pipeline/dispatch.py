@@ -88,16 +88,15 @@ class Window:
             return False
         return True
 
-    async def admit(self, meanwhile: Callable[[], Awaitable[None]] | None = None) -> None:
-        """Take a slot, waiting for the writer; call `meanwhile` now and then."""
-        if meanwhile is None:
-            await self._slots.acquire()
-            return
-        while True:
+    async def admit(self, meanwhile: Callable[[], Awaitable[bool]]) -> None:
+        """Take a slot, waiting for the writer. While none is free, call `meanwhile`
+        as long as it finds something to do (it returns True), then now and then."""
+        while not self.admit_nowait():
+            if await meanwhile():
+                continue
             with anyio.move_on_after(_POLL):
                 await self._slots.acquire()
                 return
-            await meanwhile()
 
     def early_room(self) -> bool:
         """True while more isolated work may be sent ahead of the window."""
@@ -202,22 +201,39 @@ class Dispatcher:
 
     async def run(self, take: Callable[[int], Awaitable[Taken | None]], first_seq: int) -> None:
         """Read the walk with `take(seq)` (a stretch from position `seq`, None at the
-        end) and dispatch all of it."""
+        end) and dispatch all of it. The walk is read ahead while the window is full
+        (`_look_ahead`), so the first batches go out at once."""
         ahead = Lookahead(first_seq)
         while True:
-            while ahead.wants_more(self.window.early_room()):
-                taken = await take(ahead.end)
-                if taken is None:
-                    ahead.exhausted = True
-                else:
-                    ahead.add(taken)
+            if not ahead.slots and not ahead.exhausted:
+                await self._read(ahead, take)
             await self._send_early(ahead)
             if not ahead.slots:
                 break
-            await self._admit(ahead)
+            await self._admit(ahead, take)
         await self._settle()
         await self.general.send()
         await self.alone.send()
+
+    @staticmethod
+    async def _read(ahead: Lookahead, take: Callable[[int], Awaitable[Taken | None]]) -> None:
+        taken = await take(ahead.end)
+        if taken is None:
+            ahead.exhausted = True
+        else:
+            ahead.add(taken)
+
+    async def _look_ahead(
+        self, ahead: Lookahead, take: Callable[[int], Awaitable[Taken | None]]
+    ) -> bool:
+        """While the window is full: read one more stretch if isolated work may still
+        be found (`Lookahead.wants_more`), and send what the budget allows. True when
+        it did anything."""
+        room = self.window.early_room()
+        read = ahead.wants_more(room)
+        if read:
+            await self._read(ahead, take)
+        return await self._send_early(ahead) or read
 
     async def _settle(self) -> None:
         """Send the outcomes settled so far: before any send that may wait, so that
@@ -226,9 +242,10 @@ class Dispatcher:
             done, self._done = self._done, []
             await self._send_out.send(done)
 
-    async def _send_early(self, ahead: Lookahead) -> None:
+    async def _send_early(self, ahead: Lookahead) -> bool:
         """Send the isolated work held, as far as the early budget allows; a partial
-        batch goes too once no more is held (the pool may be idle)."""
+        batch goes too once no more is held (the pool may be idle). True when it
+        sent anything."""
         sent = False
         while ahead.isolated and self.window.early_room():
             item = ahead.isolated.popleft()
@@ -241,8 +258,11 @@ class Dispatcher:
         if sent and not ahead.isolated:
             await self._settle()
             await self.alone.send()
+        return sent
 
-    async def _admit(self, ahead: Lookahead) -> None:
+    async def _admit(
+        self, ahead: Lookahead, take: Callable[[int], Awaitable[Taken | None]]
+    ) -> None:
         """Admit up to one stretch of held entries through the window."""
         work = 0
         for _ in range(min(len(ahead.slots), _STRETCH)):
@@ -254,10 +274,7 @@ class Dispatcher:
                 for batch in (self.general, self.alone):
                     if batch.items and self.window.written >= batch.items[0][0]:
                         await batch.send()
-                if ahead.isolated:  # the early budget frees as the writer goes on
-                    await self.window.admit(lambda: self._send_early(ahead))
-                else:
-                    await self.window.admit()
+                await self.window.admit(lambda: self._look_ahead(ahead, take))
             seq, slot = ahead.seq, ahead.pop()
             if isinstance(slot, FileOutcome):
                 self._done.append(slot)

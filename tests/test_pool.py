@@ -169,6 +169,19 @@ async def test_unbounded_allocation_under_a_cap_is_out_of_memory() -> None:
         assert await pool.run(crashy.echo, "after") == ("after",)
 
 
+async def test_workers_run_this_copy_of_indexer_whatever_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run from a folder holding another `indexer/` (an old checkout), a worker once
+    imported that one: `python -m` puts the current folder first on sys.path."""
+    impostor = tmp_path / "indexer"
+    impostor.mkdir()
+    (impostor / "__init__.py").write_text("raise ImportError('the wrong indexer')\n")
+    monkeypatch.chdir(tmp_path)
+    async with WorkerPool(size=1, name="here") as pool:
+        assert await pool.run(crashy.pid) != os.getpid()
+
+
 async def test_a_worker_that_cannot_start_is_a_start_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

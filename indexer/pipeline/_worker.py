@@ -1,7 +1,8 @@
 """The child side of `WorkerPool`: a loop that runs pickled calls sent over a pipe.
 
-Started as `python -m indexer.pipeline._worker PARENT_PID MEMORY_LIMIT_MB NAME`. Both
-directions carry frames: an 8-byte big-endian length, then a pickle. The parent sends
+Started by `pool._BOOT` (or `python -m indexer.pipeline._worker`) with the arguments
+`PARENT_PID MEMORY_LIMIT_MB NAME`. Both directions carry frames: an 8-byte
+big-endian length, then a pickle. The parent sends
 an init frame (`{"sys_path": [...]}`), the child answers `("ready", pid)`; then each
 call frame `(func, args)` gets exactly one reply:
 

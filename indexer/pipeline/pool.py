@@ -3,7 +3,7 @@
     async with WorkerPool(size=2, memory_limit_mb=2048, max_tasks_per_worker=50) as pool:
         result = await pool.run(extract_pdf, path, data, timeout=120)
 
-Each worker is a child process (`python -m indexer.pipeline._worker`) that runs one
+Each worker is a child process (`indexer.pipeline._worker`) that runs one
 call at a time. A call that crashes, hangs past its timeout or runs out of memory
 costs only that call and that worker: the worker is killed, reaped and replaced on
 the next call, and calls on other workers carry on. There is no global pool: each
@@ -38,6 +38,17 @@ from anyio.abc import Process
 from indexer.pipeline._worker import HEADER, PIPE_BYTES, encode_frame
 
 log = logging.getLogger(__name__)
+
+_PATH_VARIABLE = "INDEXER_WORKER_PATH"
+_BOOT = f"""\
+import os, sys
+sys.path[:] = os.environ.pop("{_PATH_VARIABLE}").split(os.pathsep)
+from indexer.pipeline._worker import main
+sys.exit(main(sys.argv[1:]))
+"""
+"""A worker's first lines: this process's `sys.path` before any import of `indexer`,
+so that it runs this very copy. `python -m` put the current folder first: run from a
+folder holding another `indexer/`, a worker imported that one instead."""
 
 T = TypeVar("T")
 
@@ -289,8 +300,9 @@ class WorkerPool:
 
     async def _spawn(self) -> _Worker:
         """Start a worker and wait for its handshake; raises `WorkerStartError`."""
-        command = [sys.executable, "-m", "indexer.pipeline._worker", str(os.getpid())]
+        command = [sys.executable, "-c", _BOOT, str(os.getpid())]
         command += [str(self.memory_limit_mb or 0), self.name]
+        env = {**os.environ, _PATH_VARIABLE: os.pathsep.join(sys.path)}
         replies, child_stdout = os.pipe()
         # Shielded: a cancellation between fork and return would leak the child.
         with anyio.CancelScope(shield=True):
@@ -298,7 +310,7 @@ class WorkerPool:
                 # A session of its own: a terminal's Ctrl-C goes to us alone, and killing
                 # the group also kills anything the worker started.
                 process = await anyio.open_process(
-                    command, stdout=child_stdout, stderr=None, start_new_session=True
+                    command, stdout=child_stdout, stderr=None, start_new_session=True, env=env
                 )
             except BaseException:
                 os.close(replies)

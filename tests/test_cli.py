@@ -74,3 +74,51 @@ def test_help_documents_the_exit_codes() -> None:
     for code in ("0 ", "1 ", "2 ", "3 ", "75 ", "130 "):
         assert f"\n  {code}" in proc.stdout, code
     assert "143 terminated (SIGTERM)" in proc.stdout
+
+
+@pytest.mark.parametrize(("sig", "code"), [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_signal_mid_run_exits_130_or_143_and_commits_nothing(
+    tmp_path: Path, sig: str, code: int
+) -> None:
+    import signal
+    import time
+
+    from indexer._corpusgen import write_corpus
+
+    source, out = tmp_path / "src", tmp_path / "out"
+    (source / "a").mkdir(parents=True)
+    (source / "a" / "first.txt").write_text("the first commit\n")
+    command = [sys.executable, "-m", "indexer", "run", str(source), "--out", str(out)]
+    subprocess.run([*command, "--quiet"], check=True, timeout=120)
+    before = (out / "documents.ndjson").read_bytes()
+    write_corpus(source / "b", 8_000_000, seed=3)
+    proc = subprocess.Popen(
+        [*command, "--quiet", "--workers", "1", "--pdf-workers", "1"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not list(out.glob(".staging/chunks-*.ndjson")) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    proc.send_signal(getattr(signal, sig))
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == code, err
+    assert "interrupted; the previous output" in err
+    assert (out / "documents.ndjson").read_bytes() == before
+
+
+def test_an_unchanged_rerun_never_starts_an_event_loop(tmp_path: Path) -> None:
+    source, out = tmp_path / "src", tmp_path / "out"
+    source.mkdir()
+    (source / "a.txt").write_text("one paragraph\n\nand another\n")
+    command = [sys.executable, "-m", "indexer", "run", str(source), "--out", str(out), "--json"]
+    subprocess.run(command, check=True, capture_output=True, timeout=120)
+    probe = (
+        "import sys; from indexer.cli import main; code = main(sys.argv[1:]);"
+        "print('asyncio' in sys.modules, code, file=sys.stderr)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe, *command[3:]], capture_output=True, text=True, timeout=120
+    )
+    assert proc.stderr.split()[-2:] == ["False", "0"], proc.stderr
+    assert json.loads(proc.stdout)["reused"] == 1

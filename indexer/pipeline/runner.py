@@ -7,7 +7,6 @@ import resource
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +17,7 @@ from indexer.config import Config, ConfigError
 from indexer.pipeline.changes import Previous, load_previous
 from indexer.pipeline.keys import CacheKeys
 from indexer.pipeline.lock import hold
-from indexer.pipeline.output import CURRENT, prepare_staging, recover
+from indexer.pipeline.output import CURRENT, commit, prepare_staging, recover
 from indexer.pipeline.staged import Staged, Tally, commit_staged, manifest
 from indexer.pipeline.state import STATE_DIR, STATE_FILE, State, StateDamaged
 from indexer.pipeline.unchanged import stage_linked, unchanged
@@ -72,27 +71,91 @@ async def index(
     """
     config = config or Config()
     registry = registry or default_registry()
-    src, dst = _check_paths(Path(source), Path(out))
+    src, dst = check_paths(Path(source), Path(out))
     with hold(dst):
-        return await _index_locked(src, dst, config, registry, progress)
+        begun = await anyio.to_thread.run_sync(begin, src, dst, config, registry)
+        if begun.staged is not None:
+            return await anyio.to_thread.run_sync(finish_unchanged, dst, config, registry, begun)
+        return await finish_with_engine(src, dst, config, registry, begun, progress=progress)
 
 
-async def _index_locked(
-    src: Path, dst: Path, config: Config, registry: Registry, progress: bool
-) -> RunSummary:
+@dataclass(slots=True, kw_only=True)
+class Begun:
+    """A run's start, `out` locked: what the engine needs, or the previous output
+    staged again when the tree did not change (`staged`)."""
+
+    started: float
+    previous: Previous
+    staging: Path
+    state: State
+    previous_output: Path | None
+    staged: Staged | None = None
+    """Set when the tree did not change: commit it with `finish_unchanged`."""
+    walked: Iterator[Entry] | None = None
+    """The walk the unchanged-tree check began, for the engine to go on with."""
+
+
+def begin(src: Path, dst: Path, config: Config, registry: Registry) -> Begun:
+    """Start a run (blocking; hold `dst`'s lock): tidy `dst`, read its previous output,
+    open the state, and check whether the tree changed since the last commit.
+
+    No event loop: the CLI calls it before starting one, so that a re-run over an
+    unchanged tree never imports asyncio (70-85 ms of a 0.6 s run here).
+    """
     started = time.monotonic()
-    await anyio.to_thread.run_sync(recover, dst)
-    previous = await anyio.to_thread.run_sync(load_previous, dst)
-    staging = await anyio.to_thread.run_sync(prepare_staging, dst)
-    state = await anyio.to_thread.run_sync(
-        lambda: State(dst / STATE_DIR / STATE_FILE, reuse=not config.full)
-    )
+    recover(dst)
+    previous = load_previous(dst)
+    staging = prepare_staging(dst)
+    state = State(dst / STATE_DIR / STATE_FILE, reuse=not config.full)
     current = dst / CURRENT
     previous_output = current.resolve() if current.is_dir() else None
-    stage = partial(_stage_all, src, config, registry, previous, progress, previous_output)
+    begun = Begun(
+        started=started, previous=previous, staging=staging, state=state,
+        previous_output=previous_output,
+    )  # fmt: skip
+    if previous_output is None:
+        return begun
+    try:
+        begun.staged, begun.walked = _stage_unchanged(
+            src, previous_output, staging, config, registry, state, previous
+        )
+    except StateDamaged as damage:  # met by the check: start over on a new state
+        state.discard(damage)
+        begun.state = State(state.path, reuse=False)
+    except BaseException:
+        state.close()
+        raise
+    return begun
+
+
+def finish_unchanged(dst: Path, config: Config, registry: Registry, begun: Begun) -> RunSummary:
+    """Commit the previous output again, as `begin` staged it (blocking)."""
+    staged = begun.staged
+    assert staged is not None
+    try:
+        manifest_data = manifest(config, registry, staged)
+        commit(dst, manifest_data, staged.files)
+        try:
+            begun.state.mark_committed()  # no sweep: the last one left what this tree needs
+        except StateDamaged as damage:  # the output is committed: the next run starts over
+            begun.state.discard(damage)
+    finally:
+        begun.state.close()
+    return _finish(dst, config, staged, len(manifest_data["shards"]), begun.started)
+
+
+async def finish_with_engine(
+    src: Path, dst: Path, config: Config, registry: Registry, begun: Begun, *, progress: bool
+) -> RunSummary:
+    """Run the engine on what `begin` started, commit, and return the summary."""
+    state, staging = begun.state, begun.staging
+    previous, previous_output = begun.previous, begun.previous_output
     try:
         try:
-            staged = await stage(staging, state)
+            staged = await _stage(
+                src, staging, config, registry, state, previous, progress, previous_output,
+                begun.walked,
+            )  # fmt: skip
         except Exception as exc:
             damage = _damage(exc)
             if damage is None:
@@ -101,47 +164,27 @@ async def _index_locked(
             await anyio.to_thread.run_sync(state.discard, damage)
             staging = await anyio.to_thread.run_sync(prepare_staging, dst)
             state = await anyio.to_thread.run_sync(lambda: State(state.path, reuse=False))
-            staged = await stage(staging, state)
+            staged = await _stage(
+                src, staging, config, registry, state, previous, progress, previous_output
+            )
         manifest_data = manifest(config, registry, staged)
         await commit_staged(dst, manifest_data, staged)
         try:
             await anyio.to_thread.run_sync(state.mark_committed)
-            if not staged.unchanged:  # else the last commit's sweep left what this tree needs
-                await anyio.to_thread.run_sync(state.sweep)
+            await anyio.to_thread.run_sync(state.sweep)
         except StateDamaged as damage:  # the output is committed: the next run starts over
             await anyio.to_thread.run_sync(state.discard, damage)
     finally:
         state.close()
+    shards = len(manifest_data["shards"])
+    return await anyio.to_thread.run_sync(_finish, dst, config, staged, shards, begun.started)
+
+
+def _finish(dst: Path, config: Config, staged: Staged, shards: int, started: float) -> RunSummary:
+    """The committed run's summary; writes its `run.json`."""
     seconds = time.monotonic() - started
-    summary = _summary(dst, staged.tally, len(manifest_data["shards"]), seconds)
-    await anyio.to_thread.run_sync(
-        _write_report, dst, config, staged.tally, seconds, staged.unchanged
-    )
-    return summary
-
-
-async def _stage_all(
-    src: Path,
-    config: Config,
-    registry: Registry,
-    previous: Previous,
-    progress: bool,
-    previous_output: Path | None,
-    staging: Path,
-    state: State,
-) -> Staged:
-    """Stage the run: the previous output again when the tree did not change, else
-    what the engine makes of it (going on with the walk the check began)."""
-    staged, walked = None, None
-    if previous_output is not None:
-        staged, walked = await anyio.to_thread.run_sync(
-            _stage_unchanged, src, previous_output, staging, config, registry, state, previous
-        )
-    if staged is None:
-        staged = await _stage(
-            src, staging, config, registry, state, previous, progress, previous_output, walked
-        )
-    return staged
+    _write_report(dst, config, staged.tally, seconds, staged.unchanged)
+    return _summary(dst, staged.tally, shards, seconds)
 
 
 def _damage(exc: BaseException) -> StateDamaged | None:
@@ -233,7 +276,8 @@ def run(
     return anyio.run(lambda: index(source, out, config, registry=registry))
 
 
-def _check_paths(source: Path, out: Path) -> tuple[Path, Path]:
+def check_paths(source: Path, out: Path) -> tuple[Path, Path]:
+    """The resolved source and output folders; raises `ConfigError` when unusable."""
     src = source.resolve()
     dst = out.resolve()
     if not src.is_dir():

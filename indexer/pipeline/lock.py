@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import socket
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,7 +36,9 @@ def hold(out: Path) -> Iterator[None]:
             raise LockHeld(out, os.pread(fd, 512, 0).decode("utf-8", "replace").strip()) from None
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()} since {stamp}\n".encode(), 0)
+        # os.uname, not socket.gethostname: the socket module is 5 ms of a re-run's start.
+        host = os.uname().nodename
+        os.pwrite(fd, f"pid {os.getpid()} on {host} since {stamp}\n".encode(), 0)
         yield
     finally:
         os.close(fd)

@@ -92,24 +92,29 @@ def _compare(
     """Walk on while every entry is as the committed output has it; return how many
     there were, or None at the first difference. Each batch walked joins `taken`."""
     files = 0
+    entry_key = keys.entry_key
     for batch in iter_batches(walked, _BATCH):
         if len(taken) <= _KEEP:
             taken.extend(batch)
         rows = state.rows([e.rel for e in batch if e.skip is None])
         for entry in batch:
             files += 1
-            if entry.rel not in previous or is_mbox(entry.rel):
+            rel = entry.rel
+            if rel not in previous or is_mbox(rel):
                 return None
             if entry.skip is not None:
-                if fingerprint(skipped(0, entry).docs[0].line) != previous[entry.rel]:
+                if fingerprint(skipped(0, entry).docs[0].line) != previous[rel]:
                     return None
                 continue
-            row = rows.get(entry.rel)
+            row = rows.get(rel)
             if (
                 row is None
-                or row[:4] != (entry.size, entry.mtime_ns, entry.inode, entry.device)
+                or row.size != entry.size
+                or row.mtime_ns != entry.mtime_ns
+                or row.inode != entry.inode
+                or row.device != entry.device
                 or row.run > committed
-                or row.key != keys.entry_key(row.sha256, entry)
+                or row.key != entry_key(row.sha256, entry)
                 or (row.deps is not None and not keys.current(deps_of(row.deps)))
             ):
                 return None

@@ -507,3 +507,33 @@ def test_an_unchanged_rerun_keeps_every_stored_output_for_the_next_run(
     third = indexer.run(source, out, CONFIG)
     assert third.extracted == 1
     assert committed(out) == fresh(source, tmp_path, CONFIG)
+
+
+def test_a_file_skipped_once_and_readable_again_is_extracted_as_a_fresh_run_would(
+    source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unreadable for a night (chmod does not change mtime), then readable again: its
+    output from before the skip must not pass for current (as root, `os.access` is
+    what the walk asks, so it is made to answer no for that one file)."""
+    out = tmp_path / "out"
+    indexer.run(source, out, CONFIG)
+    text = next(p for p in _paths(source) if p.suffix == ".csv")  # claimed: no sniff
+    real_access, target = os.access, str(text.resolve())
+
+    def access(path: object, mode: int, **kwargs: object) -> bool:
+        if os.fsdecode(path) == target:  # type: ignore[call-overload]
+            return False
+        return real_access(path, mode, **kwargs)  # type: ignore[call-overload]
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "access", access)
+        indexer.run(source, out, CONFIG)
+    rel = text.relative_to(source).as_posix()
+    docs = {
+        d["path"]: d for d in map(json.loads, (out / "documents.ndjson").read_bytes().splitlines())
+    }
+    assert (docs[rel]["status"], docs[rel]["reason"]) == ("skipped", "unreadable")
+    again = indexer.run(source, out, CONFIG)
+    assert _report(out)["unchanged"] is False
+    assert committed(out) == fresh(source, tmp_path, CONFIG)
+    assert again.extracted == 1

@@ -128,7 +128,7 @@ async def _submit(
 def _take(entries: Iterator[Entry], n: int, state: State | None) -> tuple[Entry, ...]:
     part = tuple(islice(entries, n))
     if state is not None and part:  # the workers' connections cannot mark for the sweep
-        state.mark_seen([entry.rel for entry in part])
+        state.mark_seen([entry.rel for entry in part if entry.skip is None])  # as engine.py
     return part
 
 

@@ -180,7 +180,10 @@ class Engine:
         ready, work = extractor.prepare(items)
         settled.update((outcome.seq, outcome) for outcome in ready)
         if self.state is not None and self.part is None:
-            self.state.mark_seen([entry.rel for entry in taken])
+            # A skipped entry is not seen: the sweep drops its row, so that an output
+            # stored before it was skipped (an unreadable night; chmod keeps the mtime)
+            # never passes for current once it is readable again.
+            self.state.mark_seen([entry.rel for entry in taken if entry.skip is None])
         return len(taken), settled, work
 
     @asynccontextmanager

@@ -33,7 +33,9 @@ only a fast path to the hash: when one differs the file is read and hashed, and
 its output is found by key, under its own path or another one (a copy, a rename,
 a `touch` or an rsync with old times), re-rendered for the new path then. Rows
 are written as extractions complete, so a killed run's work is reused by the next
-one. After a commit, rows of paths the run did not walk are deleted. A state file
+one. After a commit, rows of paths the run did not walk, or walked and skipped,
+are deleted (an output stored before a file was skipped, unreadable for a night
+since chmod keeps its mtime, must not pass for current later). A state file
 that is not a readable database (or has another schema) is moved aside and the
 run starts from scratch (a warning, never a crash, never wrong output: the state
 only ever short-cuts extraction).
@@ -318,7 +320,7 @@ class State:
                 )
 
     def sweep(self) -> None:
-        """After a commit: forget the files this run did not walk, then tidy the
+        """After a commit: forget the files this run did not walk (or skipped), then tidy the
         outputs files (see the module doc)."""
         with self._lock, self._failing(), self._db:
             if self._seen_table:

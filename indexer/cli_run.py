@@ -70,8 +70,9 @@ def run_command(args: argparse.Namespace) -> int:
     return _run(args.source, args.out, config)
 
 
-class _Stopped(Exception):
-    """SIGTERM (or SIGINT) while no event loop runs."""
+class _Stopped(BaseException):
+    """SIGTERM while no event loop runs. A BaseException, as KeyboardInterrupt is for
+    SIGINT: no `except Exception` on the way may take it for a file's error."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)

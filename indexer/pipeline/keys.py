@@ -44,18 +44,20 @@ class CacheKeys:
         The extension is part of it: extractors read some by it (`.jsonl`, `.tsv`).
         Messages of an mbox or a Maildir are all `eml`, whatever their position.
         """
-        ext = "eml" if entry.mail or entry.data is not None else extension_of(entry.rel)
-        return f"{cache_key(sha256, spec.name, self.digests[spec.name])}:{ext}"
+        return sha256 + self._suffix(spec.name, _extension(entry))
 
     def entry_key(self, sha256: str, entry: Entry) -> str:
         """`key(sha256, spec_for(registry, entry), entry)`, the extension read once: the
         extractor follows from it (the unchanged-tree check asks for 10,000 keys)."""
-        ext = "eml" if entry.mail or entry.data is not None else extension_of(entry.rel)
+        ext = _extension(entry)
         suffix = self._suffixes.get(ext)
         if suffix is None:
-            spec = spec_for(self._registry, entry)
-            suffix = self._suffixes[ext] = f":{spec.name}:{self.digests[spec.name]}:{ext}"
+            suffix = self._suffixes[ext] = self._suffix(spec_for(self._registry, entry).name, ext)
         return sha256 + suffix
+
+    def _suffix(self, extractor: str, ext: str) -> str:
+        """What follows the content hash in a key (`cache_key`, then the extension)."""
+        return f"{cache_key('', extractor, self.digests[extractor])}:{ext}"
 
     def current(self, deps: tuple[str, ...]) -> bool:
         """True when every attachment of a stored mail was extracted under today's key."""
@@ -64,6 +66,11 @@ class CacheKeys:
             if self.digests.get(extractor) != digest:
                 return False
         return True
+
+
+def _extension(entry: Entry) -> str:
+    """The extension a key records: `eml` for a Maildir or mbox message, whatever its name."""
+    return "eml" if entry.mail or entry.data is not None else extension_of(entry.rel)
 
 
 def _digest(options: Options, spec: ExtractorSpec, limits: str) -> str:

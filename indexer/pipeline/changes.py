@@ -42,7 +42,7 @@ def load_previous(out: Path) -> Previous:
     with open(out / DOCUMENTS, "rb") as handle:
         while lines := handle.readlines(_READ_HINT):
             for line in lines:
-                previous[_path_of(line)] = hash(line)
+                previous[_path_of(line)] = fingerprint(line)
                 if b'"pages":' in line:  # most documents have no page count: no parse
                     value = orjson.loads(line)["metadata"].get("pages", 0)
                     pages += value if isinstance(value, int) else 0

@@ -109,7 +109,7 @@ class Window:
     def arrived(self, outcome: FileOutcome) -> None:
         """Note an outcome's arrival at the writer (counts the size of early ones)."""
         if self._early and outcome.seq in self._early:
-            size = sum(len(doc.line) + len(doc.block) for doc in outcome.docs)
+            size = _held(outcome)
             self._early[outcome.seq] = size
             self._early_bytes += size
 
@@ -158,7 +158,7 @@ class Lookahead:
             else:
                 outcome = settled[seq]
                 self.slots.append(outcome)
-                size = sum(len(doc.block) for doc in outcome.docs)
+                size = _held(outcome)
             sizes.append(size)
             self.held += size
 
@@ -177,6 +177,11 @@ class Lookahead:
             return True
         roomy = len(self.slots) < LOOKAHEAD and self.held < LOOKAHEAD_BYTES
         return room and roomy and not self.isolated
+
+
+def _held(outcome: FileOutcome) -> int:
+    """The bytes an outcome holds until it is written: its documents' lines and chunks."""
+    return sum(len(doc.line) + len(doc.block) for doc in outcome.docs)
 
 
 class Dispatcher:

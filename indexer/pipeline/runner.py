@@ -135,10 +135,7 @@ def finish_unchanged(dst: Path, config: Config, registry: Registry, begun: Begun
     try:
         manifest_data = manifest(config, registry, staged)
         commit(dst, manifest_data, staged.files)
-        try:
-            begun.state.mark_committed()  # no sweep: the last one left what this tree needs
-        except StateDamaged as damage:  # the output is committed: the next run starts over
-            begun.state.discard(damage)
+        _note_commit(begun.state, sweep=False)  # the last sweep left what this tree needs
     finally:
         begun.state.close()
     return _finish(dst, config, staged, len(manifest_data["shards"]), begun.started)
@@ -169,15 +166,23 @@ async def finish_with_engine(
             )
         manifest_data = manifest(config, registry, staged)
         await commit_staged(dst, manifest_data, staged)
-        try:
-            await anyio.to_thread.run_sync(state.mark_committed)
-            await anyio.to_thread.run_sync(state.sweep)
-        except StateDamaged as damage:  # the output is committed: the next run starts over
-            await anyio.to_thread.run_sync(state.discard, damage)
+        await anyio.to_thread.run_sync(lambda: _note_commit(state, sweep=True))
     finally:
         state.close()
     shards = len(manifest_data["shards"])
     return await anyio.to_thread.run_sync(_finish, dst, config, staged, shards, begun.started)
+
+
+def _note_commit(state: State, *, sweep: bool) -> None:
+    """After the commit: note it in the state and, with `sweep`, forget what this run
+    did not walk. Damage met now only sets the state aside: the output is committed,
+    and the next run starts over (blocking)."""
+    try:
+        state.mark_committed()
+        if sweep:
+            state.sweep()
+    except StateDamaged as damage:
+        state.discard(damage)
 
 
 def _finish(dst: Path, config: Config, staged: Staged, shards: int, started: float) -> RunSummary:

@@ -251,22 +251,31 @@ class State:
         """Append `output` to this run's outputs file; return its (spool, at, length, crc)."""
         if output is None:
             return None, None, None, None
-        try:
+        with self._writing_outputs():
             if self._spool is None:
                 self._outputs.mkdir(exist_ok=True)
-                self._spool = open(self._outputs / f"{self._stem}.out", "ab")  # noqa: SIM115
+                self._spool = open(self._file(self._stem), "ab")  # noqa: SIM115
             at = self._spool.tell()
             self._spool.write(output)
-        except OSError as exc:
-            raise StateWriteError(f"cannot write {self._outputs}: {exc}") from exc
         return self._stem, at, len(output), zlib.crc32(output)
 
     def _flush_spool(self) -> None:
         if self._spool is not None:
-            try:
+            with self._writing_outputs():
                 self._spool.flush()
-            except OSError as exc:
-                raise StateWriteError(f"cannot write {self._outputs}: {exc}") from exc
+
+    @contextmanager
+    def _writing_outputs(self) -> Iterator[None]:
+        """An I/O error on the outputs files (disk full, a file size limit) becomes
+        `StateWriteError`, as `_failing` does for the database."""
+        try:
+            yield
+        except OSError as exc:
+            raise StateWriteError(f"cannot write {self._outputs}: {exc}") from exc
+
+    def _file(self, stem: str) -> Path:
+        """The outputs file called `stem`."""
+        return self._outputs / f"{stem}.out"
 
     def _load(
         self, spool: str | None, at: int | None, length: int | None, crc: int | None
@@ -278,7 +287,7 @@ class State:
         fd = self._readers.get(spool)
         try:
             if fd is None:
-                fd = self._readers[spool] = os.open(self._outputs / f"{spool}.out", os.O_RDONLY)
+                fd = self._readers[spool] = os.open(self._file(spool), os.O_RDONLY)
             data = os.pread(fd, length, at)
         except OSError:
             return None

@@ -300,6 +300,12 @@ def test_a_crash_is_recorded_alike_whether_the_worker_or_the_run_read_the_file(
         ("bad.segv", "crashed", True),
         ("note.txt", None, True),
     ]
+    # The tree did not change, but a crash is tried again: never re-committed as is.
+    assert _report(out)["unchanged"] is False
+    (source / "bad.segv").unlink()
+    indexer.run(source, out, config, registry=registry)
+    again = indexer.run(source, out, config, registry=registry)
+    assert (_report(out)["unchanged"], again.extracted) == (True, 0)
 
 
 def _report(out: Path) -> dict[str, object]:
@@ -326,13 +332,14 @@ def test_an_unchanged_tree_re_commits_the_previous_output_and_nothing_else_does(
             handle.write(b"more")
     elif change == "rows_per_chunk":
         config = Config(workers=2, pdf_workers=2, shard_files=7, rows_per_chunk=5)
-    elif change == "ahead":  # a killed run stored an output the commit does not hold
+    elif change == "ahead":  # a killed run stored outputs the commit does not hold: the
+        # walk is still the one the committed output was made of, which is all that counts
         with sqlite3.connect(out / ".state" / "state.sqlite") as db:
             db.execute("UPDATE files SET run = run + 5 WHERE path = ?", (text.name,))
             db.execute("UPDATE files SET run = run + 5 WHERE path LIKE ?", ("%/" + text.name,))
     before, inodes = committed(out), shard_inodes(out)
     again = indexer.run(source, out, config)
-    assert _report(out)["unchanged"] is (change == "none")
+    assert _report(out)["unchanged"] is (change in ("none", "ahead"))
     assert committed(out) == fresh(source, tmp_path, config)
     if change in ("none", "touch", "ahead"):
         assert committed(out) == before and changes(out) == []
@@ -345,6 +352,41 @@ def test_an_unchanged_tree_re_commits_the_previous_output_and_nothing_else_does(
         normal = indexer.run(source, out, config)
         assert (_report(out)["unchanged"], _report(out)["pages"]) == (False, pages)
         assert again.to_dict() | {"seconds": 0} == normal.to_dict() | {"seconds": 0}
+
+
+def test_a_walk_noted_for_an_older_commit_never_re_commits_a_newer_output(
+    source: Path, tmp_path: Path
+) -> None:
+    """A run killed between its commit and the state's note of it leaves the note of
+    the commit before. A tree put back as that older walk saw it must not then pass
+    for unchanged: the output in OUT is the newer one."""
+    import sqlite3
+    from contextlib import closing
+
+    out = tmp_path / "out"
+    indexer.run(source, out, CONFIG)
+    state = out / ".state" / "state.sqlite"
+    with closing(sqlite3.connect(state)) as db:
+        (older,) = db.execute("SELECT value FROM meta WHERE name = 'committed'").fetchone()
+    text = next(p for p in _paths(source) if p.suffix == ".txt")
+    original, before = text.read_bytes(), text.stat()
+    with open(text, "r+b") as handle:  # same size, same inode: only the content and mtime
+        handle.write(original[:1].swapcase() if original[:1].isalpha() else b"#")
+    indexer.run(source, out, CONFIG)
+    assert changes(out) == [("changed", text.relative_to(source).as_posix())]
+    with closing(sqlite3.connect(state)) as db, db:  # as if the note never happened
+        db.execute("UPDATE meta SET value = ? WHERE name = 'committed'", (older,))
+    with open(text, "r+b") as handle:
+        handle.write(original[:1])
+    os.utime(text, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = text.stat()
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (
+        before.st_size, before.st_mtime_ns, before.st_ino,
+    )  # fmt: skip
+    indexer.run(source, out, CONFIG)
+    assert _report(out)["unchanged"] is False
+    assert changes(out) == [("changed", text.relative_to(source).as_posix())]
+    assert committed(out) == fresh(source, tmp_path, CONFIG)
 
 
 def test_previous_documents_are_read_by_path_whatever_the_name(tmp_path: Path) -> None:
@@ -362,7 +404,8 @@ def test_previous_documents_are_read_by_path_whatever_the_name(tmp_path: Path) -
 
 
 def test_the_state_forgets_deleted_files_and_keeps_the_rest(source: Path, tmp_path: Path) -> None:
-    from indexer.pipeline.state import State
+    import sqlite3
+    from contextlib import closing
 
     out = tmp_path / "out"
     indexer.run(source, out, CONFIG)
@@ -370,12 +413,10 @@ def test_the_state_forgets_deleted_files_and_keeps_the_rest(source: Path, tmp_pa
     gone = files[len(files) // 2]
     gone.unlink()
     indexer.run(source, out, CONFIG)
-    state = State(out / ".state" / "state.sqlite")
-    try:
-        rels = [p.relative_to(source).as_posix() for p in files]
-        stored = state.rows(rels)
-    finally:
-        state.close()
+    with closing(sqlite3.connect(out / ".state" / "state.sqlite")) as db:
+        query = "SELECT path FROM files WHERE spool IS NOT NULL"
+        stored = {path for (path,) in db.execute(query)}
+    rels = [p.relative_to(source).as_posix() for p in files]
     assert gone.relative_to(source).as_posix() not in stored
     assert set(stored) == {rel for rel in rels if rel != gone.relative_to(source).as_posix()}
 
@@ -485,6 +526,8 @@ def test_a_damaged_page_met_mid_run_starts_the_run_over_on_a_new_state(
     meta = {r for (r,) in db.execute("SELECT rootpage FROM sqlite_master WHERE tbl_name = 'meta'")}
     db.close()
     _damage_pages(state, keep={1} | meta)
+    text = next(p for p in _paths(source) if p.suffix == ".txt")
+    os.utime(text, ns=(time.time_ns(), time.time_ns()))  # else only `meta` is read
     rerun = indexer.run(source, out, CONFIG)
     assert rerun.extracted == first.documents
     assert committed(out) == before

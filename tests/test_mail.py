@@ -229,6 +229,13 @@ def test_an_appended_mbox_re_extracts_only_the_new_messages(tmp_path: Path) -> N
     indexer.run(source, fresh, CONFIG)
     for name in ("manifest.json", "documents.ndjson", "chunks-00000.ndjson"):
         assert (out / name).read_bytes() == (fresh / name).read_bytes(), name
+    # Unchanged now: the mbox's stat stands for its messages, and the output is re-committed.
+    third = indexer.run(source, out, CONFIG)
+    assert (third.extracted, third.reused) == (0, 20)
+    assert json.loads((out / "run.json").read_bytes())["unchanged"] is True
+    assert (out / "changes.ndjson").read_bytes() == b""
+    for name in ("manifest.json", "documents.ndjson", "chunks-00000.ndjson"):
+        assert (out / name).read_bytes() == (fresh / name).read_bytes(), name
 
 
 def test_corpus_mail_attachments_are_found_and_extracted(corpus: Path, tmp_path: Path) -> None:

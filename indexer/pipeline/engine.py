@@ -16,7 +16,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ from indexer.pipeline.records import FileOutcome, container_outcome, skipped
 from indexer.pipeline.shards import LAYOUT, PreviousShards, ShardWriter
 from indexer.pipeline.staged import Staged, Tally
 from indexer.pipeline.state import State
+from indexer.pipeline.tree import Digests
 from indexer.pipeline.walk import Entry, walk
 from indexer.registry import ExtractorSpec, Registry
 
@@ -88,6 +89,8 @@ class Engine:
         """The committed generation folder whose unchanged shards may be linked, if any."""
         self.walked = walked
         """The walk of `source`, when the caller has begun it (else the engine walks)."""
+        self.tree = Digests()
+        """The digests of the walk, for the state to note with the commit (`tree.py`)."""
         self.window = Window(config.window, 0 if part is None else part.first_seq)
         self._notify = on_progress or (lambda event, value: None)
         self._producer_failed = False
@@ -102,13 +105,13 @@ class Engine:
 
     async def _run(self, general: WorkerPool, isolated: WorkerPool) -> Staged:
         config = self.config
+        extractor = BatchExtractor(config, self.registry, general, isolated, self.state)
         # One queue of batches per pool: a stretch of PDFs waiting on the isolated pool
         # must not hold back the text batches behind it while the general pool idles.
         # The window alone bounds how far the walk runs ahead, so the queues may hold it.
         send_general, recv_general = anyio.create_memory_object_stream[Work](config.window)
         send_alone, recv_alone = anyio.create_memory_object_stream[Work](config.window)
         send_out, recv_out = anyio.create_memory_object_stream[list[FileOutcome]](config.window)
-        extractor = BatchExtractor(config, self.registry, general, isolated, self.state)
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._walk, send_general, send_alone, send_out.clone(), extractor)
             # Twice the processes, plus one: a batch is read and stored while another
@@ -123,6 +126,8 @@ class Engine:
             send_out.close()
             staged = await self._write(recv_out)
         await extractor.flush()
+        if self.part is None and extractor.redo == 0:  # else the next run has work to redo
+            return replace(staged, tree=self.tree.value)
         return staged
 
     # -- walking ---------------------------------------------------------------------------
@@ -136,14 +141,15 @@ class Engine:
     ) -> None:
         """Walk, settle in the walk's thread what needs no work (skipped entries,
         containers, unchanged files with current output), batch the rest."""
+        config, registry = self.config, self.registry
         if self.part is None:
-            entries, seq = walk_entries(self.source, self.config, self.registry, self.walked), 0
+            walked = self.walked or walk(self.source, config.walk_policy(registry.handles))
+            entries, seq = walk_entries(self.source, config, registry, self.tree.follow(walked)), 0
         else:
             entries, seq = iter(self.part.entries), self.part.first_seq
         # Isolated (PDF) files go in their own small batches: a batch's outcomes are
         # written together, and one slow PDF must not hold 63 other files hostage.
         # One call per process, of four PDFs, each under its own deadline (`timed`).
-        config = self.config
         per_batch = ISOLATED_PER_CALL * max(1, config.pdf_workers)
         dispatcher = Dispatcher(
             self.window,

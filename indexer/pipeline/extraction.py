@@ -103,6 +103,10 @@ class BatchExtractor:
         """Finished results not stored yet (see `_FLUSH_EVERY`)."""
         self._row_bytes = 0
         self._flushed = time.monotonic()
+        self.redo = 0
+        """Files extracted or read with no output stored (failures from the isolation
+        limits, read errors): the next run does them again, so a tree holding one is
+        never re-committed as unchanged (`unchanged.py`)."""
         self.workers_read = state is None or state.empty()
         """Nothing to find by content: workers read new files themselves."""
         self.keys = CacheKeys(config, registry)
@@ -240,7 +244,10 @@ class BatchExtractor:
         for i, ((_, entry, _, _), h, k, o) in enumerate(
             zip(work, hashes, keys, outcomes, strict=True)
         ):
-            if not (h and k) or (i in fresh and fresh[i].stored):
+            if i in fresh and fresh[i].stored:
+                continue
+            if not (h and k):  # not even read: nothing to store
+                self.redo += 1
                 continue
             hit = found[i]
             deps = hit.deps if hit is not None else fresh[i].deps if i in fresh else ()
@@ -252,6 +259,7 @@ class BatchExtractor:
     ) -> None:
         """Add a file's row to those stored at the next flush (no output when uncacheable)."""
         output = pack(docs) if _cacheable(docs) else None
+        self.redo += output is None
         self._rows.append((entry, sha256, key, output, deps))
         self._row_bytes += len(output) if output else 0
 

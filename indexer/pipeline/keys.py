@@ -1,7 +1,7 @@
 """Which extractor a walk entry goes to, and the key its output is stored under.
 
 Kept apart from the extraction machinery (process pools, extractor modules), so
-that a re-run over an unchanged tree can check its keys without importing it.
+that a re-run over an unchanged tree can check its keys' settings without importing it.
 """
 
 from __future__ import annotations
@@ -34,9 +34,6 @@ class CacheKeys:
         limits = f"{config.timeout:g}s/{config.max_memory_mb}MB"
         self.digests = {spec.name: _digest(options, spec, limits) for spec in registry.extractors()}
         """Per extractor name, the digest of its version and the options it uses."""
-        self._registry = registry
-        self._suffixes: dict[str, str] = {}
-        """Per extension, what follows the content hash in an entry's key."""
 
     def key(self, sha256: str, spec: ExtractorSpec, entry: Entry) -> str:
         """The cache key of `spec`'s output on content `sha256` under this run's options.
@@ -44,20 +41,13 @@ class CacheKeys:
         The extension is part of it: extractors read some by it (`.jsonl`, `.tsv`).
         Messages of an mbox or a Maildir are all `eml`, whatever their position.
         """
-        return sha256 + self._suffix(spec.name, _extension(entry))
+        ext = "eml" if entry.mail or entry.data is not None else extension_of(entry.rel)
+        return f"{cache_key(sha256, spec.name, self.digests[spec.name])}:{ext}"
 
-    def entry_key(self, sha256: str, entry: Entry) -> str:
-        """`key(sha256, spec_for(registry, entry), entry)`, the extension read once: the
-        extractor follows from it (the unchanged-tree check asks for 10,000 keys)."""
-        ext = _extension(entry)
-        suffix = self._suffixes.get(ext)
-        if suffix is None:
-            suffix = self._suffixes[ext] = self._suffix(spec_for(self._registry, entry).name, ext)
-        return sha256 + suffix
-
-    def _suffix(self, extractor: str, ext: str) -> str:
-        """What follows the content hash in a key (`cache_key`, then the extension)."""
-        return f"{cache_key('', extractor, self.digests[extractor])}:{ext}"
+    def digest(self) -> str:
+        """One digest of every extractor's `digests` entry: equal digests, equal keys."""
+        raw = "\n".join(f"{name}={digest}" for name, digest in sorted(self.digests.items()))
+        return hashlib.sha256(raw.encode()).hexdigest()
 
     def current(self, deps: tuple[str, ...]) -> bool:
         """True when every attachment of a stored mail was extracted under today's key."""
@@ -66,11 +56,6 @@ class CacheKeys:
             if self.digests.get(extractor) != digest:
                 return False
         return True
-
-
-def _extension(entry: Entry) -> str:
-    """The extension a key records: `eml` for a Maildir or mbox message, whatever its name."""
-    return "eml" if entry.mail or entry.data is not None else extension_of(entry.rel)
 
 
 def _digest(options: Options, spec: ExtractorSpec, limits: str) -> str:

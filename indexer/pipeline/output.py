@@ -168,8 +168,9 @@ def prepare_staging(out: Path) -> Path:
     return staging
 
 
-def commit(out: Path, manifest: dict[str, Any], files: list[str]) -> None:
-    """Atomically replace `out`'s output with the staged `files` and `manifest`.
+def commit(out: Path, manifest: dict[str, Any], files: list[str]) -> str:
+    """Atomically replace `out`'s output with the staged `files` and `manifest`; return
+    the sha256 (hex) of the manifest written.
 
     The staging folder becomes a generation folder `.gen-<n>`, and one rename of
     the `.current` symlink switches every reader from the old generation to the
@@ -178,7 +179,8 @@ def commit(out: Path, manifest: dict[str, Any], files: list[str]) -> None:
     new one is complete, and `recover()` tidies whatever a kill left between.
     """
     staging = out / STAGING
-    _write_durably(staging / MANIFEST, orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n")
+    manifest_bytes = orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n"
+    _write_durably(staging / MANIFEST, manifest_bytes)
     for name in files:
         _fsync_file(staging / name)
     generation = f"{GENERATION}{_current_generation(out) + 1}"
@@ -190,6 +192,7 @@ def commit(out: Path, manifest: dict[str, Any], files: list[str]) -> None:
     os.replace(link, out / CURRENT)  # the commit
     _fsync_dir(out)
     recover(out)
+    return hashlib.sha256(manifest_bytes).hexdigest()
 
 
 def recover(out: Path) -> bool:

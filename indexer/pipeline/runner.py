@@ -6,7 +6,7 @@ import os
 import resource
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +20,7 @@ from indexer.pipeline.lock import hold
 from indexer.pipeline.output import CURRENT, commit, prepare_staging, recover
 from indexer.pipeline.staged import Staged, Tally, commit_staged, manifest
 from indexer.pipeline.state import STATE_DIR, STATE_FILE, State, StateDamaged
+from indexer.pipeline.tree import Tree
 from indexer.pipeline.unchanged import stage_linked, unchanged
 from indexer.pipeline.walk import Entry, walk
 from indexer.registry import Registry, default_registry
@@ -85,7 +86,8 @@ class Begun:
     staged again when the tree did not change (`staged`)."""
 
     started: float
-    previous: Previous
+    previous: Previous = field(default_factory=Previous)
+    """The committed documents (read only when the tree changed)."""
     staging: Path
     state: State
     previous_output: Path | None
@@ -96,35 +98,37 @@ class Begun:
 
 
 def begin(src: Path, dst: Path, config: Config, registry: Registry) -> Begun:
-    """Start a run (blocking; hold `dst`'s lock): tidy `dst`, read its previous output,
-    open the state, and check whether the tree changed since the last commit.
+    """Start a run (blocking; hold `dst`'s lock): tidy `dst`, open the state, check
+    whether the tree changed since the last commit and, when it did, read the
+    previous output's documents (what `changes.ndjson` compares with).
 
     No event loop: the CLI calls it before starting one, so that a re-run over an
     unchanged tree never imports asyncio (70-85 ms of a 0.6 s run here).
     """
     started = time.monotonic()
     recover(dst)
-    previous = load_previous(dst)
     staging = prepare_staging(dst)
     state = State(dst / STATE_DIR / STATE_FILE, reuse=not config.full)
     current = dst / CURRENT
     previous_output = current.resolve() if current.is_dir() else None
-    begun = Begun(
-        started=started, previous=previous, staging=staging, state=state,
-        previous_output=previous_output,
-    )  # fmt: skip
-    if previous_output is None:
-        return begun
+    begun = Begun(started=started, staging=staging, state=state, previous_output=previous_output)
     try:
-        begun.staged, begun.walked = _stage_unchanged(
-            src, previous_output, staging, config, registry, state, previous
-        )
+        if previous_output is not None:
+            begun.staged, begun.walked = _stage_unchanged(
+                src, previous_output, staging, config, registry, state
+            )
     except StateDamaged as damage:  # met by the check: start over on a new state
         state.discard(damage)
         begun.state = State(state.path, reuse=False)
     except BaseException:
         state.close()
         raise
+    if begun.staged is None:
+        try:
+            begun.previous = load_previous(dst)
+        except BaseException:
+            begun.state.close()
+            raise
     return begun
 
 
@@ -134,8 +138,9 @@ def finish_unchanged(dst: Path, config: Config, registry: Registry, begun: Begun
     assert staged is not None
     try:
         manifest_data = manifest(config, registry, staged)
-        commit(dst, manifest_data, staged.files)
-        _note_commit(begun.state, sweep=False)  # the last sweep left what this tree needs
+        written = commit(dst, manifest_data, staged.files)
+        # The last sweep left what this tree needs.
+        _note_commit(begun.state, _tree(config, registry, staged, written), sweep=False)
     finally:
         begun.state.close()
     return _finish(dst, config, staged, len(manifest_data["shards"]), begun.started)
@@ -165,20 +170,30 @@ async def finish_with_engine(
                 src, staging, config, registry, state, previous, progress, previous_output
             )
         manifest_data = manifest(config, registry, staged)
-        await commit_staged(dst, manifest_data, staged)
-        await anyio.to_thread.run_sync(lambda: _note_commit(state, sweep=True))
+        written = await commit_staged(dst, manifest_data, staged)
+        tree = _tree(config, registry, staged, written)
+        await anyio.to_thread.run_sync(lambda: _note_commit(state, tree, sweep=True))
     finally:
         state.close()
     shards = len(manifest_data["shards"])
     return await anyio.to_thread.run_sync(_finish, dst, config, staged, shards, begun.started)
 
 
-def _note_commit(state: State, *, sweep: bool) -> None:
-    """After the commit: note it in the state and, with `sweep`, forget what this run
-    did not walk. Damage met now only sets the state aside: the output is committed,
-    and the next run starts over (blocking)."""
+def _tree(config: Config, registry: Registry, staged: Staged, manifest_sha256: str) -> Tree | None:
+    """The walk behind a committed output, for the state; None when its digests are unknown."""
+    if staged.tree is None:
+        return None
+    keys = CacheKeys(config, registry).digest()
+    tally = staged.tally
+    return Tree(manifest_sha256, keys, tally.pages, tally.extracted_now + tally.reused, staged.tree)
+
+
+def _note_commit(state: State, tree: Tree | None, *, sweep: bool) -> None:
+    """After the commit: note it in the state, with the walk behind it, and, with
+    `sweep`, forget what this run did not walk. Damage met now only sets the state
+    aside: the output is committed, and the next run starts over (blocking)."""
     try:
-        state.mark_committed()
+        state.mark_committed(tree)
         if sweep:
             state.sweep()
     except StateDamaged as damage:
@@ -210,26 +225,28 @@ def _stage_unchanged(
     config: Config,
     registry: Registry,
     state: State,
-    previous: Previous,
 ) -> tuple[Staged | None, Iterator[Entry] | None]:
     """Stage the previous output again when the tree did not change; else None, and
     the walk to go on with (see `unchanged`)."""
-    keys = CacheKeys(config, registry)
+    tree = state.committed_tree
     walked = walk(src, config.walk_policy(registry.handles))
-    old, resume = unchanged(walked, previous_output, previous, config, registry, state, keys)
-    if old is None:
+    old, resume = unchanged(walked, previous_output, tree, config, registry)
+    if old is None or tree is None:
         return None, resume
     files = stage_linked(previous_output, staging, old)
     counts = old["counts"]
     by_status = counts["by_status"]
     tally = Tally(
         files=counts["files"], documents=counts["documents"], chunks=counts["chunks"],
-        reused=counts["documents"] - by_status.get("skipped", 0),
-        pages=previous.pages, by_status=dict(by_status),
+        reused=tree.reused, pages=tree.pages, by_status=dict(by_status),
         by_kind=dict(counts["by_kind"]), changes={"added": 0, "changed": 0, "removed": 0},
     )  # fmt: skip
     manifest_files = {"documents": old["documents"], "shards": old["shards"]}
-    return Staged(files=files, manifest_files=manifest_files, tally=tally, unchanged=True), None
+    staged = Staged(
+        files=files, manifest_files=manifest_files, tally=tally, unchanged=True,
+        tree=tree.digests,
+    )  # fmt: skip
+    return staged, None
 
 
 async def _stage(

@@ -61,6 +61,8 @@ class Staged:
     tally: Tally
     unchanged: bool = False
     """The previous output, re-committed as it was (`unchanged.py`)."""
+    tree: bytes | None = None
+    """The digests of the walk behind the staged output (`tree.Digests`), when known."""
 
 
 def manifest(config: Config, registry: Registry, staged: Staged) -> dict[str, Any]:
@@ -84,6 +86,7 @@ def manifest(config: Config, registry: Registry, staged: Staged) -> dict[str, An
     }
 
 
-async def commit_staged(out: Path, manifest_data: dict[str, Any], staged: Staged) -> None:
-    """Commit the staged files into `out` (in a thread: it fsyncs)."""
-    await anyio.to_thread.run_sync(commit, out, manifest_data, staged.files)
+async def commit_staged(out: Path, manifest_data: dict[str, Any], staged: Staged) -> str:
+    """Commit the staged files into `out` (in a thread: it fsyncs); return the sha256
+    of the manifest written."""
+    return await anyio.to_thread.run_sync(commit, out, manifest_data, staged.files)

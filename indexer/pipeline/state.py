@@ -5,7 +5,8 @@ Layout of `OUT/.state/`:
 | file                   | holds                                                        |
 |------------------------|--------------------------------------------------------------|
 | `state.sqlite`         | table `meta` (`name` -> `value`: `schema` version, `run`     |
-|                        | counter, the `committed` run) and table `files` (below)      |
+|                        | counter, `committed`: the walk behind the committed output,  |
+|                        | as JSON, `tree.Tree`) and table `files` (below)              |
 | `outputs/<run>-<pid>.out` | the rendered records of the files a run's process       |
 |                        | extracted, one packed blob after another (`records.pack`),  |
 |                        | append-only: one file per process (dask workers join a run) |
@@ -53,8 +54,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import IO, Any
 
+from indexer.pipeline.tree import Tree
 from indexer.pipeline.walk import Entry
 
 log = logging.getLogger(__name__)
@@ -101,22 +103,6 @@ class Stored:
     deps: tuple[str, ...]
 
 
-class Row(NamedTuple):
-    """A path's stored facts, without its output (a tuple: the unchanged-tree check
-    reads 10,000 of them, and a dataclass apiece cost it 20-30 ms)."""
-
-    size: int
-    mtime_ns: int
-    inode: int
-    device: int
-    sha256: str
-    key: str | None
-    deps: str | None
-    """The keys its attachments were extracted under, one per line (`deps_of`)."""
-    run: int
-    """The run that wrote it."""
-
-
 FileRow = tuple[Entry, str, str | None, bytes | None, tuple[str, ...]]
 """An entry, its content hash, its output's key, the packed output and its deps."""
 
@@ -155,29 +141,22 @@ class State:
         return run
 
     @property
-    def committed_run(self) -> int | None:
-        """The run whose output is committed in OUT, as `mark_committed` noted it."""
+    def committed_tree(self) -> Tree | None:
+        """The walk behind the committed output in OUT, as `mark_committed` noted it."""
         with self._lock, self._reading():
             row = self._db.execute("SELECT value FROM meta WHERE name = 'committed'").fetchone()
-        return int(row[0]) if row else None
+        return Tree.from_json(row[0]) if row else None
 
-    def mark_committed(self) -> None:
-        """Note that this run's output is the committed one (call after the commit)."""
+    def mark_committed(self, tree: Tree | None) -> None:
+        """Note, after the commit, that this run's output is the committed one, made of
+        the walk `tree` describes (None when unknown: no re-run may trust a walk then)."""
         with self._lock, self._failing(), self._db:
-            self._db.execute(
-                "INSERT OR REPLACE INTO meta VALUES ('committed', ?)", (str(self.run),)
-            )
-
-    def rows(self, paths: Sequence[str]) -> dict[str, Row]:
-        """The stored facts of each path that has a row with an output, without the output."""
-        with self._lock, self._reading():
-            found = self._select(
-                "SELECT path, size, mtime_ns, inode, device, sha256, key, deps, run FROM files"
-                " WHERE spool IS NOT NULL AND path IN",
-                list(paths),
-            )
-        make = Row._make
-        return {r[0]: make(r[1:]) for r in found}
+            if tree is None:
+                self._db.execute("DELETE FROM meta WHERE name = 'committed'")
+            else:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('committed', ?)", (tree.to_json(),)
+                )
 
     def known(self, entries: Sequence[Entry]) -> list[Known | None]:
         """What the last runs knew of each entry whose size, mtime, inode and device are

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import resource
 import shutil
@@ -580,3 +581,48 @@ def test_a_file_skipped_once_and_readable_again_is_extracted_as_a_fresh_run_woul
     assert _report(out)["unchanged"] is False
     assert committed(out) == fresh(source, tmp_path, CONFIG)
     assert again.extracted == 1
+
+
+def _mutate(rng: random.Random, source: Path, step: int) -> set[str]:
+    """Apply one to three random changes to the tree; return their kinds."""
+    done: set[str] = set()
+    for _ in range(rng.randint(1, 3)):
+        files = _paths(source)
+        victim = rng.choice(files)
+        kind = rng.choice(["none", "touch", "append", "delete", "add", "rename", "copy", "mkdir"])
+        if kind == "touch":
+            os.utime(victim, ns=(time.time_ns(), victim.stat().st_mtime_ns + 1_000_000_000))
+        elif kind == "append":
+            with open(victim, "ab") as handle:
+                handle.write(f"\n\nAdded in step {step}.\n".encode())
+        elif kind == "delete" and len(files) > 3:
+            victim.unlink()
+        elif kind in ("add", "copy"):
+            folder = victim.parent if kind == "copy" else source
+            (folder / f"new-{step}-{len(done)}{victim.suffix}").write_bytes(victim.read_bytes())
+        elif kind == "rename":
+            victim.rename(victim.with_name(f"renamed-{step}-{victim.name}"))
+        elif kind == "mkdir":
+            (source / f"empty-{step}-{len(done)}").mkdir(exist_ok=True)
+        done.add(kind)
+    return done
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_random_changes_night_after_night_equal_a_fresh_run_each_time(
+    tmp_path: Path, seed: int
+) -> None:
+    """Seeded random edits between runs (touch, append, delete, add, copy, rename, an
+    empty folder, nothing): after each run the output equals a fresh run's, and the
+    run re-commits the previous output as is exactly when no file changed."""
+    rng = random.Random(seed)
+    source = tmp_path / "src"
+    write_corpus(source, 60_000, seed=seed)
+    out = tmp_path / "out"
+    indexer.run(source, out, CONFIG)
+    for step in range(8):
+        kinds = _mutate(rng, source, step)
+        indexer.run(source, out, CONFIG)
+        same_files = kinds <= {"none", "mkdir"}
+        assert _report(out)["unchanged"] is same_files, (step, kinds)
+        assert committed(out) == fresh(source, tmp_path, CONFIG), (step, kinds)

@@ -5,7 +5,8 @@ Exit codes (also in `--help` and the README):
     0   success: every document accounted for, failures within --max-failures
     1   too many failed documents (the output is still complete and committed),
         or a conformance check failed
-    2   usage or configuration error (nothing was done)
+    2   usage or configuration error, or an empty SOURCE over an OUT that indexes
+        documents without --allow-empty (nothing was done)
     3   fatal error: nothing was committed, the previous output is intact
     75  another run holds the lock on OUT (try again later)
     130 / 143  interrupted by SIGINT / SIGTERM (the previous output is intact)
@@ -33,7 +34,8 @@ _EPILOG = """exit codes:
   0    success: every document accounted for, failures within --max-failures
   1    too many failed documents (output still complete and committed),
        or a conformance check failed
-  2    usage or configuration error (nothing was done)
+  2    usage or configuration error, or an empty SOURCE over a non-empty OUT
+       without --allow-empty (nothing was done)
   3    fatal error: nothing committed, the previous output intact
   75   another run holds the lock on OUT
   130  interrupted (SIGINT), 143 terminated (SIGTERM): previous output intact

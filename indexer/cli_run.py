@@ -40,6 +40,12 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(flag, dest=dest, type=kind, default=None, help=text)
     parser.add_argument("--full", action="store_true", default=None, help="re-extract everything")
     parser.add_argument(
+        "--allow-empty",
+        action="store_true",
+        default=None,
+        help="index an empty SOURCE even when OUT indexes documents (off: exit 2)",
+    )
+    parser.add_argument(
         "--quiet",
         action="store_true",
         default=None,
@@ -53,7 +59,7 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
 def run_command(args: argparse.Namespace) -> int:
     """Execute `indexer run`; return its exit code."""
     overrides = {dest: getattr(args, dest) for _, dest, _, _ in _FLAGS}
-    overrides.update(full=args.full, quiet=args.quiet, json=args.json)
+    overrides.update(full=args.full, allow_empty=args.allow_empty, quiet=args.quiet, json=args.json)
     try:
         config = load_config(
             str(args.config) if args.config else None,

@@ -61,6 +61,7 @@ class Config:
     quiet: bool = False
     json: bool = False
     full: bool = False
+    allow_empty: bool = False
     # [pdf]
     timeout: float = 120.0
     max_memory_mb: int = 2048
@@ -149,6 +150,7 @@ TABLES: dict[str, tuple[str, ...]] = {
         "quiet",
         "json",
         "full",
+        "allow_empty",
     ),
     "pdf": ("timeout", "max_memory_mb", "recycle_after"),
     "walk": ("include", "exclude", "skip_hidden", "max_file_bytes"),
@@ -304,6 +306,7 @@ _CHECKS: dict[str, _Check] = {
     "quiet": _boolean,
     "json": _boolean,
     "full": _boolean,
+    "allow_empty": _boolean,
     "timeout": _seconds,
     "max_memory_mb": _integer(64),
     "recycle_after": _integer(1),

@@ -202,6 +202,32 @@ def test_out_inside_source_is_refused(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "inside the source folder" in capsys.readouterr().err
 
 
+def test_an_emptied_source_is_not_committed_unless_allowed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An archive whose disk did not mount is an empty folder: committing it would
+    empty the index and list every document as removed."""
+    source, out = tmp_path / "src", tmp_path / "out"
+    source.mkdir()
+    assert main(["run", str(source), "--out", str(out), "--quiet"]) == 0  # nothing to lose
+    (source / "a.txt").write_bytes(b"alpha")
+    (source / "b.txt").write_bytes(b"beta")
+    assert main(["run", str(source), "--out", str(out), "--quiet"]) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    for path in source.iterdir():
+        path.unlink()
+    capsys.readouterr()
+    assert main(["run", str(source), "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "holds no files" in err and "2 documents" in err and "--allow-empty" in err
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
+    assert main(["run", str(source), "--out", str(out), "--quiet", "--allow-empty"]) == 0
+    lines = (out / "changes.ndjson").read_bytes().splitlines()
+    changes = [(json.loads(line)["change"], json.loads(line)["path"]) for line in lines]
+    assert changes == [("removed", "a.txt"), ("removed", "b.txt")]
+    assert (out / "documents.ndjson").read_bytes() == b""
+
+
 def _slow_run(source: Path, out: Path) -> subprocess.Popen[bytes]:
     script = (
         "import sys; sys.path.insert(0, sys.argv[3]);"

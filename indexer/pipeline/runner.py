@@ -17,7 +17,7 @@ from indexer.config import Config, ConfigError
 from indexer.pipeline.changes import Previous, load_previous
 from indexer.pipeline.keys import CacheKeys
 from indexer.pipeline.lock import hold
-from indexer.pipeline.output import CURRENT, commit, prepare_staging, recover
+from indexer.pipeline.output import CURRENT, MANIFEST, commit, prepare_staging, recover
 from indexer.pipeline.staged import Staged, Tally, commit_staged, manifest
 from indexer.pipeline.state import STATE_DIR, STATE_FILE, State, StateDamaged
 from indexer.pipeline.tree import Tree
@@ -66,9 +66,11 @@ async def index(
 ) -> RunSummary:
     """Index every file under `source` into `out`; return the committed run's summary.
 
-    Raises `ConfigError` for an unusable source or output folder, and OSError (or
-    any other infrastructure error) when the run cannot complete, in which case
-    nothing is committed and `out`'s previous output is intact.
+    Raises `ConfigError` for an unusable source or output folder (or a SOURCE that
+    holds nothing at all over an OUT that indexes documents, unless
+    `config.allow_empty`), and OSError (or any other infrastructure error) when the
+    run cannot complete, in which case nothing is committed and `out`'s previous
+    output is intact.
     """
     config = config or Config()
     registry = registry or default_registry()
@@ -107,6 +109,7 @@ def begin(src: Path, dst: Path, config: Config, registry: Registry) -> Begun:
     """
     started = time.monotonic()
     recover(dst)
+    _refuse_emptied(src, dst, config)
     staging = prepare_staging(dst)
     state = State(dst / STATE_DIR / STATE_FILE, reuse=not config.full)
     current = dst / CURRENT
@@ -130,6 +133,28 @@ def begin(src: Path, dst: Path, config: Config, registry: Registry) -> Begun:
             begun.state.close()
             raise
     return begun
+
+
+def _refuse_emptied(src: Path, dst: Path, config: Config) -> None:
+    """Raise `ConfigError` when SOURCE holds nothing at all while OUT indexes documents,
+    unless `allow_empty`: an archive whose disk did not mount would otherwise empty the
+    index, and `changes.ndjson` would tell every consumer to remove every document."""
+    if config.allow_empty:
+        return
+    with os.scandir(src) as entries:
+        if next(entries, None) is not None:
+            return
+    try:
+        documents = orjson.loads((dst / MANIFEST).read_bytes())["counts"]["documents"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return  # no usable previous output: nothing to lose
+    if documents:
+        raise ConfigError(
+            "allow_empty",
+            f"SOURCE {src} holds no files, but OUT {dst} indexes {documents} documents; "
+            "nothing was committed (is SOURCE mounted?). To index the empty folder "
+            "anyway, pass --allow-empty (allow_empty = true)",
+        )
 
 
 def finish_unchanged(dst: Path, config: Config, registry: Registry, begun: Begun) -> RunSummary:

@@ -89,6 +89,8 @@ def test_dask_output_equals_the_local_engines_byte_for_byte(tmp_path: Path) -> N
         source, tmp_path / "dask", Config(engine="dask", workers=2, **shape), registry=registry
     )
     assert _files(tmp_path / "dask") == _files(tmp_path / "local")
+    layout = ".current/.layout.ndjson"  # what the next run links unchanged shards by
+    assert (tmp_path / "dask" / layout).read_bytes() == (tmp_path / "local" / layout).read_bytes()
     assert dask.shards == local.shards > dask.files // 16 + 1  # size rollover inside partitions
     docs = _documents(tmp_path / "dask")
     assert sum(str(d["path"]).startswith("archive.mbox#") for d in docs) == 40
@@ -215,6 +217,7 @@ def test_incremental_runs_on_dask_reuse_and_match_the_local_engine(
     again = indexer.run(source, dask_out, config)
     indexer.run(source, local_out, _local_twin(config))
     assert again.extracted == 0 and again.changes == {"added": 0, "changed": 0, "removed": 0}
+    assert json.loads((dask_out / "run.json").read_bytes())["unchanged"] is True
     assert _files(dask_out) == _files(local_out)
     paths = sorted(p for p in source.rglob("*") if p.is_file())
     paths[0].write_bytes(paths[0].read_bytes() + b"\nA new line.\n")
@@ -229,6 +232,41 @@ def test_incremental_runs_on_dask_reuse_and_match_the_local_engine(
     indexer.run(source, fresh, _local_twin(config))
     changes = "changes.ndjson"
     assert {**_files(dask_out), changes: b""} == {**_files(fresh), changes: b""}
+
+
+def test_an_unchanged_tree_after_a_dask_run_needs_no_cluster(
+    cluster: LocalCluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dask driver notes its walk as the local engine does, so a night where
+    nothing changed re-commits the output without connecting to the cluster."""
+    from indexer.pipeline import distributed
+
+    source = tmp_path / "src"
+    write_corpus(source, 60_000, seed=5)
+    config = Config(engine="dask", scheduler=cluster.scheduler_address, shard_files=2)
+    out = tmp_path / "out"
+    first = indexer.run(source, out, config)
+    before = _files(out)
+
+    def unreachable(config: Config) -> Any:
+        raise AssertionError("an unchanged tree connected to the cluster")
+
+    monkeypatch.setattr(distributed, "_connect", unreachable)
+    again = indexer.run(source, out, config)
+    assert json.loads((out / "run.json").read_bytes())["unchanged"] is True
+    assert (again.extracted, again.reused) == (0, first.extracted)
+    assert _files(out) == {**before, "changes.ndjson": b""}
+    # The local engine links the dask output's unchanged shards through its layout.
+    assert first.shards >= 2
+    inode = (out / "chunks-00000.ndjson").stat().st_ino
+    last = source / _documents(out)[-1]["path"]  # in the last shard
+    last.write_bytes(last.read_bytes() + b"\nOne more line.\n")
+    local = Config(workers=2, pdf_workers=2, shard_files=2)
+    indexer.run(source, out, local)
+    assert (out / "chunks-00000.ndjson").stat().st_ino == inode
+    fresh = tmp_path / "fresh"
+    indexer.run(source, fresh, local)
+    assert {**_files(out), "changes.ndjson": b""} == {**_files(fresh), "changes.ndjson": b""}
 
 
 def test_a_partition_joins_the_drivers_state_run_only_on_the_drivers_machine(

@@ -1,12 +1,14 @@
 """The dask driver's side of a run: partitions' staged files in, the local engine's files out.
 
 Each partition arrives as a `PartResult`: the folder its successful attempt wrote
-(`<prefix>documents.ndjson`, `<prefix>chunks-00000.ndjson`, ...) and their manifest
-entries. Taken in partition order, the shards are renamed to the global sequence
-(`chunks-00000.ndjson`, ...; renaming keeps their bytes, so their entries hold) and
-the documents are streamed into one `documents.ndjson` while `ChangeTracker`
-writes `changes.ndjson`: line for line what the local engine writes, because a
-partition's shard boundaries are the local engine's (`ShardWriter`).
+(`<prefix>documents.ndjson`, `<prefix>chunks-00000.ndjson`, ..., `.layout.ndjson`)
+and their manifest entries. Taken in partition order, the shards are renamed to the
+global sequence (`chunks-00000.ndjson`, ...; renaming keeps their bytes, so their
+entries hold), their layout lines are renamed alike, and the documents are streamed
+into one `documents.ndjson` while `ChangeTracker` writes `changes.ndjson`: line for
+line what the local engine writes, because a partition's shard boundaries are the
+local engine's (`ShardWriter`). The layout lets the next run link unchanged shards
+and recognise an unchanged tree, as after a local run.
 """
 
 from __future__ import annotations
@@ -14,14 +16,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import anyio
 import orjson
 
 from indexer.pipeline.changes import CHANGES, ChangeTracker
 from indexer.pipeline.output import DOCUMENTS, FileInfo, NdjsonFile
-from indexer.pipeline.shards import SHARD_PATTERN
+from indexer.pipeline.shards import LAYOUT, SHARD_PATTERN
 from indexer.pipeline.staged import Staged, Tally
 
 _READ_HINT = 1 << 20
@@ -38,6 +40,8 @@ class PartResult:
     documents: FileInfo
     shards: tuple[FileInfo, ...]
     tally: Tally
+    redo: int = 0
+    """Files it stored no output for (`BatchExtractor.redo`)."""
 
 
 class Assembler:
@@ -49,20 +53,28 @@ class Assembler:
         self._changes = NdjsonFile(staging / CHANGES) if previous is not None else None
         self._tracker = ChangeTracker(previous or {})
         self._shards: list[FileInfo] = []
+        self._layout = NdjsonFile(staging / LAYOUT)
         self._next = 0
         self.tally = Tally()
+        self.redo = 0
+        """Files the partitions stored no output for: the next run does them again."""
 
     async def add(self, part: PartResult) -> None:
         """Append the next partition. Raises RuntimeError when it is out of order or
         its files disagree with its report (a shared filesystem that lost a write)."""
         if part.index != self._next:
             raise RuntimeError(f"partition {part.index} arrived, expected {self._next}")
-        for info in part.shards:
+        layout = await anyio.to_thread.run_sync(_layout, part.folder / LAYOUT)
+        if [entry["name"] for entry in layout] != [info.name for info in part.shards]:
+            raise RuntimeError(f"partition {part.index}: its layout does not list its shards")
+        for info, entry in zip(part.shards, layout, strict=True):
             name = SHARD_PATTERN.format(len(self._shards))
             await anyio.to_thread.run_sync(
                 _move, part.folder / info.name, info, self._staging / name
             )
             self._shards.append(replace(info, name=name))
+            line = {"name": name, "docs": entry["docs"]}
+            await self._layout.write(orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE))
         lines = await self._append_documents(part.folder / part.documents.name)
         if lines != part.documents.records:
             raise RuntimeError(
@@ -70,6 +82,7 @@ class Assembler:
                 f"its worker reported {part.documents.records}"
             )
         merge(self.tally, part.tally)
+        self.redo += part.redo
         self._next += 1
 
     async def _append_documents(self, path: Path) -> int:
@@ -91,7 +104,8 @@ class Assembler:
     async def finish(self) -> Staged:
         """Close the output files; return what is staged, as `Engine.run` does."""
         doc_info = await self._documents.close()
-        files = [doc_info.name, *(s.name for s in self._shards)]
+        await self._layout.close()
+        files = [doc_info.name, *(s.name for s in self._shards), LAYOUT]
         if self._changes is not None:
             for line in self._tracker.removed():
                 await self._changes.write(line)
@@ -116,6 +130,11 @@ def merge(total: Tally, part: Tally) -> None:
                 mine[key] = mine.get(key, 0) + n
         else:
             setattr(total, spec.name, sorted([*mine, *theirs], reverse=True)[:10])
+
+
+def _layout(path: Path) -> list[dict[str, Any]]:
+    """A partition's layout lines, in shard order."""
+    return [orjson.loads(line) for line in path.read_bytes().splitlines()]
 
 
 def _move(src: Path, info: FileInfo, dst: Path) -> None:

@@ -73,7 +73,8 @@ def run_partition(task: PartTask) -> PartResult:
     folder.mkdir()
     context = _enter(task)
     try:
-        staged = _extract(task, folder, context)
+        engine = _engine(task, folder, context)
+        staged: Staged = context.portal.call(engine.run)
     finally:
         _leave(context)
     files: dict[str, Any] = staged.manifest_files
@@ -83,16 +84,17 @@ def run_partition(task: PartTask) -> PartResult:
         documents=FileInfo(**files["documents"]),
         shards=tuple(FileInfo(**s) for s in files["shards"]),
         tally=staged.tally,
+        redo=engine.redo,
     )
 
 
-def _extract(task: PartTask, folder: Path, context: RunContext) -> Staged:
+def _engine(task: PartTask, folder: Path, context: RunContext) -> Engine:
     part = Part(
         entries=list(task.entries),
         first_seq=task.index * task.config.shard_files,
         prefix=f"part-{task.index:05d}-",
     )
-    engine = Engine(
+    return Engine(
         task.source,
         folder,
         task.config,
@@ -101,7 +103,6 @@ def _extract(task: PartTask, folder: Path, context: RunContext) -> Staged:
         part=part,
         pools=context.pools,
     )
-    return context.portal.call(engine.run)
 
 
 def release(token: str) -> None:

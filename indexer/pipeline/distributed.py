@@ -35,7 +35,8 @@ from indexer.pipeline.dask_worker import PartTask, StateRef, machine_id, release
 from indexer.pipeline.engine import walk_entries
 from indexer.pipeline.staged import Staged
 from indexer.pipeline.state import State
-from indexer.pipeline.walk import Entry
+from indexer.pipeline.tree import Digests
+from indexer.pipeline.walk import Entry, walk
 from indexer.registry import Registry
 
 if TYPE_CHECKING:
@@ -83,21 +84,29 @@ async def stage_on_dask(
     )
     template.parts.mkdir()
     assembler = Assembler(staging, previous)
+    tree = Digests()
     async with _connect(config) as client:
         try:
-            await _run_partitions(client, template, assembler, token, state)
+            await _run_partitions(client, template, assembler, token, state, tree)
         finally:
             await _release(client, token)
-    return await assembler.finish()
+    staged = await assembler.finish()
+    # As the local engine: the state notes the walk only when nothing is left to redo.
+    return replace(staged, tree=tree.value) if assembler.redo == 0 else staged
 
 
 async def _run_partitions(
-    client: Client, template: PartTask, assembler: Assembler, token: str, state: State | None
+    client: Client,
+    template: PartTask,
+    assembler: Assembler,
+    token: str,
+    state: State | None,
+    tree: Digests,
 ) -> None:
     threads = sum((await client.nthreads()).values())  # type: ignore[no-untyped-call]
     send, recv = anyio.create_memory_object_stream["Future[PartResult]"](max(4, 2 * threads))
     async with anyio.create_task_group() as tg, recv:
-        tg.start_soon(_submit, client, template, send, token, state)
+        tg.start_soon(_submit, client, template, send, token, state, tree)
         async for future in recv:
             await assembler.add(await future)
 
@@ -108,10 +117,13 @@ async def _submit(
     send: MemoryObjectSendStream[Future[PartResult]],
     token: str,
     state: State | None,
+    tree: Digests,
 ) -> None:
-    """Cut the walk into partitions and submit them; the bounded `send` caps those in flight."""
-    config = template.config
-    entries = walk_entries(template.source, config, template.registry)
+    """Cut the walk into partitions and submit them; the bounded `send` caps those in
+    flight. `tree` digests the walk as it is read."""
+    config, source = template.config, template.source
+    walked = tree.follow(walk(source, config.walk_policy(template.registry.handles)))
+    entries = walk_entries(source, config, template.registry, walked)
     index = 0
     # A closed receiver means the driver failed: its error is the one to report.
     with contextlib.suppress(anyio.BrokenResourceError):

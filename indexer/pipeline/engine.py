@@ -91,6 +91,8 @@ class Engine:
         """The walk of `source`, when the caller has begun it (else the engine walks)."""
         self.tree = Digests()
         """The digests of the walk, for the state to note with the commit (`tree.py`)."""
+        self.redo = 0
+        """After `run`: files stored with no output, which the next run does again."""
         self.window = Window(config.window, 0 if part is None else part.first_seq)
         self._notify = on_progress or (lambda event, value: None)
         self._producer_failed = False
@@ -126,6 +128,7 @@ class Engine:
             send_out.close()
             staged = await self._write(recv_out)
         await extractor.flush()
+        self.redo = extractor.redo
         if self.part is None and extractor.redo == 0:  # else the next run has work to redo
             return replace(staged, tree=self.tree.value)
         return staged
@@ -228,7 +231,7 @@ class Engine:
             previous=None
             if old is None
             else await anyio.to_thread.run_sync(PreviousShards.open, old),
-            layout=self.part is None,
+            layout=True,  # a partition's, renamed and joined by the dask driver
         )
         documents = NdjsonFile(self.staging / (prefix + DOCUMENTS))
         changes = NdjsonFile(self.staging / CHANGES) if self.previous is not None else None

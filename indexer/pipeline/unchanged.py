@@ -64,7 +64,7 @@ def unchanged(
     """
     if config.full or tree is None:
         return None, walked
-    if not (previous_output / LAYOUT).is_file():  # an output of the dask engine
+    if not (previous_output / LAYOUT).is_file():  # an output of an older version
         return None, walked
     try:
         raw = (previous_output / MANIFEST).read_bytes()

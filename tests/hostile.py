@@ -6,6 +6,7 @@ Module-level so that worker processes import them by reference.
 from __future__ import annotations
 
 import ctypes
+import os
 import time
 
 from indexer import Chunk, Extracted, Options
@@ -38,6 +39,15 @@ def slow(data: bytes, path: str, options: Options) -> Extracted:
     return Extracted(kind="slow", text=text, chunks=(Chunk(text=text or "empty"),))
 
 
+def flaky(data: bytes, path: str, options: Options) -> Extracted:
+    """Crash while the file named in `data` exists, else succeed: a failure that goes
+    away by itself, as a timeout on a loaded machine does."""
+    marker = data.decode().strip()
+    if os.path.exists(marker):
+        ctypes.string_at(0)
+    return Extracted(kind="flaky", text=marker, chunks=(Chunk(text=f"read fine: {marker}"),))
+
+
 def _spec(name: str, fn: object) -> ExtractorSpec:
     return ExtractorSpec(
         name=name,
@@ -53,3 +63,4 @@ SEGFAULT = _spec("segv", segfault)
 HANG = _spec("hang", hang)
 BALLOON = _spec("oom", balloon)
 SLOW = _spec("slow", slow)
+FLAKY = _spec("flaky", flaky)

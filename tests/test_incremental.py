@@ -309,6 +309,47 @@ def test_a_crash_is_recorded_alike_whether_the_worker_or_the_run_read_the_file(
     assert (_report(out)["unchanged"], again.extracted) == (True, 0)
 
 
+def test_a_failure_of_the_isolation_limits_is_retried_once_then_kept(tmp_path: Path) -> None:
+    """A crash is tried again by the next run, as a fresh run would (it may have been the
+    machine's fault). The same failure twice is kept, and the tree passes for unchanged
+    again, until the limits change."""
+    import hostile
+
+    from indexer.registry import default_registry
+
+    registry = default_registry().copy()
+    registry.register(hostile.SEGFAULT)
+    registry.register(hostile.FLAKY)
+    source = tmp_path / "src"
+    source.mkdir()
+    marker = tmp_path / "machine-is-loaded"
+    marker.write_bytes(b"")
+    (source / "bad.segv").write_bytes(b"always crashes")
+    (source / "once.flaky").write_bytes(str(marker).encode())
+    (source / "note.txt").write_bytes(b"A note.")
+    out = tmp_path / "out"
+    config = Config(workers=1, pdf_workers=1, max_failures=10)
+
+    def statuses() -> dict[str, tuple[str, str | None]]:
+        lines = (out / "documents.ndjson").read_bytes().splitlines()
+        return {d["path"]: (d["status"], d["reason"]) for d in map(json.loads, lines)}
+
+    first = indexer.run(source, out, config, registry=registry)
+    assert first.failed == 2 and statuses()["once.flaky"] == ("failed", "crashed")
+    marker.unlink()  # the machine is fine tonight
+    second = indexer.run(source, out, config, registry=registry)
+    assert (second.extracted, _report(out)["unchanged"]) == (2, False), "both tried again"
+    assert statuses()["once.flaky"] == ("ok", None)
+    assert statuses()["bad.segv"] == ("failed", "crashed")
+    kept = committed(out)
+    third = indexer.run(source, out, config, registry=registry)  # the same crash twice: kept
+    assert (third.extracted, _report(out)["unchanged"]) == (0, True)
+    assert committed(out) == kept
+    longer = Config(workers=1, pdf_workers=1, max_failures=10, timeout=60)
+    fourth = indexer.run(source, out, longer, registry=registry)  # other limits: tried again
+    assert fourth.extracted == 2 and statuses()["bad.segv"] == ("failed", "crashed")
+
+
 def _report(out: Path) -> dict[str, object]:
     report: dict[str, object] = json.loads((out / "run.json").read_bytes())
     return report

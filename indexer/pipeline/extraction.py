@@ -172,7 +172,7 @@ class BatchExtractor:
             else Job(work[i][2], entries[i].rel, reads[i].data, hashes[i] or "", _size(entries[i]))
             for i in todo
         ]
-        stored = [(entries[i], keys[i]) for i in todo]
+        stored = [(entries[i], keys[i], work[i][3]) for i in todo]
         fresh = dict(zip(todo, await self._extract(jobs, stored), strict=True))
         for i in by_worker:
             done = fresh[i]
@@ -241,7 +241,7 @@ class BatchExtractor:
         """Buffer each file's output under its key (isolated ones are buffered already)."""
         if self.state is None:
             return
-        for i, ((_, entry, _, _), h, k, o) in enumerate(
+        for i, ((_, entry, _, before), h, k, o) in enumerate(
             zip(work, hashes, keys, outcomes, strict=True)
         ):
             if i in fresh and fresh[i].stored:
@@ -251,17 +251,31 @@ class BatchExtractor:
                 continue
             hit = found[i]
             deps = hit.deps if hit is not None else fresh[i].deps if i in fresh else ()
-            self._buffer(entry, h, k, o.docs, deps)
+            # A stored output found by its key is settled, a failure too (see `RETRY`).
+            self._buffer(entry, h, k, o.docs, deps, before, settled=hit is not None)
         await self._maybe_flush()
 
     def _buffer(
-        self, entry: Entry, sha256: str, key: str, docs: tuple[Rendered, ...], deps: tuple[str, ...]
+        self,
+        entry: Entry,
+        sha256: str,
+        key: str,
+        docs: tuple[Rendered, ...],
+        deps: tuple[str, ...],
+        before: Known | None,
+        *,
+        settled: bool = False,
     ) -> None:
-        """Add a file's row to those stored at the next flush (no output when uncacheable)."""
-        output = pack(docs) if _cacheable(docs) else None
-        self.redo += output is None
+        """Add a file's row to those stored at the next flush. A failure from the
+        isolation limits is stored under its key only when `settled` (found stored
+        under it) or when `before`, what the state held for the file, is the same
+        failure stored once (see `RETRY`)."""
+        output = pack(docs)
+        if not (settled or _cacheable(docs) or _failed_alike(before, key, output)):
+            key += RETRY
+            self.redo += 1
         self._rows.append((entry, sha256, key, output, deps))
-        self._row_bytes += len(output) if output else 0
+        self._row_bytes += len(output)
 
     async def _maybe_flush(self) -> None:
         if time.monotonic() - self._flushed >= _FLUSH_EVERY or self._row_bytes >= _FLUSH_BYTES:
@@ -276,7 +290,7 @@ class BatchExtractor:
             await anyio.to_thread.run_sync(self.state.record, rows)
 
     async def _extract(
-        self, jobs: list[Job], stored: list[tuple[Entry, str | None]]
+        self, jobs: list[Job], stored: list[tuple[Entry, str | None, Known | None]]
     ) -> list[Finished]:
         plain = [i for i, job in enumerate(jobs) if not job.spec.isolated]
         alone = [i for i, job in enumerate(jobs) if job.spec.isolated]
@@ -290,11 +304,11 @@ class BatchExtractor:
             await self._run_batch(self.isolated, [jobs[i] for i in group], group, out)
             for i in group:
                 done = out[i] = await self._complete(jobs[i], out[i])
-                entry, key = stored[i]
+                entry, key, before = stored[i]
                 if key is None and done.sha256:  # read by the worker
                     key = self.keys.key(done.sha256, jobs[i].spec, entry)
                 if self.state is not None and key is not None and done.read_error is None:
-                    self._buffer(entry, done.sha256, key, done.docs, done.deps)
+                    self._buffer(entry, done.sha256, key, done.docs, done.deps, before)
                     out[i] = replace(done, stored=True)
             if self.state is not None:
                 await self._maybe_flush()
@@ -425,9 +439,25 @@ def _reused(seq: int, entry: Entry, docs: tuple[Rendered, ...]) -> FileOutcome:
     return FileOutcome(seq=seq, docs=docs, reused=reused, in_archive=entry.data is not None)
 
 
+RETRY = "/retry"
+"""Suffix of the key under which a failure from the isolation limits (a crash, a
+timeout, out of memory) is first stored. No lookup asks for such a key, so the
+next run extracts the file again, as a fresh run would: a failure of a loaded
+machine may not come back. When it fails the same way, with the same output,
+under the same key, the failure is stored under its key and reused like any
+output, until the file, the extractor or the limits change (a `--timeout` or
+`--max-memory` of its own gives another key), or `--full`. A "/" never occurs in
+a key: the extension it ends with is part of a file name."""
+
+
 def _cacheable(docs: tuple[Rendered, ...]) -> bool:
-    """Outputs with failures from the isolation limits are redone by the next run."""
+    """False for outputs with failures from the isolation limits (see `RETRY`)."""
     return not any(d.status == "failed" and _pool_failed(d) for d in docs)
+
+
+def _failed_alike(before: Known | None, key: str, output: bytes) -> bool:
+    """True when the state held this very failure for the file, stored once (`RETRY`)."""
+    return before is not None and before.key == key + RETRY and before.output == output
 
 
 def _pool_failed(doc: Rendered) -> bool:

@@ -29,9 +29,11 @@ A key is `sha256:extractor:options-digest:extension`: a changed file, an upgrade
 extractor, a changed option (rows_per_chunk, pdf_engine, the isolation limits) or
 another extension (`.json` and `.jsonl` read the same bytes differently) misses
 and re-extracts exactly what it affects; a mail also lists its attachments' keys
-in `deps` and misses when one of them changed. Size, mtime, inode and device are
-only a fast path to the hash: when one differs the file is read and hashed, and
-its output is found by key, under its own path or another one (a copy, a rename,
+in `deps` and misses when one of them changed. A failure from the isolation limits
+is first stored under its key plus `/retry`, which no lookup asks for
+(`extraction.RETRY`). Size, mtime, inode and device are only a fast path to the
+hash: when one differs the file is read and hashed, and its output is found by
+key, under its own path or another one (a copy, a rename,
 a `touch` or an rsync with old times), re-rendered for the new path then. Rows
 are written as extractions complete, so a killed run's work is reused by the next
 one. After a commit, rows of paths the run did not walk, or walked and skipped,

@@ -14,7 +14,8 @@ from typing import Any
 from indexer._types import Chunk, Extracted
 
 POOL_FAILURES = ("crashed", "timeout", "out_of_memory")
-"""Failure codes from the isolation limits: retried by the next run, never cached."""
+"""Failure codes from the isolation limits: retried by the next run, and kept only when
+they come back the same (`extraction.RETRY`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -187,7 +187,7 @@ def _report(summary: Any, config: Config) -> int:
         )
         sys.stdout.flush()
     else:
-        statuses = ", ".join(f"{n} {s}" for s, n in summary.by_status.items())
+        statuses = ", ".join(f"{n} {s}" for s, n in summary.by_status.items()) or "none"
         print(
             f"indexed {summary.files} files into {summary.documents} documents ({statuses}), "
             f"{summary.chunks} chunks in {summary.shards} shards, "

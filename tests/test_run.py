@@ -210,6 +210,7 @@ def test_an_emptied_source_is_not_committed_unless_allowed(
     source, out = tmp_path / "src", tmp_path / "out"
     source.mkdir()
     assert main(["run", str(source), "--out", str(out), "--quiet"]) == 0  # nothing to lose
+    assert "0 files into 0 documents (none)," in capsys.readouterr().out
     (source / "a.txt").write_bytes(b"alpha")
     (source / "b.txt").write_bytes(b"beta")
     assert main(["run", str(source), "--out", str(out), "--quiet"]) == 0

@@ -115,7 +115,7 @@ class Assembler:
             "documents": doc_info.to_dict(),
             "shards": [s.to_dict() for s in self._shards],
         }
-        return Staged(files=files, manifest_files=manifest_files, tally=self.tally)
+        return Staged(files=files, manifest_files=manifest_files, tally=self.tally, redo=self.redo)
 
 
 def merge(total: Tally, part: Tally) -> None:

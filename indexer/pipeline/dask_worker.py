@@ -73,8 +73,7 @@ def run_partition(task: PartTask) -> PartResult:
     folder.mkdir()
     context = _enter(task)
     try:
-        engine = _engine(task, folder, context)
-        staged: Staged = context.portal.call(engine.run)
+        staged = _extract(task, folder, context)
     finally:
         _leave(context)
     files: dict[str, Any] = staged.manifest_files
@@ -84,17 +83,17 @@ def run_partition(task: PartTask) -> PartResult:
         documents=FileInfo(**files["documents"]),
         shards=tuple(FileInfo(**s) for s in files["shards"]),
         tally=staged.tally,
-        redo=engine.redo,
+        redo=staged.redo,
     )
 
 
-def _engine(task: PartTask, folder: Path, context: RunContext) -> Engine:
+def _extract(task: PartTask, folder: Path, context: RunContext) -> Staged:
     part = Part(
         entries=list(task.entries),
         first_seq=task.index * task.config.shard_files,
         prefix=f"part-{task.index:05d}-",
     )
-    return Engine(
+    engine = Engine(
         task.source,
         folder,
         task.config,
@@ -103,6 +102,7 @@ def _engine(task: PartTask, folder: Path, context: RunContext) -> Engine:
         part=part,
         pools=context.pools,
     )
+    return context.portal.call(engine.run)
 
 
 def release(token: str) -> None:

@@ -36,7 +36,7 @@ from indexer.pipeline.engine import walk_entries
 from indexer.pipeline.staged import Staged
 from indexer.pipeline.state import State
 from indexer.pipeline.tree import Digests
-from indexer.pipeline.walk import Entry, walk
+from indexer.pipeline.walk import Entry
 from indexer.registry import Registry
 
 if TYPE_CHECKING:
@@ -90,9 +90,7 @@ async def stage_on_dask(
             await _run_partitions(client, template, assembler, token, state, tree)
         finally:
             await _release(client, token)
-    staged = await assembler.finish()
-    # As the local engine: the state notes the walk only when nothing is left to redo.
-    return replace(staged, tree=tree.value) if assembler.redo == 0 else staged
+    return replace(await assembler.finish(), tree=tree.value)
 
 
 async def _run_partitions(
@@ -121,9 +119,8 @@ async def _submit(
 ) -> None:
     """Cut the walk into partitions and submit them; the bounded `send` caps those in
     flight. `tree` digests the walk as it is read."""
-    config, source = template.config, template.source
-    walked = tree.follow(walk(source, config.walk_policy(template.registry.handles)))
-    entries = walk_entries(source, config, template.registry, walked)
+    config = template.config
+    entries = walk_entries(template.source, config, template.registry, tree=tree)
     index = 0
     # A closed receiver means the driver failed: its error is the one to report.
     with contextlib.suppress(anyio.BrokenResourceError):

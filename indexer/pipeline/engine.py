@@ -91,8 +91,6 @@ class Engine:
         """The walk of `source`, when the caller has begun it (else the engine walks)."""
         self.tree = Digests()
         """The digests of the walk, for the state to note with the commit (`tree.py`)."""
-        self.redo = 0
-        """After `run`: files stored with no output, which the next run does again."""
         self.window = Window(config.window, 0 if part is None else part.first_seq)
         self._notify = on_progress or (lambda event, value: None)
         self._producer_failed = False
@@ -128,10 +126,7 @@ class Engine:
             send_out.close()
             staged = await self._write(recv_out)
         await extractor.flush()
-        self.redo = extractor.redo
-        if self.part is None and extractor.redo == 0:  # else the next run has work to redo
-            return replace(staged, tree=self.tree.value)
-        return staged
+        return replace(staged, tree=self.tree.value, redo=extractor.redo)
 
     # -- walking ---------------------------------------------------------------------------
 
@@ -146,8 +141,8 @@ class Engine:
         containers, unchanged files with current output), batch the rest."""
         config, registry = self.config, self.registry
         if self.part is None:
-            walked = self.walked or walk(self.source, config.walk_policy(registry.handles))
-            entries, seq = walk_entries(self.source, config, registry, self.tree.follow(walked)), 0
+            entries = walk_entries(self.source, config, registry, self.walked, self.tree)
+            seq = 0
         else:
             entries, seq = iter(self.part.entries), self.part.first_seq
         # Isolated (PDF) files go in their own small batches: a batch's outcomes are
@@ -306,12 +301,18 @@ def make_pools(config: Config) -> tuple[WorkerPool, WorkerPool]:
 
 
 def walk_entries(
-    source: Path, config: Config, registry: Registry, walked: Iterator[Entry] | None = None
+    source: Path,
+    config: Config,
+    registry: Registry,
+    walked: Iterator[Entry] | None = None,
+    tree: Digests | None = None,
 ) -> Iterator[Entry]:
     """The entries a run processes, in order: the walk (`walked` if given, else a new
-    one), each mbox followed by its messages."""
+    one), digested into `tree` if given, each mbox followed by its messages."""
     if walked is None:
         walked = walk(source, config.walk_policy(registry.handles))
+    if tree is not None:
+        walked = tree.follow(walked)
     return expand_archives(walked, config.max_file_bytes)
 
 

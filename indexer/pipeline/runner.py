@@ -205,8 +205,9 @@ async def finish_with_engine(
 
 
 def _tree(config: Config, registry: Registry, staged: Staged, manifest_sha256: str) -> Tree | None:
-    """The walk behind a committed output, for the state; None when its digests are unknown."""
-    if staged.tree is None:
+    """The walk behind a committed output, for the state; None when its digests are
+    unknown, or when some file has to be done again (a re-commit would skip it)."""
+    if staged.tree is None or staged.redo:
         return None
     keys = CacheKeys(config, registry).digest()
     tally = staged.tally

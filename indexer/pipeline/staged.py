@@ -65,6 +65,9 @@ class Staged:
     """The previous output, re-committed as it was (`unchanged.py`)."""
     tree: bytes | None = None
     """The digests of the walk behind the staged output (`tree.Digests`), when known."""
+    redo: int = 0
+    """Files stored with no output for reuse (`BatchExtractor.redo`): the next run does
+    them again, so the state notes no walk for this output (`runner._tree`)."""
 
 
 def manifest(config: Config, registry: Registry, staged: Staged) -> dict[str, Any]:

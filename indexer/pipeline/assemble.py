@@ -23,7 +23,7 @@ import orjson
 
 from indexer.pipeline.changes import CHANGES, ChangeTracker
 from indexer.pipeline.output import DOCUMENTS, FileInfo, NdjsonFile
-from indexer.pipeline.shards import LAYOUT, SHARD_PATTERN
+from indexer.pipeline.shards import LAYOUT, SHARD_PATTERN, layout_line
 from indexer.pipeline.staged import Staged, Tally
 
 _READ_HINT = 1 << 20
@@ -73,8 +73,7 @@ class Assembler:
                 _move, part.folder / info.name, info, self._staging / name
             )
             self._shards.append(replace(info, name=name))
-            line = {"name": name, "docs": entry["docs"]}
-            await self._layout.write(orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE))
+            await self._layout.write(layout_line(name, entry["docs"]))
         lines = await self._append_documents(part.folder / part.documents.name)
         if lines != part.documents.records:
             raise RuntimeError(

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
@@ -100,6 +100,11 @@ class PreviousShards:
             self._handle.close()
             self._handle = None
             self._lines = iter(())
+
+
+def layout_line(name: str, docs: Sequence[tuple[str, int]]) -> bytes:
+    """One shard's line of `.layout.ndjson`: its name and its documents' `[digest, bytes]`."""
+    return orjson.dumps({"name": name, "docs": docs}, option=orjson.OPT_APPEND_NEWLINE)
 
 
 class _Shard:
@@ -237,8 +242,7 @@ class ShardWriter:
             self._syncing.append(current.file)
             self.finished.append(info)
             if self._layout is not None:
-                entry = {"name": info.name, "docs": current.docs}
-                await self._layout.write(orjson.dumps(entry, option=orjson.OPT_APPEND_NEWLINE))
+                await self._layout.write(layout_line(info.name, current.docs))
 
     async def close(self) -> list[FileInfo]:
         """Close the last shard; return every shard's manifest entry, in order.

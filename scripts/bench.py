@@ -2,7 +2,8 @@
 
 Suites (the issue each answers):
     kinds        single-core throughput per kind via indexer.extract (issue 2)
-    pipeline     indexer run --workers 1/2 vs a sequential loop, peak RSS (issue 3)
+    pipeline     indexer run --workers 1/2 vs a sequential loop and vs two loops at
+                 once (the machine's ceiling), in rounds; peak RSS (issue 3)
     incremental  first run, unchanged re-run, 1%-changed re-run (issue 4)
     mbox         a generated mbox through indexer run, and the split alone (issue 5)
     all          every suite above, in that order
@@ -18,6 +19,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -61,10 +63,16 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["_loop"]:
         return bench_pipeline.loop_main(argv[1:])
+    if argv[:1] == ["_pair"]:
+        return bench_pipeline.pair_main(argv[1:])
     args = parser().parse_args(argv)
     Path(args.workdir).mkdir(parents=True, exist_ok=True)
     names = list(SUITES) if args.suite == "all" else [args.suite]
-    results: dict[str, Any] = {"date": "2026-11-29", "machine": machine(), "args": vars(args)}
+    results: dict[str, Any] = {
+        "date": date.today().isoformat(),
+        "machine": machine(),
+        "args": vars(args),
+    }
     if not args.json:
         print(f"machine: {results['machine']}", flush=True)
     for name in names:

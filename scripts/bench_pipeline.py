@@ -13,6 +13,8 @@ import json
 import os
 import random
 import shutil
+import statistics
+import subprocess
 import time
 from functools import partial
 from pathlib import Path
@@ -29,6 +31,7 @@ from bench_common import (
     report,
     run_command,
     run_function,
+    runs_table,
     target,
 )
 
@@ -110,23 +113,67 @@ def _rates(name: str, m: Measured) -> dict[str, Any]:
     }  # fmt: skip
 
 
+def run_pair(src: Path, workdir: Path) -> Measured:
+    """Two sequential loops at once, each over all of `src`, sharing nothing.
+
+    What this machine's cores give a perfectly parallel job with no overhead at all:
+    `2 * loop / pair` is the ceiling of any speed-up over the loop measured here.
+    Its counts (and rates) are both loops' together.
+    """
+    bench = str(Path(__file__).with_name("bench.py"))
+    measured = run_command([PYTHON, bench, "_pair", str(src), str(workdir / "pair")])
+    measured.extra = json.loads(measured.stdout)
+    return measured
+
+
+def pair_main(argv: list[str]) -> int:
+    """`bench.py _pair SRC STEM`: two `_loop`s at once, writing STEM-1 and STEM-2;
+    prints their counts added up as JSON."""
+    bench = str(Path(__file__).with_name("bench.py"))
+    procs = [
+        subprocess.Popen(
+            [PYTHON, bench, "_loop", argv[0], f"{argv[1]}-{i}.ndjson"], stdout=subprocess.PIPE
+        )
+        for i in (1, 2)
+    ]
+    outputs = [proc.communicate()[0] for proc in procs]
+    if any(proc.returncode for proc in procs):
+        return 1
+    counts = [json.loads(out) for out in outputs]
+    print(json.dumps({key: sum(c[key] for c in counts) for key in counts[0]}))
+    return 0
+
+
+_RUN_NAMES = {"loop": "sequential loop", "pair": "two loops at once", "1": "--workers 1",
+              "2": "--workers 2"}  # fmt: skip
+
+
 def run_pipeline(args: Any) -> dict[str, Any]:
-    """Loop vs `--workers 1` vs `--workers 2` over one generated mixed corpus."""
+    """Loop, two loops at once, `--workers 1` and `--workers 2` over one generated mixed
+    corpus; `--rounds` times, interleaved, so each ratio compares runs taken seconds apart."""
     workdir = Path(args.workdir)
     started = time.perf_counter()
     src, count = corpus(workdir, args.mb, args.seed)
     generated = time.perf_counter() - started
     out = workdir / "out-pipeline"
-    wanted = set(args.pipeline_runs.split(","))
-    measured: dict[str, Measured] = {}
-    if "loop" in wanted:
-        measured["loop"] = measure_quiet(lambda: run_loop(src, workdir / "loop.ndjson"), args.tries)
-    for workers in ("1", "2"):
-        if workers in wanted:
-            run = partial(run_index, src, out, int(workers))
-            measured[workers] = measure_quiet(run, args.tries)
-    names = {"loop": "sequential loop", "1": "--workers 1", "2": "--workers 2"}
-    rows = [_rates(names[key], m) for key, m in measured.items()]
+    wanted = [k for k in _RUN_NAMES if k in args.pipeline_runs.split(",")]
+    rounds: list[dict[str, Measured]] = []
+    for _ in range(max(1, args.rounds)):
+        measured: dict[str, Measured] = {}
+        for key in wanted:
+            if key == "loop":
+                run = partial(run_loop, src, workdir / "loop.ndjson")
+            elif key == "pair":
+                run = partial(run_pair, src, workdir)
+            else:
+                run = partial(run_index, src, out, int(key))
+            measured[key] = measure_quiet(run, args.tries)
+        rounds.append(measured)
+    rows = [
+        {**_rates(_RUN_NAMES[key], m), "round": i}
+        for i, measured in enumerate(rounds, 1)
+        for key, m in measured.items()
+    ]
     return {
         "corpus": {
             "mb": args.mb,
@@ -135,31 +182,63 @@ def run_pipeline(args: Any) -> dict[str, Any]:
             "generate_s": round(generated, 1),
         },
         "rows": rows,
-        "targets": _pipeline_targets(measured, args.mb),
+        "ratios": [_ratios(i, m) for i, m in enumerate(rounds, 1)],
+        "targets": _pipeline_targets(rounds, args.mb),
     }
 
 
-def _pipeline_targets(measured: dict[str, Measured], mb: float) -> list[dict[str, Any]]:
-    """The issue's three targets, for the runs that were measured.
+def _ratios(number: int, measured: dict[str, Measured]) -> dict[str, Any]:
+    """One round's ratios: the speed-ups over the loop and the machine's ceiling."""
+    loop, pair, one, two = (measured.get(k) for k in ("loop", "pair", "1", "2"))
+    row: dict[str, Any] = {"round": number}
+    if loop and pair:
+        row["ceiling_x"] = round(2 * loop.wall / pair.wall, 2)
+    if loop and two:
+        row["workers_2_x"] = round(loop.wall / two.wall, 2)
+        if pair:
+            row["of_ceiling_pct"] = round(100 * pair.wall / (2 * two.wall), 1)
+    if loop and one:
+        row["workers_1_slower_pct"] = round(100 * (one.wall / loop.wall - 1), 1)
+    return row
+
+
+def _pipeline_targets(rounds: list[dict[str, Measured]], mb: float) -> list[dict[str, Any]]:
+    """The issue's three targets, for the runs that were measured: with several rounds,
+    the median of the rounds' ratios (each from runs of the same round).
 
     Beside the wall-clock ratios (which the machine's other load distorts), the
     CPU-bound bound: the loop's CPU seconds over the run's CPU seconds spread on
     the cores it may use, i.e. the speed-up a quiet machine could show at best.
+    And the machine's own ceiling: two loops at once against one (see `run_pair`).
     """
-    loop, one, two = (measured.get(k) for k in ("loop", "1", "2"))
+
+    def median_of(ratio: Any, *keys: str) -> float | None:
+        values = [ratio(*(r[k] for k in keys)) for r in rounds if all(k in r for k in keys)]
+        return statistics.median(values) if values else None
+
     out = []
-    if loop and two:
-        speedup, bound = loop.wall / two.wall, loop.cpu / max(two.cpu / 2, two.parent_cpu or 0)
+    speedup = median_of(lambda loop, two: loop.wall / two.wall, "loop", "2")
+    if speedup is not None:
+        bound = median_of(
+            lambda loop, two: loop.cpu / max(two.cpu / 2, two.parent_cpu or 0), "loop", "2"
+        )
         out.append(target("--workers 2 speed-up vs loop", ">= 1.7x", speedup, speedup >= 1.7, "x"))
-        out.append(target("  same, CPU-bound upper bound", ">= 1.7x", bound, bound >= 1.7, "x"))
-    if loop and one:
-        slower, by_cpu = one.wall / loop.wall - 1, one.cpu / loop.cpu - 1
+        out.append(target("  same, CPU-bound upper bound", ">= 1.7x", bound or 0.0,
+                          (bound or 0.0) >= 1.7, "x"))  # fmt: skip
+    ceiling = median_of(lambda loop, pair: 2 * loop.wall / pair.wall, "loop", "pair")
+    if ceiling is not None:
+        out.append(target("  machine ceiling: 2 loops at once", ">= 1.7x", ceiling,
+                          ceiling >= 1.7, "x"))  # fmt: skip
+    slower = median_of(lambda loop, one: one.wall / loop.wall - 1, "loop", "1")
+    if slower is not None:
+        by_cpu = median_of(lambda loop, one: one.cpu / loop.cpu - 1, "loop", "1") or 0.0
         out.append(
             target("--workers 1 slower than loop", "<= 10%", slower * 100, slower <= 0.1, "%")
         )
         out.append(target("  same, by CPU seconds", "<= 10%", by_cpu * 100, by_cpu <= 0.1, "%"))
-    if two:
-        rss = two.peak_tree_mb
+    peaks = [r["2"].peak_tree_mb for r in rounds if "2" in r]
+    if peaks:
+        rss = max(peaks)
         wanted = f"< 500 MB (on 2 GB; ran {mb:g} MB)"
         out.append(target("peak RSS, tree (--workers 2)", wanted, rss, rss < 500, "MB"))
     return out
@@ -292,21 +371,32 @@ def run_incremental(args: Any) -> dict[str, Any]:
 
 
 RUN_KEYS = (
-    "wall_s", "cpu_s", "parent_cpu_s", "peak_tree_rss_mb", "peak_process_rss_mb", "files_per_s",
-    "mb_per_s", "pages_per_s", "extracted", "reused", "load_before", "load_after",
+    "round", "wall_s", "cpu_s", "parent_cpu_s", "peak_tree_rss_mb", "peak_process_rss_mb",
+    "files_per_s", "mb_per_s", "pages_per_s", "extracted", "reused", "load_before", "load_after",
 )  # fmt: skip
 
 
 def render(result: dict[str, Any]) -> str:
-    """The suite's runs, then its targets."""
-    return report(result, RUN_KEYS)
+    """The suite's runs, then (pipeline) each round's ratios, then its targets."""
+    text = report(result, RUN_KEYS)
+    if result.get("ratios"):
+        keys = ("ceiling_x", "workers_2_x", "of_ceiling_pct", "workers_1_slower_pct")
+        rows = [{"run": f"round {r['round']}", **r} for r in result["ratios"]]
+        runs, targets = text.rsplit("\n\n", 1)
+        text = f"{runs}\n\n{runs_table(rows, keys)}\n\n{targets}"
+    return text
 
 
 def add_arguments(parser: Any) -> None:
     """The suites' flags."""
     parser.add_argument("--mb", type=float, default=200, help="mixed corpus size (pipeline)")
     parser.add_argument(
-        "--pipeline-runs", default="loop,1,2", help="which of loop,1,2 to run (pipeline)"
+        "--pipeline-runs",
+        default="loop,pair,1,2",
+        help="which of loop,pair,1,2 to run (pipeline; pair: two loops at once)",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="interleaved rounds of those runs (pipeline)"
     )
     parser.add_argument("--files", type=int, default=10_000, help="corpus files (incremental)")
     parser.add_argument("--workers", type=int, default=2, help="workers (incremental, mbox)")

@@ -18,6 +18,7 @@ import bench_kinds_textual as textual
 import bench_mail
 import bench_pdf
 from bench_common import SHARED_CORPUS, load, table
+from selectolax.lexbor import LexborHTMLParser
 
 import indexer
 from indexer._corpusgen import _html
@@ -26,6 +27,7 @@ from indexer._samples import minimal_pdf
 Files = list[tuple[str, bytes]]
 TARGETS = {"text": 50.0, "json": 50.0, "csv": 200_000.0, "eml": 1_000.0, "html": 30.0}
 UNITS = {"csv": "rows/s", "eml": "messages/s"}
+_TEXT_ID = LexborHTMLParser("<p>x").css_first("p").first_child.tag_id  # type: ignore[union-attr]
 
 
 def _corpus_files(*suffixes: str) -> Files:
@@ -99,7 +101,40 @@ def _html_rows(scale: float, repeat: int) -> list[dict]:
         if files:
             seconds, _ = _cpu_best(repeat, partial(_extract_all, files))
             rows.append(_row("html", label, files, seconds, 0, "MB/s"))
+    # What any Markdown renderer on Lexbor must spend on the generated pages before it
+    # renders anything: the parse, then one visit of every node (no target: a floor).
+    for label, visit in (("floor: Lexbor parse alone", _parse), ("floor: parse + visit", _visit)):
+        seconds, _ = _cpu_best(repeat, partial(_each, visit, pages))
+        row = _row("html", f"{label}, generated pages", pages, seconds, 0, "MB/s")
+        rows.append({**row, "target": None, "met": None})
     return rows
+
+
+def _each(visit: Callable[[bytes], object], files: Files) -> None:
+    for _, data in files:
+        visit(data)
+
+
+def _parse(data: bytes) -> object:
+    return LexborHTMLParser(data, scripting=True)
+
+
+def _visit(data: bytes) -> list[str]:
+    """Parse, then visit every node of the body once (its tag id; a text node's text)."""
+    tree = LexborHTMLParser(data, scripting=True)
+    texts: list[str] = []
+    node, stack = tree.body, []
+    while node is not None:
+        if node.tag_id == _TEXT_ID:
+            texts.append(node.text_content or "")
+        elif (child := node.first_child) is not None:
+            stack.append(node)
+            node = child
+            continue
+        while (after := node.next) is None and stack:
+            node = stack.pop()
+        node = after
+    return texts
 
 
 def _pdf_rows(scale: float, repeat: int, plumber_max_bytes: int) -> list[dict]:

@@ -65,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
         return bench_pipeline.loop_main(argv[1:])
     if argv[:1] == ["_pair"]:
         return bench_pipeline.pair_main(argv[1:])
+    if argv[:1] == ["_serial"]:
+        return bench_pipeline.serial_main(argv[1:])
     args = parser().parse_args(argv)
     Path(args.workdir).mkdir(parents=True, exist_ok=True)
     names = list(SUITES) if args.suite == "all" else [args.suite]

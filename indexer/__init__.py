@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from indexer import registry
 from indexer._extract import extract
+from indexer._malloc import pad_heap
 from indexer._types import KINDS, Chunk, Extracted, Options
 from indexer._version import __version__
 
@@ -22,6 +23,7 @@ __all__ = [
     "__version__",
     "extract",
     "index",
+    "pad_heap",
     "registry",
     "run",
 ]

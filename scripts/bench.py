@@ -8,6 +8,9 @@ Suites (the issue each answers):
     mbox         a generated mbox through indexer run, and the split alone (issue 5)
     all          every suite above, in that order
 
+Every process here keeps its heap between documents, as `indexer run`'s processes
+do (`indexer.pad_heap`): the sequential loop gets the run's allocator setting too.
+
 Prints a table per suite (with the machine and the load average next to every
 number), or with `--json` one JSON object. Generated corpora are cached under
 `--workdir`. Exit code 0 (targets missed are reported, not failed), 2 on bad usage.
@@ -29,6 +32,8 @@ import bench_kinds
 import bench_mbox
 import bench_pipeline
 from bench_common import machine
+
+import indexer
 
 Suite = tuple[Callable[[Any], dict[str, Any]], Callable[[dict[str, Any]], str]]
 SUITES: dict[str, Suite] = {
@@ -61,6 +66,9 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the chosen suites; print tables or JSON; return the exit code."""
     argv = sys.argv[1:] if argv is None else argv
+    # As `indexer run`'s processes do: the loop (and every in-process rate) gets the
+    # same allocator setting as the run it is compared with.
+    indexer.pad_heap()
     if argv[:1] == ["_loop"]:
         return bench_pipeline.loop_main(argv[1:])
     if argv[:1] == ["_pair"]:

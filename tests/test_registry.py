@@ -100,6 +100,7 @@ def test_public_api_is_pinned() -> None:
         "__version__",
         "extract",
         "index",
+        "pad_heap",
         "registry",
         "run",
     ]

@@ -30,6 +30,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from indexer._malloc import pad_heap
+
 HEADER = struct.Struct(">Q")
 """Frame header: the pickle's length in bytes."""
 
@@ -95,6 +97,7 @@ def main(argv: list[str]) -> int:
     """Serve calls until the parent closes our stdin; return the exit status."""
     parent_pid, memory_limit_mb = int(argv[0]), int(argv[1])
     _die_with_parent(parent_pid)
+    pad_heap()  # a worker extracts document after document (see `indexer._malloc`)
     if memory_limit_mb > 0:
         limit = memory_limit_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))

@@ -1,0 +1,64 @@
+"""Workers keep their heap between documents (`indexer._malloc.pad_heap`).
+
+Measured by the page faults extracting the same web page again costs: with glibc's
+defaults each document faults its heap in anew; in a padded process it is reused.
+"""
+
+from __future__ import annotations
+
+import platform
+import random
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from indexer import extract
+from indexer._corpusgen import _html
+from indexer.pipeline.pool import WorkerPool
+
+glibc_only = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc",
+    reason="the setting is glibc's",
+)
+
+PAGES = 2000
+"""Enough pages held at once for glibc's defaults to trim the heap after each one
+(6.5 faults a page here; at 300 pages none)."""
+
+
+def faults_per_page(pages: int = PAGES) -> float:
+    """Minor page faults per extraction of a generated web page (each a different one,
+    as in an archive), after a warm-up. Module-level, so a worker process can run it."""
+    rng = random.Random(7)
+    corpus = [_html(rng, i) for i in range(pages)]
+    for page in corpus[:20]:
+        extract("page.html", page)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for page in corpus:
+        extract("page.html", page)
+    return (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / pages
+
+
+@glibc_only
+async def test_a_worker_reuses_its_heap_from_one_document_to_the_next() -> None:
+    async with WorkerPool(size=1) as pool:
+        faults = await pool.run(faults_per_page)
+    assert faults < 1.0
+
+
+@glibc_only
+def test_with_glibc_defaults_every_page_faults_its_heap_in_again() -> None:
+    """The control for the test above: the same measure, in a process left with
+    glibc's defaults, counts many faults per page (so the measure can fail)."""
+    code = "import test_malloc; print(test_malloc.faults_per_page())"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=Path(__file__).parent,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert float(done.stdout) > 3.0

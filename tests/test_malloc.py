@@ -6,6 +6,7 @@ defaults each document faults its heap in anew; in a padded process it is reused
 
 from __future__ import annotations
 
+import os
 import platform
 import random
 import resource
@@ -54,9 +55,11 @@ def test_with_glibc_defaults_every_page_faults_its_heap_in_again() -> None:
     """The control for the test above: the same measure, in a process left with
     glibc's defaults, counts many faults per page (so the measure can fail)."""
     code = "import test_malloc; print(test_malloc.faults_per_page())"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MALLOC_", "GLIBC_TUN"))}
     done = subprocess.run(
         [sys.executable, "-c", code],
         cwd=Path(__file__).parent,
+        env=env,
         capture_output=True,
         text=True,
         check=True,

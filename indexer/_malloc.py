@@ -4,10 +4,11 @@ Parsers allocate and free a few megabytes per document (Lexbor's DOM, pdfium's p
 objects). glibc hands the top of the heap back to the kernel as soon as a free
 leaves more than 128 KiB there, and grows it again, page by page, for the next
 document: each of those pages is a page fault and a zeroed page. Measured here on
-2,000 generated web pages, one process: 276,000 page faults and 7 MB/s; with 4 MiB
-kept at the top, 4,500 faults and 17 MB/s. A whole `indexer run` over the 50 MB
+2,000 generated web pages in one process: 6.5 faults a page and 7-11 MB/s; with
+4 MiB kept at the top, none and 16-18 MB/s. A whole `indexer run` over the 50 MB
 mixed corpus faults half as often (120,000 times against 50,000-58,000, of which
-its five processes' start takes about 18,000). The cost is at most `TOP_PAD` bytes kept per process.
+its five processes' start takes about 18,000). The cost is at most `TOP_PAD` bytes
+kept per process.
 
 Both settings are process-wide and do nothing off glibc (musl, macOS).
 """

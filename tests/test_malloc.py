@@ -27,7 +27,7 @@ glibc_only = pytest.mark.skipif(
 
 PAGES = 2000
 """Enough pages held at once for glibc's defaults to trim the heap after each one
-(6.5 faults a page here; at 300 pages none)."""
+(2-20 faults a page here, with the heap's layout; at 300 pages none)."""
 
 
 def faults_per_page(pages: int = PAGES) -> float:
@@ -47,14 +47,20 @@ def faults_per_page(pages: int = PAGES) -> float:
 async def test_a_worker_reuses_its_heap_from_one_document_to_the_next() -> None:
     async with WorkerPool(size=1) as pool:
         faults = await pool.run(faults_per_page)
-    assert faults < 1.0
+    assert faults < 0.5  # 0.01 measured; 2-20 unpadded, depending on the heap's layout
 
 
 @glibc_only
 def test_with_glibc_defaults_every_page_faults_its_heap_in_again() -> None:
     """The control for the test above: the same measure, in a process left with
-    glibc's defaults, counts many faults per page (so the measure can fail)."""
-    code = "import test_malloc; print(test_malloc.faults_per_page())"
+    glibc's defaults, counts many times the faults it counts once padded (so the
+    measure can fail). How many depends on the heap's layout: 2 to 20 a page here."""
+    code = (
+        "import indexer, test_malloc\n"
+        "before = test_malloc.faults_per_page()\n"
+        "indexer.pad_heap()\n"
+        "print(before, test_malloc.faults_per_page())\n"
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MALLOC_", "GLIBC_TUN"))}
     done = subprocess.run(
         [sys.executable, "-c", code],
@@ -64,4 +70,6 @@ def test_with_glibc_defaults_every_page_faults_its_heap_in_again() -> None:
         text=True,
         check=True,
     )
-    assert float(done.stdout) > 3.0
+    before, after = map(float, done.stdout.split())
+    assert before > 0.5
+    assert before > 20 * after

@@ -23,11 +23,13 @@ from selectolax.lexbor import LexborHTMLParser
 import indexer
 from indexer._corpusgen import _html
 from indexer._samples import minimal_pdf
+from indexer.extractors._html_dom import KINDS, TEXT
 
 Files = list[tuple[str, bytes]]
 TARGETS = {"text": 50.0, "json": 50.0, "csv": 200_000.0, "eml": 1_000.0, "html": 30.0}
 UNITS = {"csv": "rows/s", "eml": "messages/s"}
-_TEXT_ID = LexborHTMLParser("<p>x").css_first("p").first_child.tag_id  # type: ignore[union-attr]
+_TEXT_ID = next(tag for tag, kind in KINDS.items() if kind == TEXT)
+"""Lexbor's tag id of a text node, as the HTML extractor probed it."""
 
 
 def _corpus_files(*suffixes: str) -> Files:

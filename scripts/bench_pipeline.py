@@ -17,6 +17,7 @@ import statistics
 import subprocess
 import time
 import zlib
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -80,20 +81,32 @@ def run_index(src: Path, out: Path, workers: int, *, fresh: bool = True) -> Meas
     return measured
 
 
-def run_loop(src: Path, out_file: Path) -> Measured:
-    """The sequential baseline in its own process (so its RSS is measured the same way)."""
-    measured = run_command([PYTHON, str(Path(__file__).with_name("bench.py")), "_loop",
-                            str(src), str(out_file)])  # fmt: skip
+_BENCH = str(Path(__file__).with_name("bench.py"))
+
+
+def _run_bench(mode: str, *args: Path) -> Measured:
+    """`bench.py MODE ARGS...` in its own process (so its RSS is measured as a run's is);
+    its JSON counts become the measurement's `extra`."""
+    measured = run_command([PYTHON, _BENCH, mode, *map(str, args)])
     measured.extra = json.loads(measured.stdout)
     return measured
+
+
+def _loop_files(src: Path) -> list[Path]:
+    """The files the loop (and `serial_work`) read: every non-hidden file, sorted."""
+    return sorted(p for p in src.rglob("*") if p.is_file() and not p.name.startswith("."))
+
+
+def run_loop(src: Path, out_file: Path) -> Measured:
+    """The sequential baseline in its own process."""
+    return _run_bench("_loop", src, out_file)
 
 
 def sequential_loop(src: Path, out_file: Path) -> dict[str, int]:
     """Read, extract and serialise every non-hidden file under `src`, in sorted order."""
     files = total = pages = chunks = 0
-    paths = sorted(p for p in src.rglob("*") if p.is_file() and not p.name.startswith("."))
     with open(out_file, "wb") as out:
-        for path in paths:
+        for path in _loop_files(src):
             rel = path.relative_to(src).as_posix()
             data = path.read_bytes()
             result = indexer.extract(rel, data)
@@ -124,19 +137,15 @@ def run_pair(src: Path, workdir: Path) -> Measured:
     `2 * loop / pair` is the ceiling of any speed-up over the loop measured here.
     Its counts (and rates) are both loops' together.
     """
-    bench = str(Path(__file__).with_name("bench.py"))
-    measured = run_command([PYTHON, bench, "_pair", str(src), str(workdir / "pair")])
-    measured.extra = json.loads(measured.stdout)
-    return measured
+    return _run_bench("_pair", src, workdir / "pair")
 
 
 def pair_main(argv: list[str]) -> int:
     """`bench.py _pair SRC STEM`: two `_loop`s at once, writing STEM-1 and STEM-2;
     prints their counts added up as JSON."""
-    bench = str(Path(__file__).with_name("bench.py"))
     procs = [
         subprocess.Popen(
-            [PYTHON, bench, "_loop", argv[0], f"{argv[1]}-{i}.ndjson"], stdout=subprocess.PIPE
+            [PYTHON, _BENCH, "_loop", argv[0], f"{argv[1]}-{i}.ndjson"], stdout=subprocess.PIPE
         )
         for i in (1, 2)
     ]
@@ -150,12 +159,9 @@ def pair_main(argv: list[str]) -> int:
 
 def run_serial(src: Path, workdir: Path) -> Measured:
     """`serial_work` in its own process (see there)."""
-    bench = str(Path(__file__).with_name("bench.py"))
     out = fresh_dir(workdir / "serial")
     out.mkdir(parents=True)
-    measured = run_command([PYTHON, bench, "_serial", str(src), str(out)])
-    measured.extra = json.loads(measured.stdout)
-    return measured
+    return _run_bench("_serial", src, out)
 
 
 def serial_main(argv: list[str]) -> int:
@@ -173,7 +179,6 @@ def serial_work(src: Path, out: Path) -> dict[str, int]:
     pipe, no event loop. `2 * loop / pair` over `serial / loop` bounds any speed-up."""
     registry = default_registry()
     limit = Config().max_file_bytes
-    paths = sorted(p for p in src.rglob("*") if p.is_file() and not p.name.startswith("."))
     files = total = pages = chunks = pending = 0
     shard, documents = hashlib.sha256(), hashlib.sha256()
     with (
@@ -181,7 +186,7 @@ def serial_work(src: Path, out: Path) -> dict[str, int]:
         open(out / "documents.ndjson", "wb") as documents_file,
         open(out / "state.out", "wb") as state_file,
     ):
-        for path in paths:
+        for path in _loop_files(src):
             rel, size = path.relative_to(src).as_posix(), path.stat().st_size
             job = Job(registry.for_path(rel), rel, b"", "", size, bytes(path), limit)
             (done,) = extract_jobs([job], DEFAULT_OPTIONS, registry, {})
@@ -251,22 +256,39 @@ def run_pipeline(args: Any) -> dict[str, Any]:
     }
 
 
+_RATIOS: dict[str, tuple[tuple[str, ...], Callable[..., float]]] = {
+    "ceiling_x": (("loop", "pair"), lambda loop, pair: 2 * loop.wall / pair.wall),
+    "serial_over_loop": (("loop", "serial"), lambda loop, serial: serial.wall / loop.wall),
+    "best_x": (
+        ("loop", "pair", "serial"),
+        lambda loop, pair, serial: 2 * loop.wall**2 / (pair.wall * serial.wall),
+    ),
+    "workers_2_x": (("loop", "2"), lambda loop, two: loop.wall / two.wall),
+    "of_ceiling_pct": (
+        ("loop", "pair", "2"),
+        lambda _loop, pair, two: 100 * pair.wall / (2 * two.wall),
+    ),
+    "workers_1_slower_pct": (("loop", "1"), lambda loop, one: 100 * (one.wall / loop.wall - 1)),
+}
+"""Each ratio a round prints, from the runs it needs (by `_RUN_NAMES` key): one
+definition for the per-round table and the targets' medians."""
+
+
+def _ratio(name: str, measured: dict[str, Measured]) -> float | None:
+    """Ratio `name` of one round, or None when the round lacks a run it needs."""
+    keys, ratio = _RATIOS[name]
+    if not all(key in measured for key in keys):
+        return None
+    return ratio(*(measured[key] for key in keys))
+
+
 def _ratios(number: int, measured: dict[str, Measured]) -> dict[str, Any]:
     """One round's ratios: the speed-ups over the loop and the machine's ceiling."""
-    loop, pair, serial, one, two = (measured.get(k) for k in ("loop", "pair", "serial", "1", "2"))
     row: dict[str, Any] = {"round": number}
-    if loop and pair:
-        row["ceiling_x"] = round(2 * loop.wall / pair.wall, 2)
-    if loop and serial:
-        row["serial_over_loop"] = round(serial.wall / loop.wall, 2)
-        if pair:
-            row["best_x"] = round(2 * loop.wall**2 / (pair.wall * serial.wall), 2)
-    if loop and two:
-        row["workers_2_x"] = round(loop.wall / two.wall, 2)
-        if pair:
-            row["of_ceiling_pct"] = round(100 * pair.wall / (2 * two.wall), 1)
-    if loop and one:
-        row["workers_1_slower_pct"] = round(100 * (one.wall / loop.wall - 1), 1)
+    for name in _RATIOS:
+        value = _ratio(name, measured)
+        if value is not None:
+            row[name] = round(value, 1 if name.endswith("_pct") else 2)
     return row
 
 
@@ -280,36 +302,33 @@ def _pipeline_targets(rounds: list[dict[str, Measured]], mb: float) -> list[dict
     And the machine's own ceiling: two loops at once against one (see `run_pair`).
     """
 
-    def median_of(ratio: Any, *keys: str) -> float | None:
-        values = [ratio(*(r[k] for k in keys)) for r in rounds if all(k in r for k in keys)]
+    def median_of(name: str) -> float | None:
+        values = [v for r in rounds if (v := _ratio(name, r)) is not None]
         return statistics.median(values) if values else None
 
-    out = []
-    speedup = median_of(lambda loop, two: loop.wall / two.wall, "loop", "2")
-    if speedup is not None:
-        bound = median_of(
-            lambda loop, two: loop.cpu / max(two.cpu / 2, two.parent_cpu or 0), "loop", "2"
+    def median_cpu(ratio: Callable[[Measured, Measured], float], key: str) -> float:
+        return statistics.median(
+            ratio(r["loop"], r[key]) for r in rounds if "loop" in r and key in r
         )
+
+    out = []
+    speedup = median_of("workers_2_x")
+    if speedup is not None:
+        bound = median_cpu(lambda loop, two: loop.cpu / max(two.cpu / 2, two.parent_cpu or 0), "2")
         out.append(target("--workers 2 speed-up vs loop", ">= 1.7x", speedup, speedup >= 1.7, "x"))
-        out.append(target("  same, CPU-bound upper bound", ">= 1.7x", bound or 0.0,
-                          (bound or 0.0) >= 1.7, "x"))  # fmt: skip
-    ceiling = median_of(lambda loop, pair: 2 * loop.wall / pair.wall, "loop", "pair")
+        out.append(target("  same, CPU-bound upper bound", ">= 1.7x", bound, bound >= 1.7, "x"))
+    ceiling = median_of("ceiling_x")
     if ceiling is not None:
         out.append(target("  machine ceiling: 2 loops at once", ">= 1.7x", ceiling,
                           ceiling >= 1.7, "x"))  # fmt: skip
-    best = median_of(
-        lambda loop, pair, serial: 2 * loop.wall**2 / (pair.wall * serial.wall),
-        "loop", "pair", "serial",
-    )  # fmt: skip
+    best = median_of("best_x")
     if best is not None:
         out.append(target("  best with the run's own work", ">= 1.7x", best, best >= 1.7, "x"))
-    slower = median_of(lambda loop, one: one.wall / loop.wall - 1, "loop", "1")
+    slower = median_of("workers_1_slower_pct")
     if slower is not None:
-        by_cpu = median_of(lambda loop, one: one.cpu / loop.cpu - 1, "loop", "1") or 0.0
-        out.append(
-            target("--workers 1 slower than loop", "<= 10%", slower * 100, slower <= 0.1, "%")
-        )
-        out.append(target("  same, by CPU seconds", "<= 10%", by_cpu * 100, by_cpu <= 0.1, "%"))
+        by_cpu = median_cpu(lambda loop, one: 100 * (one.cpu / loop.cpu - 1), "1")
+        out.append(target("--workers 1 slower than loop", "<= 10%", slower, slower <= 10, "%"))
+        out.append(target("  same, by CPU seconds", "<= 10%", by_cpu, by_cpu <= 10, "%"))
     peaks = [r["2"].peak_tree_mb for r in rounds if "2" in r]
     if peaks:
         rss = max(peaks)

@@ -10,10 +10,13 @@ shard listing the documents it holds as `[digest, bytes]` (the digest is the has
 of the document's chunk lines that `documents.ndjson` carries too). While a new
 shard receives exactly the documents its namesake in the previous generation
 holds, in the same order, nothing is written; if it ends that way the old file
-is hard-linked into the new generation (no write, no hash, no fsync: the old
-manifest entry holds), and if it diverges the matching prefix is copied from the
-old file first. So an unchanged re-run writes no chunk bytes at all, and a
-change costs the shards it touches.
+is hard-linked into the new generation (no write, no fsync: the old manifest
+entry holds), and if it diverges the matching prefix is copied from the old file
+first. So an unchanged re-run writes no chunk bytes at all, and a change costs the
+shards it touches. An old shard is used only once its size and sha256 match its
+manifest entry (`verify.intact`, checked in a thread at its first matching
+document, the next shard's check started meanwhile); a damaged one is reported
+and written again from the records.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
@@ -29,6 +33,7 @@ import anyio
 import orjson
 
 from indexer.pipeline.output.staging import MANIFEST, FileInfo, NdjsonFile
+from indexer.pipeline.output.verify import intact, report_damage
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +49,15 @@ class OldShard:
     path: Path
     info: FileInfo
     docs: list[tuple[str, int]]
+    check: Future[bool]
+    """Whether the file still matches `info` (`verify.intact`), computed in a thread."""
+
+    async def trusted(self) -> bool:
+        """Wait for `check`; report the file when it failed."""
+        if await anyio.to_thread.run_sync(self.check.result):
+            return True
+        report_damage(self.path)
+        return False
 
 
 class PreviousShards:
@@ -56,8 +70,11 @@ class PreviousShards:
         self.folder = folder
         manifest = orjson.loads((folder / MANIFEST).read_bytes())
         self._infos = {s["name"]: FileInfo(**s) for s in manifest["shards"]}
+        self._names = list(self._infos)
         self._handle: IO[bytes] | None = open(folder / LAYOUT, "rb")  # noqa: SIM115
         self._lines: Iterator[bytes] = iter(self._handle)
+        self._checker = ThreadPoolExecutor(1, thread_name_prefix="verify")
+        self._checks: dict[str, Future[bool]] = {}
 
     @classmethod
     def open(cls, folder: Path) -> PreviousShards | None:
@@ -90,12 +107,25 @@ class PreviousShards:
                 if info is None or info.bytes != sum(n for _, n in docs):
                     return None
                 if path.stat().st_size != info.bytes:  # truncated or appended to since
+                    report_damage(path)
                     return None
-                return OldShard(path, info, docs)
+                at = self._names.index(name)
+                for later in self._names[at + 1 : at + 2]:  # checked while this one is used
+                    self._check(later)
+                return OldShard(path, info, docs, self._check(name))
         return None
 
+    def _check(self, name: str) -> Future[bool]:
+        """The check of the old shard `name` against its manifest entry, started once."""
+        check = self._checks.get(name)
+        if check is None:
+            info = self._infos[name]
+            check = self._checks[name] = self._checker.submit(intact, self.folder / name, info)
+        return check
+
     def close(self) -> None:
-        """Close the layout file."""
+        """Close the layout file; checks not started yet are dropped."""
+        self._checker.shutdown(wait=False, cancel_futures=True)
         if self._handle is not None:
             self._handle.close()
             self._handle = None
@@ -117,13 +147,16 @@ class _Shard:
         """How many leading documents are the old shard's, not yet written."""
         self.docs: list[tuple[str, int]] = []
 
-    def matches(self, digest: str, size: int) -> bool:
+    async def matches(self, digest: str, size: int) -> bool:
+        """True when the next old document is this one (and, at the first, the old
+        file is intact: else it is dropped)."""
         old = self.old
-        return (
-            old is not None
-            and self.matched < len(old.docs)
-            and (old.docs[self.matched] == (digest, size))
-        )
+        if old is None or self.matched >= len(old.docs) or old.docs[self.matched] != (digest, size):
+            return False
+        if not self.matched and not await old.trusted():
+            self.old = None
+            return False
+        return True
 
     async def materialise(self) -> None:
         """Copy the matched prefix from the old file and stop matching."""
@@ -218,7 +251,7 @@ class ShardWriter:
     async def _put(self, current: _Shard, block: bytes, count: int, tag: str) -> None:
         """Add a block to `current`: only counted while it matches the old shard."""
         file = current.file
-        if current.matches(tag, len(block)):
+        if await current.matches(tag, len(block)):
             current.matched += 1
             file.records += count
             file.size += len(block)

@@ -20,7 +20,10 @@ mbox or a Maildir is no exception: an mbox with the same stat holds the same
 messages, and a Maildir's messages are files of the walk.
 
 Then the new generation is the previous one's files, hard-linked, with an empty
-`changes.ndjson`: byte for byte what the full pipeline would write.
+`changes.ndjson`: byte for byte what the full pipeline would write. Each of them
+is first checked against the manifest (size and sha256, `verify.Checking`, in
+threads while the walk is compared): a damaged one sends the run down the normal
+path, which rebuilds it.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from indexer.pipeline.incremental.tree import BATCH, Tree, batch_digest, digest_
 from indexer.pipeline.output.changes import CHANGES
 from indexer.pipeline.output.shards import LAYOUT
 from indexer.pipeline.output.staging import DOCUMENTS, MANIFEST
+from indexer.pipeline.output.verify import Checking
 from indexer.pipeline.walk.walker import Entry, iter_batches
 from indexer.registry import Registry
 
@@ -80,8 +84,13 @@ def unchanged(
     ):
         return None, walked
     taken: list[Entry] = []
-    if _same_walk(walked, taken, digest_batches(tree.digests)):
-        return old, None
+    checking = Checking(previous_output, old)  # hashes the files while the walk is compared
+    try:
+        # A damaged file is not reported here: the run that follows rebuilds it, says so.
+        if _same_walk(walked, taken, digest_batches(tree.digests)) and checking.result():
+            return old, None
+    finally:
+        checking.cancel()
     return None, (itertools.chain(taken, walked) if len(taken) <= _KEEP else None)
 
 

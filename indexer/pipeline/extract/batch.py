@@ -158,7 +158,8 @@ class BatchExtractor:
             if read.sha256 is not None:
                 hashes[i] = read.sha256
                 keys[i] = self.keys.key(read.sha256, work[i][2], entries[i])
-        second = await self._lookup([keys[i] for i in reads], [entries[i] for i in reads])
+        sizes = [len(reads[i].data) for i in reads]
+        second = await self._lookup([keys[i] for i in reads], [entries[i] for i in reads], sizes)
         for i, hit in zip(reads, second, strict=True):
             found[i] = hit
         todo = sorted(
@@ -169,7 +170,8 @@ class BatchExtractor:
         jobs = [
             Job(work[i][2], entries[i].rel, b"", "", _size(entries[i]), entries[i].path, limit)
             if i in by_worker
-            else Job(work[i][2], entries[i].rel, reads[i].data, hashes[i] or "", _size(entries[i]))
+            # The size of the bytes read, as the hash: the file may have changed since its stat.
+            else Job(work[i][2], entries[i].rel, reads[i].data, hashes[i] or "", len(reads[i].data))
             for i in todo
         ]
         stored = [(entries[i], keys[i], work[i][3]) for i in todo]
@@ -198,23 +200,34 @@ class BatchExtractor:
         sources = [_source(entry) for entry in entries]
         return await anyio.to_thread.run_sync(read_files, sources, self.config.max_file_bytes)
 
-    async def _lookup(self, keys: Sequence[str | None], entries: list[Entry]) -> list[Hit | None]:
-        """Stored outputs under each key, rendered for each entry's path; None for misses."""
+    async def _lookup(
+        self, keys: Sequence[str | None], entries: list[Entry], sizes: list[int] | None = None
+    ) -> list[Hit | None]:
+        """Stored outputs under each key, rendered for each entry's path; None for misses.
+
+        `sizes`: the sizes of the bytes just read, which a stored output must say too
+        (an older version took the walk's size for a file rewritten before its read).
+        """
         wanted = [k for k in keys if k]
         if self.state is None or not wanted:
             return [None] * len(keys)
-        return await anyio.to_thread.run_sync(self._hits, keys, entries)
+        return await anyio.to_thread.run_sync(self._hits, keys, entries, sizes)
 
-    def _hits(self, keys: Sequence[str | None], entries: list[Entry]) -> list[Hit | None]:
+    def _hits(
+        self, keys: Sequence[str | None], entries: list[Entry], sizes: list[int] | None
+    ) -> list[Hit | None]:
         assert self.state is not None
         stored = iter(self.state.lookup([k for k in keys if k]))
         out: list[Hit | None] = []
-        for key, entry in zip(keys, entries, strict=True):
+        for i, (key, entry) in enumerate(zip(keys, entries, strict=True)):
             found = next(stored) if key else None
             if found is None or not self.keys.current(found.deps):
                 out.append(None)
                 continue
             docs = unpack(found.output)
+            if sizes is not None and orjson.loads(docs[0].line)["bytes"] != sizes[i]:
+                out.append(None)
+                continue
             if found.path != entry.rel:  # a copy or a rename: the records name the path
                 rebased = rebase(docs, found.path, entry.rel)
                 if rebased is None:

@@ -88,14 +88,15 @@ def extract_jobs(
 
 
 def read_job(job: Job) -> Job | Finished:
-    """A job that was to read its file (`path`), with the bytes and hash read; or the
-    `Finished` that says why the file could not be read."""
+    """A job that was to read its file (`path`), with the bytes, hash and size read (the
+    file may have changed since the walk's stat); or the `Finished` that says why the
+    file could not be read."""
     assert job.path is not None
     read = read_one(job.path, job.limit)
     if read.error is not None:
         return Finished(docs=(), deps=(), pending=None, seconds=0.0, read_error=read.error)
     assert read.sha256 is not None
-    return Job(job.spec, job.rel, read.data, read.sha256, job.size)
+    return Job(job.spec, job.rel, read.data, read.sha256, len(read.data))
 
 
 def extract_unit(job: Job, options: Options, registry: Registry) -> Unit:

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import hostile
+
 import indexer
 from indexer.config import Config
 from indexer.pipeline.incremental.state import State
@@ -72,6 +74,27 @@ def test_files_rewritten_during_a_run_leave_no_trace_once_the_tree_is_quiet(
     assert committed(out) == committed(again)
     for doc in documents(out):
         assert doc["bytes"] == (source / str(doc["path"])).stat().st_size
+
+
+def test_a_file_deleted_between_the_walk_and_the_read_is_skipped_as_vanished(
+    tmp_path: Path,
+) -> None:
+    """A Maildir client moves messages from new/ to cur/ at any time: the walk lists
+    a message, and it is gone when its turn to be read comes. Here the file before it
+    in the same batch deletes it, from the worker that reads both."""
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "b.txt").write_bytes(b"read too late\n")
+    (source / "a.remove").write_bytes(bytes(source / "b.txt"))
+    registry = default_registry().copy()
+    registry.register(hostile.REMOVER)
+    out = tmp_path / "out"
+    summary = indexer.run(source, out, CONFIG, registry=registry)
+    assert summary.failed == 0
+    assert [(d["path"], d["status"], d["reason"]) for d in documents(out)] == [
+        ("a.remove", "ok", None),
+        ("b.txt", "skipped", "vanished"),
+    ]
 
 
 def test_a_stored_output_whose_size_disagrees_with_the_bytes_read_is_not_reused(

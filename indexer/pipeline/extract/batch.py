@@ -428,7 +428,7 @@ class BatchExtractor:
         fresh: Finished | None,
     ) -> FileOutcome:
         in_archive = entry.data is not None
-        if read is not None and read.error in ("not_regular_file", "too_large"):
+        if read is not None and read.error in _SKIPPED_AT_READ:
             doc = DocOutcome(
                 path=entry.rel, kind=None, size=entry.size, sha256=None, skip=read.error
             )
@@ -445,6 +445,10 @@ class BatchExtractor:
         unit = Unit(doc=failed(spec, b"", read.error, Options()))
         docs = unit_docs(entry.rel, spec.kind, spec.name, None, _size(entry), unit)
         return FileOutcome(seq=seq, docs=tuple(render(d) for d in docs), in_archive=in_archive)
+
+
+_SKIPPED_AT_READ = ("not_regular_file", "too_large", "vanished")
+"""Read errors that make a file `skipped`, as the walk would have: not a failure."""
 
 
 def _reused(seq: int, entry: Entry, docs: tuple[Rendered, ...]) -> FileOutcome:

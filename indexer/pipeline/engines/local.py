@@ -12,7 +12,6 @@ the walk may run ahead of the writer, so memory does not grow with the corpus.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
@@ -255,6 +254,8 @@ class Engine:
                     self._notify("done", ready)
                     window.wrote(next_seq)
                     next_seq += 1
+            if self._producer_failed:  # its error ends the run: close nothing, await it
+                await anyio.sleep_forever()
         if pending and not self._producer_failed:
             raise RuntimeError(f"walk entries never arrived: {sorted(pending)[:5]}")
         shard_infos = await shards.close()
@@ -281,8 +282,8 @@ async def _syncs_waited(shards: ShardWriter) -> AsyncIterator[None]:
     try:
         yield
     except BaseException:
-        with anyio.CancelScope(shield=True), contextlib.suppress(OSError):
-            await shards.synced()
+        with anyio.CancelScope(shield=True):
+            await shards.abandon()
         raise
 
 

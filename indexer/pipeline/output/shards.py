@@ -21,6 +21,7 @@ and written again from the records.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from collections.abc import Iterator, Sequence
@@ -289,6 +290,17 @@ class ShardWriter:
             await self._layout.close()
         await self.synced()
         return self.finished
+
+    async def abandon(self) -> None:
+        """After a failure: wait for the fsyncs under way and close every file still
+        open, raising nothing (the staging folder is discarded)."""
+        with contextlib.suppress(OSError):
+            await self.synced()
+        if self._previous is not None:
+            self._previous.close()
+        for file in (self._current.file if self._current else None, self._layout):
+            if file is not None:
+                await file.abandon()
 
     async def synced(self) -> None:
         """Wait for the closed shards' fsyncs (raises the first one's error) and

@@ -11,6 +11,7 @@ every run) points the names at the current generation and removes old ones.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -124,6 +125,13 @@ class NdjsonFile:
             bytes=self.size,
             sha256=self._hash.hexdigest(),
         )
+
+    async def abandon(self) -> None:
+        """Close the file if open, unflushed and unsynced, raising nothing: a failed run's."""
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            with contextlib.suppress(OSError):
+                await handle.close()
 
     async def synced(self) -> None:
         """Wait for the fsync `close(sync_later=True)` started; close the file."""

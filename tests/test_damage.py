@@ -3,8 +3,15 @@ touched, never wrong output, never a run that fails for good."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
@@ -111,4 +118,110 @@ def test_a_truncated_shard_is_rebuilt_with_a_warning(
     indexer.run(source, out, CONFIG)
     [warning] = warnings(caplog)
     assert "chunks-00001.ndjson" in warning
+    assert committed(out) == fresh(source, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "row", ["schema", "run", "committed", "names", "path", "sha256", "key", "deps", "spool"]
+)
+def test_a_state_value_that_is_not_utf8_means_a_rebuild_not_a_failed_run(
+    source: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture, row: str
+) -> None:
+    """A bad UTF-8 byte in any text column of either table: a run reads it (the meta
+    rows when it starts, the rows of `files` as it looks files up) and starts over on
+    a new state, or never needs it; it never stops for good."""
+    attachments = Path(__file__).parent / "fixtures" / "eml" / "ok_attachments.eml"
+    (source / "mail" / "attached.eml").write_bytes(attachments.read_bytes())  # has deps
+    out = tmp_path / "out"
+    first = indexer.run(source, out, CONFIG)
+    bad = "CAST(X'ff' AS TEXT) || "
+    if row in ("schema", "run", "committed"):
+        query = f"UPDATE meta SET value = {bad}value WHERE name = '{row}'"
+    elif row == "names":
+        query = f"UPDATE meta SET name = {bad}name"
+    else:
+        query = f"UPDATE files SET {row} = {bad}{row} WHERE {row} IS NOT NULL"
+    with sqlite3.connect(out / ".state" / "state.sqlite") as db:
+        assert db.execute(query).rowcount > 0
+    db.close()
+    now = time.time_ns()
+    for path in source.rglob("*"):  # every file is looked up again
+        os.utime(path, ns=(now, now))
+    warnings(caplog)
+    rerun = indexer.run(source, out, CONFIG)
+    if row != "names":  # the names are only ever compared, in SQLite: never decoded
+        [warning] = warnings(caplog)
+        assert "unusable" in warning and "UTF-8" in warning
+        assert rerun.extracted == first.extracted
+    assert committed(out) == fresh(source, tmp_path)
+    assert indexer.run(source, out, CONFIG).extracted == 0
+
+
+@pytest.fixture(params=["tmpfs", "ext4_1k_blocks"])
+def small_disk(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Path]:
+    """A 16 MiB filesystem of its own: a tmpfs, or an ext4 of 1 KiB blocks in a file,
+    where SQLite's shared-memory file once died of SIGBUS (mounting needs root, as in
+    CI; else the test is skipped)."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if request.param == "tmpfs":
+        mount = ["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(disk)]
+    else:
+        image = tmp_path / "disk.img"
+        with open(image, "wb") as handle:
+            handle.truncate(16 << 20)
+        _run_or_skip(["mkfs.ext4", "-q", "-b", "1024", str(image)])
+        mount = ["mount", "-o", "loop", str(image), str(disk)]
+    _run_or_skip(mount)
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def _run_or_skip(command: list[str]) -> None:
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+    except OSError as exc:
+        pytest.skip(f"cannot run {command[0]}: {exc}")
+    if done.returncode != 0:
+        pytest.skip(f"{' '.join(command[:3])}: {done.stderr.strip() or done.returncode}")
+
+
+def fill(disk: Path, spare: int) -> Path:
+    """Fill `disk` but `spare` bytes with one file; return it."""
+    filler = disk / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+    try:
+        with contextlib.suppress(OSError):
+            while os.write(fd, b"\0" * 65536):
+                pass
+    finally:
+        os.close(fd)
+    os.truncate(filler, max(0, filler.stat().st_size - spare))
+    return filler
+
+
+@pytest.mark.parametrize("spare", [0, 10 << 10, 12 << 10, 256 << 10])
+def test_a_full_disk_exits_3_and_keeps_the_state_for_the_next_run(
+    source: Path, tmp_path: Path, small_disk: Path, spare: int
+) -> None:
+    """Out of space while the state is opened, written or the output staged: exit 3,
+    nothing committed, and the state as it was, so that the run after the space is
+    freed extracts only what changed."""
+    out = small_disk / "out"
+    indexer.run(source, out, CONFIG)
+    before = committed(out)
+    edited = next(p for p in sorted(source.rglob("*.txt")))
+    edited.write_bytes(edited.read_bytes() + b"\n\nAn edit made before the disk filled up.\n")
+    filler = fill(small_disk, spare)
+    run = [sys.executable, "-m", "indexer", "run", str(source), "--out", str(out), "--quiet"]
+    done = subprocess.run(run, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 3, done.stderr
+    assert re.search("No space left on device|disk is full|KiB free", done.stderr), done.stderr
+    assert "unusable" not in done.stderr
+    assert committed(out) == before
+    assert not (out / ".state" / "state.sqlite.corrupt").exists()
+    filler.unlink()
+    assert indexer.run(source, out, CONFIG).extracted == 1
     assert committed(out) == fresh(source, tmp_path)

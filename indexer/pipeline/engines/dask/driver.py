@@ -75,6 +75,7 @@ async def stage_on_dask(
     token = uuid.uuid4().hex
     ref = None
     if state is not None:
+        state.share()  # the workers open it too
         ref = StateRef(path=state.path, run=state.run, reuse=state.reuse, machine=machine_id())
     template = PartTask(
         index=0,

@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import re
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -222,6 +223,21 @@ def test_a_full_disk_exits_3_and_keeps_the_state_for_the_next_run(
     assert "unusable" not in done.stderr
     assert committed(out) == before
     assert not (out / ".state" / "state.sqlite.corrupt").exists()
+    assert not (out / ".staging").exists()  # its space is free at once
     filler.unlink()
     assert indexer.run(source, out, CONFIG).extracted == 1
     assert committed(out) == fresh(source, tmp_path)
+
+
+def test_an_interrupted_run_frees_its_staging_folder(tmp_path: Path) -> None:
+    source, out = tmp_path / "src", tmp_path / "out"
+    write_corpus(source, 8_000_000, seed=3)
+    command = [sys.executable, "-m", "indexer", "run", str(source), "--out", str(out)]
+    proc = subprocess.Popen([*command, "--quiet", "--workers", "1", "--pdf-workers", "1"])
+    deadline = time.monotonic() + 60
+    while not list(out.glob(".staging/chunks-*.ndjson")) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert list(out.glob(".staging/chunks-*.ndjson")), "the run never staged a shard"
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 143
+    assert not (out / ".staging").exists()

@@ -89,6 +89,7 @@ def _run(source: Path, out: Path, config: Config) -> int:
     """Begin the run without an event loop: a tree that did not change is committed
     again right there, and asyncio is never imported (70-85 ms of a 0.6 s re-run).
     Otherwise the engine runs in an event loop, on what `begin` started."""
+    from indexer.pipeline.output.staging import staging_discarded
     from indexer.pipeline.run.runner import begin, check_paths, finish_unchanged
     from indexer.registry import default_registry
 
@@ -96,7 +97,7 @@ def _run(source: Path, out: Path, config: Config) -> int:
     try:
         src, dst = check_paths(source, out)
         registry = default_registry()
-        with hold(dst):
+        with hold(dst), staging_discarded(dst):
             begun = begin(src, dst, config, registry)
             if begun.staged is not None:
                 return _report(finish_unchanged(dst, config, registry, begun), config)

@@ -16,6 +16,8 @@ import hashlib
 import os
 import shutil
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -174,6 +176,17 @@ def prepare_staging(out: Path) -> Path:
         shutil.rmtree(staging)
     staging.mkdir()
     return staging
+
+
+@contextmanager
+def staging_discarded(out: Path) -> Iterator[None]:
+    """Delete `out`'s staging folder when the block ends, however it ends (hold `out`'s
+    lock): a commit renames it, so one still there was not committed, and a failed or
+    interrupted run frees its disk space at once rather than at the next run."""
+    try:
+        yield
+    finally:
+        shutil.rmtree(out / STAGING, ignore_errors=True)
 
 
 def commit(out: Path, manifest: dict[str, Any], files: list[str]) -> str:

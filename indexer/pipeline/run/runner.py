@@ -19,7 +19,14 @@ from indexer.pipeline.incremental.state import STATE_DIR, STATE_FILE, State, Sta
 from indexer.pipeline.incremental.tree import Tree
 from indexer.pipeline.output.changes import Previous, load_previous
 from indexer.pipeline.output.staged import Staged, Tally, commit_staged, manifest
-from indexer.pipeline.output.staging import CURRENT, MANIFEST, commit, prepare_staging, recover
+from indexer.pipeline.output.staging import (
+    CURRENT,
+    MANIFEST,
+    commit,
+    prepare_staging,
+    recover,
+    staging_discarded,
+)
 from indexer.pipeline.run.lock import hold
 from indexer.pipeline.run.unchanged import stage_linked, unchanged
 from indexer.pipeline.walk.walker import Entry, walk
@@ -75,7 +82,7 @@ async def index(
     config = config or Config()
     registry = registry or default_registry()
     src, dst = check_paths(Path(source), Path(out))
-    with hold(dst):
+    with hold(dst), staging_discarded(dst):
         begun = await anyio.to_thread.run_sync(begin, src, dst, config, registry)
         if begun.staged is not None:
             return await anyio.to_thread.run_sync(finish_unchanged, dst, config, registry, begun)

@@ -140,8 +140,15 @@ async def _run_engine(
 
 
 def _interrupted(out: Path, signum: int) -> int:
-    print(f"indexer: interrupted; the previous output in {out} is intact", file=sys.stderr)
+    print(f"indexer: interrupted; {_kept(out)}", file=sys.stderr)
     return _SIGNAL_EXIT[signal.Signals(signum)]
+
+
+def _kept(out: Path) -> str:
+    """What OUT holds after a run that committed nothing, in words."""
+    if (out / "manifest.json").exists():
+        return f"the previous output in {out} is intact"
+    return f"{out} holds no committed output"
 
 
 def _failed(error: BaseException, out: Path) -> int:
@@ -156,7 +163,7 @@ def _failed(error: BaseException, out: Path) -> int:
         return EXIT_LOCKED
     print(
         f"indexer: fatal: {type(cause).__name__}: {cause}\n"
-        f"indexer: nothing was committed; the previous output in {out} is intact",
+        f"indexer: nothing was committed; {_kept(out)}",
         file=sys.stderr,
     )
     return EXIT_FATAL

@@ -82,7 +82,12 @@ def extract_jobs(
                 sha256=job.sha256, bytes_read=len(job.data),
             )  # fmt: skip
         else:
-            done = finish(job, keyed(unit, digests), seconds, len(job.data))
+            read = len(job.data)
+            # The bytes and the whole text are not rendered: free them first (for a
+            # large document they were a third of the worker's peak).
+            job, unit = replace(job, data=b""), _textless_unit(unit)
+            done = finish(job, keyed(unit, digests), seconds, read)
+        del job, unit
         out.append(done)
     return out
 

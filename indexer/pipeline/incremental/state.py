@@ -103,8 +103,9 @@ class Stored:
     deps: tuple[str, ...]
 
 
-FileRow = tuple[Entry, str, str | None, bytes | None, tuple[str, ...]]
-"""An entry, its content hash, its output's key, the packed output and its deps."""
+FileRow = tuple[Entry, str, str | None, Sequence[bytes | bytearray] | None, tuple[str, ...]]
+"""An entry, its content hash, its output's key, the packed output (`records.pack`, in
+parts) and its deps."""
 
 
 class State:
@@ -237,17 +238,21 @@ class State:
                     rows,
                 )
 
-    def _append(self, output: bytes | None) -> _Ref:
-        """Append `output` to this run's outputs file; return its (spool, at, length, crc)."""
-        if output is None:
+    def _append(self, parts: Sequence[bytes | bytearray] | None) -> _Ref:
+        """Append an output, given in parts, to this run's outputs file; return where it
+        lies (spool, at, length, crc)."""
+        if parts is None:
             return None, None, None, None
+        crc = 0
         with self._writing_outputs():
             if self._spool is None:
                 self._outputs.mkdir(exist_ok=True)
                 self._spool = open(self._file(self._stem), "ab")  # noqa: SIM115
             at = self._spool.tell()
-            self._spool.write(output)
-        return self._stem, at, len(output), zlib.crc32(output)
+            for part in parts:
+                self._spool.write(part)
+                crc = zlib.crc32(part, crc)
+        return self._stem, at, sum(map(len, parts)), crc
 
     def _flush_spool(self) -> None:
         if self._spool is not None:
@@ -348,7 +353,7 @@ class State:
         moved = []
         for path, *ref in rows:
             output = self._load(*ref)  # a damaged one is forgotten: its file is redone
-            moved.append((*self._append(output), path))
+            moved.append((*self._append(None if output is None else (output,)), path))
         self._flush_spool()
         with self._guarded(), self._db:
             self._db.executemany(

@@ -70,7 +70,7 @@ class NdjsonFile:
         self._handle: AsyncBufferedIOBase | None = None
         self._syncing: _Sync | None = None
 
-    def append(self, line: bytes, records: int = 1) -> None:
+    def append(self, line: bytes | bytearray, records: int = 1) -> None:
         """Buffer `records` whole lines given as one byte string; `write`/`close` flush."""
         self._buffer += line
         self.records += records

@@ -10,9 +10,7 @@ from indexer import registry
 from indexer._extract import extract
 from indexer._malloc import pad_heap
 from indexer._types import KINDS, Chunk, Extracted, Options
-from indexer._version import __version__
-
-CONTRACT = "extractors-v1"
+from indexer._version import CONTRACT, __version__
 
 __all__ = [
     "CONTRACT",

@@ -6,7 +6,8 @@ import pytest
 
 import indexer
 from indexer import Extracted, Options
-from indexer.registry import ExtractorSpec, Registry, RegistryError, default_registry, extension_of
+from indexer.errors import RegistryError
+from indexer.registry import ExtractorSpec, Registry, default_registry, extension_of
 
 
 def _upper(data: bytes, path: str, options: Options) -> Extracted:

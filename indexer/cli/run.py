@@ -13,11 +13,10 @@ from typing import Any
 import anyio
 import orjson
 
-from indexer.config import Config, ConfigError, load_config
-from indexer.pipeline.run.lock import LockHeld, hold
-
-EXIT_OK, EXIT_FAILURES, EXIT_USAGE, EXIT_FATAL, EXIT_LOCKED = 0, 1, 2, 3, 75
-_SIGNAL_EXIT = {signal.SIGINT: 130, signal.SIGTERM: 143}
+from indexer.cli.exits import Exit, signal_exit
+from indexer.config import Config, load_config
+from indexer.errors import ConfigError, LockHeld
+from indexer.pipeline.run.lock import hold
 
 _FLAGS: tuple[tuple[str, str, Any, str], ...] = (
     ("--workers", "workers", int, "extraction worker processes (default: all cores)"),
@@ -67,7 +66,7 @@ def run_command(args: argparse.Namespace) -> int:
         )
     except ConfigError as exc:
         print(f"indexer: config error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return Exit.USAGE
     # The run allocates millions of short-lived, acyclic objects (records, byte
     # strings); the default thresholds had the cyclic collector take about 9% of
     # the parent's time. Reference counting frees them; collect rarely.
@@ -140,7 +139,7 @@ async def _run_engine(
 
 def _interrupted(out: Path, signum: int) -> int:
     print(f"indexer: interrupted; the previous output in {out} is intact", file=sys.stderr)
-    return _SIGNAL_EXIT[signal.Signals(signum)]
+    return signal_exit(signum)
 
 
 def _failed(error: BaseException, out: Path) -> int:
@@ -149,16 +148,16 @@ def _failed(error: BaseException, out: Path) -> int:
     logging.getLogger("indexer").debug("fatal error", exc_info=error)
     if isinstance(cause, ConfigError):
         print(f"indexer: config error: {cause}", file=sys.stderr)
-        return EXIT_USAGE
+        return Exit.USAGE
     if isinstance(cause, LockHeld):
         print(f"indexer: {cause}; try again when it has finished", file=sys.stderr)
-        return EXIT_LOCKED
+        return Exit.LOCKED
     print(
         f"indexer: fatal: {type(cause).__name__}: {cause}\n"
         f"indexer: nothing was committed; the previous output in {out} is intact",
         file=sys.stderr,
     )
-    return EXIT_FATAL
+    return Exit.FATAL
 
 
 def _leaf(exc: BaseException) -> BaseException:
@@ -200,5 +199,5 @@ def _report(summary: Any, config: Config) -> int:
             f'see status "failed" in {summary.out}/documents.ndjson',
             file=sys.stderr,
         )
-        return EXIT_FAILURES
-    return EXIT_OK
+        return Exit.FAILURES
+    return Exit.OK

@@ -31,6 +31,10 @@ class Options:
     """No chunk is longer than this; longer ones are split at a boundary."""
     pdf_engine: PdfEngine = "pdfium"
     """`pdfium` (fast, reading order) or `pdfplumber` (tables as Markdown)."""
+    html_main_content: bool = True
+    """Web pages: render only the main content (the article), not menus and footers."""
+    html_mail_main_content: bool = False
+    """HTML mail bodies: the same, for the `text/html` parts of a mail."""
 
     def __post_init__(self) -> None:
         if self.rows_per_chunk < 1:

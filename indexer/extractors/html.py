@@ -28,6 +28,7 @@ from indexer._text import gc_paused
 from indexer._types import Chunk, Extracted, Options, make_chunk
 from indexer.extractors import VERSIONS
 from indexer.extractors._html_dom import SVG, TEMPLATE, TITLE
+from indexer.extractors._html_main import find_main
 from indexer.extractors._html_source import decode_ascii_html, decode_html, too_deep
 from indexer.extractors._markdown import render
 from indexer.extractors._mdsyntax import Block, split_block
@@ -73,7 +74,11 @@ def _render_page(text: str, raw: bytes | None, options: Options) -> Extracted:
     tree = LexborHTMLParser(raw, scripting=True)
     title = page_title(tree)
     metadata = {"title": title} if title else {}
-    blocks = _render_first(tree)
+    blocks = _render_main(tree) if options.html_main_content else []
+    if not blocks:
+        if options.html_main_content and tree.body is not None:
+            tree.body.unwrap_tags(["a"])
+        blocks = _render_first(tree)
     if not blocks:
         return _degraded(title or visible_text(text), metadata, options)
     return Extracted(
@@ -156,6 +161,16 @@ def _in_svg(node: LexborNode) -> bool:
             return True
         parent = parent.parent
     return False
+
+
+def _render_main(tree: LexborHTMLParser) -> list[Block]:
+    main = find_main(tree)
+    if main.root is None:
+        return []
+    for node, _ in main.drops:
+        node.decompose(recursive=False)  # unlinked, not freed: drops may nest
+    main.root.unwrap_tags(["a"])
+    return render(main.root)
 
 
 def _render_first(tree: LexborHTMLParser) -> list[Block]:

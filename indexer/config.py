@@ -3,7 +3,7 @@
 `load_config(path, overrides)` reads a TOML file (`configs/default.toml`
 documents every key), lays the command line's `overrides` on top and returns a
 frozen `Config`. Keys live in TOML tables (`[run]`, `[pdf]`, `[walk]`,
-`[extract]`, `[output]`) but are flat attributes of `Config`. Anything wrong (an
+`[extract]`, `[html]`, `[output]`) but are flat attributes of `Config`. Anything wrong (an
 unknown key, a wrong type, a value out of range) raises `ConfigError` naming the
 key, the bad value and what is allowed, before any work starts.
 """
@@ -75,6 +75,9 @@ class Config:
     rows_per_chunk: int = 20
     max_chunk_chars: int = 4000
     pdf_engine: PdfEngine = "pdfium"
+    # [html]
+    main_content: bool = True
+    mail_main_content: bool = False
     # [output]
     shard_bytes: int = 64 * MiB
     shard_files: int = 10_000
@@ -95,6 +98,8 @@ class Config:
             rows_per_chunk=self.rows_per_chunk,
             max_chunk_chars=self.max_chunk_chars,
             pdf_engine=self.pdf_engine,
+            html_main_content=self.main_content,
+            html_mail_main_content=self.mail_main_content,
         )
 
     def walk_policy(self, claims: Callable[[str], bool]) -> WalkPolicy:
@@ -125,6 +130,8 @@ OUTPUT_KEYS = (
     "rows_per_chunk",
     "max_chunk_chars",
     "pdf_engine",
+    "main_content",
+    "mail_main_content",
     "include",
     "exclude",
     "skip_hidden",
@@ -155,6 +162,7 @@ TABLES: dict[str, tuple[str, ...]] = {
     "pdf": ("timeout", "max_memory_mb", "recycle_after"),
     "walk": ("include", "exclude", "skip_hidden", "max_file_bytes"),
     "extract": ("rows_per_chunk", "max_chunk_chars", "pdf_engine"),
+    "html": ("main_content", "mail_main_content"),
     "output": ("shard_bytes", "shard_files"),
 }
 """Which TOML table holds each key."""
@@ -317,6 +325,8 @@ _CHECKS: dict[str, _Check] = {
     "rows_per_chunk": _option(int),
     "max_chunk_chars": _option(int),
     "pdf_engine": _option(str),
+    "main_content": _boolean,
+    "mail_main_content": _boolean,
     "shard_bytes": _integer(1024),
     "shard_files": _integer(1),
 }

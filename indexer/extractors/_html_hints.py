@@ -48,15 +48,27 @@ _STYLE_HIDDEN = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden")
 
 
 def hidden_elements(tree: LexborHTMLParser) -> list[LexborNode]:
-    """The elements of `tree` that the page hides (`hidden`, `display: none`,
-    `visibility: hidden` in a `style`), in document order; one may hold another."""
-    found = []
+    """The outermost elements of `tree` that the page hides (`hidden`, `display: none`,
+    `visibility: hidden` in a `style`), in document order."""
+    found: list[LexborNode] = []
+    seen: set[int] = set()
     for node in tree.css(_MAY_HIDE):
         attrs = node.attributes
         style = attrs.get("style")
         if "hidden" in attrs or (style and _STYLE_HIDDEN.search(style.lower())):
-            found.append(node)
+            if not found or not _inside(node, seen):
+                found.append(node)
+                seen.add(node.mem_id)
     return found
+
+
+def _inside(node: LexborNode, seen: set[int]) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.mem_id in seen:
+            return True
+        parent = parent.parent
+    return False
 
 
 class Hints:

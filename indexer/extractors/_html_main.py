@@ -20,7 +20,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from indexer.extractors import _html_dom as dom
 from indexer.extractors._html_boxes import Box, Measured, measure, tag_id, tag_ids, totals
-from indexer.extractors._html_hints import SHARE, Hints, hidden_elements
+from indexer.extractors._html_hints import BYLINE, SHARE, Hints, hidden_elements
 
 MIN_CHARS = 500
 """Less text than this kept means no confident article..."""
@@ -54,6 +54,8 @@ class Main:
     """None when no confident article was found: render the whole page."""
     drops: list[tuple[LexborNode, str]]
     """Elements inside `root` to remove before rendering, with why (they may nest)."""
+    byline: str | None = None
+    """The text of the first short element marked as a byline (a class, `rel=author`)."""
 
 
 def find_main(tree: LexborHTMLParser) -> Main:
@@ -70,6 +72,29 @@ def find_main(tree: LexborHTMLParser) -> Main:
                 main.drops[:0] = hidden
                 return main
     return Main(None, hidden)
+
+
+def dropped_parts(tree: LexborHTMLParser) -> list[tuple[str, LexborNode]]:
+    """What main-content extraction drops from `tree`, as (why, element), in order.
+
+    The parts of the page outside the main content come after the parts dropped
+    from inside it. Leaves the hidden elements removed from `tree`.
+    """
+    main = find_main(tree)
+    parts = [(why, node) for node, why in main.drops]
+    root = main.root
+    body = tree.body
+    while root is not None and body is not None and root.mem_id != body.mem_id:
+        parent = root.parent
+        if parent is None:
+            break
+        child = parent.first_child
+        while child is not None:
+            if child.mem_id != root.mem_id and child.is_element_node:
+                parts.append(("outside the main content", child))
+            child = child.next
+        root = parent
+    return parts
 
 
 def _attempt(measured: Measured, strip: bool) -> Main | None:
@@ -91,7 +116,14 @@ def _attempt(measured: Measured, strip: bool) -> Main | None:
     if size < MIN_CHARS and (strip or size < SHORT_PAGE_SHARE * boxes[0].text):
         return None
     drops.extend((node, why) for node, box, why in measured.cut if box.state == _KEEP)
-    return Main(root.node, drops)
+    return Main(root.node, drops, _byline(boxes))
+
+
+def _byline(boxes: list[Box]) -> str | None:
+    for box in boxes:
+        if box.flags & BYLINE and 0 < box.text < 100:
+            return " ".join(box.node.text(deep=True).split()) or None
+    return None
 
 
 def _candidates(boxes: list[Box]) -> list[Box]:

@@ -28,12 +28,13 @@ from indexer._text import gc_paused
 from indexer._types import Chunk, Extracted, Options, make_chunk
 from indexer.extractors import VERSIONS
 from indexer.extractors._html_dom import SVG, TEMPLATE, TITLE
-from indexer.extractors._html_main import find_main
+from indexer.extractors._html_main import dropped_parts, find_main
+from indexer.extractors._html_meta import page_metadata
 from indexer.extractors._html_source import decode_ascii_html, decode_html, too_deep
 from indexer.extractors._markdown import render
 from indexer.extractors._mdsyntax import Block, split_block
 
-__all__ = ["VERSION", "chunk", "extract", "page_title", "visible_text"]
+__all__ = ["VERSION", "chunk", "dropped", "extract", "page_title", "visible_text"]
 
 VERSION = VERSIONS["html"]  # bumped in indexer/extractors/__init__.py
 
@@ -57,6 +58,20 @@ def chunk(text: str, options: Options) -> Extracted:
     return _chunk(text, None, options)
 
 
+def dropped(data: bytes) -> list[tuple[str, str]]:
+    """What main-content extraction leaves out of the page `data`: (why, Markdown text)
+    of each part, for a user asking why a paragraph is missing. Never raises."""
+    raw = data if data.isascii() and b"\x00" not in data else None
+    text = decode_ascii_html(data) if raw is not None else decode_html(data)
+    raw = raw or text.encode("utf-8", "ignore")
+    if not text.strip() or too_deep(raw):
+        return []
+    with gc_paused():
+        parts = dropped_parts(LexborHTMLParser(raw, scripting=True))
+        rendered = [(why, "\n\n".join(b.text for b in render(node))) for why, node in parts]
+    return [(why, text) for why, text in rendered if text]
+
+
 def _chunk(text: str, raw: bytes | None, options: Options) -> Extracted:
     # The walk makes a few objects per node, all acyclic: collections of the
     # growing heap would cost a third of a large page's time.
@@ -74,10 +89,11 @@ def _render_page(text: str, raw: bytes | None, options: Options) -> Extracted:
     tree = LexborHTMLParser(raw, scripting=True)
     title = page_title(tree)
     metadata = {"title": title} if title else {}
-    blocks = _render_main(tree) if options.html_main_content else []
+    blocks = []
+    if options.html_main_content:
+        metadata.update(page_metadata(tree))
+        blocks = _render_main(tree, metadata)
     if not blocks:
-        if options.html_main_content and tree.body is not None:
-            tree.body.unwrap_tags(["a"])
         blocks = _render_first(tree)
     if not blocks:
         return _degraded(title or visible_text(text), metadata, options)
@@ -163,14 +179,21 @@ def _in_svg(node: LexborNode) -> bool:
     return False
 
 
-def _render_main(tree: LexborHTMLParser) -> list[Block]:
+def _render_main(tree: LexborHTMLParser, metadata: dict[str, str]) -> list[Block]:
+    """The main content's blocks, links as their text; [] to render the whole page,
+    when no article is found (its links then are text too)."""
     main = find_main(tree)
-    if main.root is None:
-        return []
+    if main.byline and "author" not in metadata:
+        metadata["author"] = main.byline
+        for key in ("date", "description"):  # after the author, as `page_metadata` has it
+            if key in metadata:
+                metadata[key] = metadata.pop(key)
     for node, _ in main.drops:
         node.decompose(recursive=False)  # unlinked, not freed: drops may nest
-    main.root.unwrap_tags(["a"])
-    return render(main.root)
+    root = main.root or tree.body
+    if root is not None:
+        root.unwrap_tags(["a"])
+    return render(main.root) if main.root is not None else []
 
 
 def _render_first(tree: LexborHTMLParser) -> list[Block]:

@@ -62,7 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     ext.add_argument("--json", action="store_true", help="print the full result as JSON")
     ext.add_argument("--pdf-engine", choices=("pdfium", "pdfplumber"), default="pdfium")
     ext.add_argument(
-        "--whole-page", action="store_true", help="web pages: render the whole page, not the article"
+        "--whole-page", action="store_true", help="web pages: the whole page, not the article"
     )
     ext.add_argument(
         "--show-dropped",

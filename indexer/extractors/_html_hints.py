@@ -55,10 +55,10 @@ def hidden_elements(tree: LexborHTMLParser) -> list[LexborNode]:
     for node in tree.css(_MAY_HIDE):
         attrs = node.attributes
         style = attrs.get("style")
-        if "hidden" in attrs or (style and _STYLE_HIDDEN.search(style.lower())):
-            if not found or not _inside(node, seen):
-                found.append(node)
-                seen.add(node.mem_id)
+        hides = "hidden" in attrs or (style and _STYLE_HIDDEN.search(style.lower()))
+        if hides and not (found and _inside(node, seen)):
+            found.append(node)
+            seen.add(node.mem_id)
     return found
 
 

@@ -33,7 +33,7 @@ def __getattr__(name: str) -> object:
     # The pipeline is imported on first use so that `import indexer` (and every
     # worker process) stays light for library users who only call extract().
     if name in ("index", "run"):
-        from indexer.pipeline import runner
+        from indexer.pipeline.run import runner
 
         return getattr(runner, name)
     raise AttributeError(f"module 'indexer' has no attribute {name!r}")

@@ -19,7 +19,7 @@ from typing import Any, Literal
 import orjson
 
 from indexer._types import Options, PdfEngine
-from indexer.pipeline.walk import WalkPolicy, compile_globs
+from indexer.pipeline.walk.walker import WalkPolicy, compile_globs
 
 __all__ = ["TABLES", "Config", "ConfigError", "load_config", "usable_cpus"]
 

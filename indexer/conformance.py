@@ -110,7 +110,7 @@ async def check(
 ) -> Scorecard:
     """Run the conformance check and return its scorecard (never raises on bad input)."""
     from indexer import __version__
-    from indexer.pipeline.pool import WorkerPool, default_workers
+    from indexer.procpool.pool import WorkerPool, default_workers
 
     registry = registry or default_registry()
     cases: list[tuple[str, _Case]] = [("builtin", c) for c in builtin_cases(registry)]
@@ -151,7 +151,7 @@ def _subject(category: str, case: _Case) -> str:
 
 
 async def _run(pool: Any, case: _Case, options: Options, timeout: float) -> Extracted | str:
-    from indexer.pipeline.pool import PoolError
+    from indexer.procpool.pool import PoolError
 
     if case.via_chunker:
         return run_chunker(case.spec, decode(case.data), options)

@@ -1,7 +1,7 @@
 """The extractor registry: dispatch by extension, for built-ins and plugins alike.
 
 Built-in extractors register through `Registry.register` exactly as a third-party
-one does; plugins are found through the `indexer.extractors` entry point group,
+one does; plugins are found through the `indexer.formats` entry point group,
 whose objects are `ExtractorSpec` instances (or callables returning one or a
 sequence of them).
 
@@ -18,8 +18,8 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from indexer._pickling import slotted_state
 from indexer._types import Extracted, Options
-from indexer.pipeline._pickling import slotted_state
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -248,7 +248,7 @@ def default_registry() -> Registry:
     """Return the process-wide registry: the built-ins, then the installed plugins."""
     global _DEFAULT
     if _DEFAULT is None:
-        from indexer.extractors import register_builtins
+        from indexer.formats import register_builtins
 
         registry = Registry()
         register_builtins(registry)

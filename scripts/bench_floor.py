@@ -16,11 +16,11 @@ import os
 import sys
 import threading
 
-import indexer.cli_run
-import indexer.pipeline.engine
-import indexer.pipeline.runner  # noqa: F401  (imported for their cost, as a run does)
+import indexer.cli.run
+import indexer.pipeline.engines.local
+import indexer.pipeline.run.runner  # noqa: F401  (imported for their cost, as a run does)
 from indexer.config import Config
-from indexer.pipeline.walk import walk
+from indexer.pipeline.walk.walker import walk
 from indexer.registry import default_registry
 
 

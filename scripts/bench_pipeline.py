@@ -41,9 +41,9 @@ import indexer
 from indexer._corpusgen import MAKERS, write_corpus
 from indexer._types import DEFAULT_OPTIONS
 from indexer.config import Config
-from indexer.pipeline.records import pack
-from indexer.pipeline.tasks import Job, extract_jobs
-from indexer.pipeline.walk import walk
+from indexer.pipeline.extract.tasks import Job, extract_jobs
+from indexer.pipeline.output.records import pack
+from indexer.pipeline.walk.walker import walk
 from indexer.registry import default_registry
 
 

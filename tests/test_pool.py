@@ -18,8 +18,7 @@ import psutil
 import pytest
 
 from indexer._types import Chunk, Extracted
-from indexer.pipeline._worker import Shared, _write
-from indexer.pipeline.pool import (
+from indexer.procpool.pool import (
     PoolError,
     WorkerCrashed,
     WorkerError,
@@ -30,6 +29,7 @@ from indexer.pipeline.pool import (
     default_workers,
     describe_exit,
 )
+from indexer.procpool.worker import Shared, _write
 
 SAFETY = 30  # seconds: a net under calls that should finish at once, not a speed target
 
@@ -286,7 +286,7 @@ async def test_a_closed_pool_refuses_calls() -> None:
 
 PARENT = """
 import sys, anyio, crashy
-from indexer.pipeline.pool import WorkerPool
+from indexer.procpool.pool import WorkerPool
 
 async def main():
     async with WorkerPool(size=1) as pool:

@@ -1,4 +1,4 @@
-"""Walk digests: what the unchanged-tree check compares (`indexer.pipeline.tree`)."""
+"""Walk digests: what the unchanged-tree check compares (`indexer.pipeline.incremental.tree`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from indexer.config import Config
-from indexer.pipeline.tree import (
+from indexer.pipeline.incremental.tree import (
     BATCH,
     DIGEST_BYTES,
     Digests,
@@ -16,7 +16,7 @@ from indexer.pipeline.tree import (
     batch_digest,
     digest_batches,
 )
-from indexer.pipeline.walk import Entry, iter_batches, walk
+from indexer.pipeline.walk.walker import Entry, iter_batches, walk
 from indexer.registry import default_registry
 
 ENTRY = Entry(

@@ -4,18 +4,21 @@
 links, an explicit stack) and returns its block-level elements (`Box`), in
 document order, parents first. Inline elements are transparent: their text
 counts for the box they are in. Each box knows the characters of text directly
-in it (`direct`), of that inside links, and its commas; `totals` then sums them
-over each subtree. Hidden elements, form controls, and (with `strip`) elements
-whose hints or roles mark them as unlikely content are left out of the boxes
+in it, of that inside links, and its commas, and (filled in by the walk's end)
+the same over its whole subtree. Form controls, images whose alt text is a file
+name, boxes whose hints say hidden and (with `strip`) navigation, side matter
+and boxes whose hints mark them as unlikely content are left out of the boxes
 and listed in `Measured.cut`, with why.
 """
 
 from __future__ import annotations
 
+import re
+
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from indexer.formats.html import dom
-from indexer.formats.html.dom import KINDS, LINK, SKIP, TEXT
+from indexer.formats.html.dom import IMG, KINDS, LINK, SKIP, TEXT
 from indexer.formats.html.hints import HIDDEN, UNLIKELY, Hint, Hints
 
 _PROBE = LexborHTMLParser("")
@@ -33,20 +36,22 @@ def tag_id(name: str) -> int:
 
 _BOX_KINDS = frozenset(
     (dom.BLOCK, dom.HEADING, dom.PRE, dom.QUOTE, dom.TABLE, dom.PART, dom.ROW, dom.CELL)
-)
-_BOX_KINDS |= {dom.CAPTION, dom.LIST, dom.ORDERED, dom.ITEM}
+) | {dom.CAPTION, dom.LIST, dom.ORDERED, dom.ITEM}
 _CONTROLS = tag_ids("button input textarea")
-_CUT_TAGS = tag_ids("nav aside footer")
-"""Cut with the unlikely ones: navigation, side matter and footers."""
+_SIDE = tag_ids("nav aside footer")
+"""Cut with the unlikely boxes: navigation, side matter and footers."""
 _TABLE = tag_id("table")
+LISTS = tag_ids("ul ol")
+_FILE_NAME = re.compile(r"(?i)\S+\.(?:jpe?g|png|gif|webp|bmp|tiff?|svg|avif|heic)|https?://\S+")
+"""An image's alt text that only names its file (or its address) says nothing."""
 
 
 class Box:
-    """A block element and the text measured in it."""
+    """A block element and the text measured in it (in characters, whitespace trimmed)."""
 
     __slots__ = (
-        "all_commas", "children", "cls", "commas", "direct", "dlinks", "flags", "links", "node",
-        "parent", "score", "state", "tag", "text", "weight",
+        "all_commas", "candidate", "children", "cls", "commas", "direct", "direct_links",
+        "flags", "links", "listed", "node", "parent", "score", "state", "tag", "text", "weight",
     )  # fmt: skip
 
     def __init__(self, node: LexborNode, parent: Box | None, tag: int, hint: Hint | None) -> None:
@@ -54,11 +59,15 @@ class Box:
         self.parent = parent
         self.tag = tag
         self.children: list[Box] = []
-        self.direct = self.dlinks = self.commas = 0
-        self.text = self.links = self.all_commas = 0
+        self.direct = self.direct_links = self.commas = 0
+        """Text directly in this box (not in a child box): all, inside links, its commas."""
+        self.text = self.links = self.all_commas = self.listed = 0
+        """The same over the subtree, and the text inside its outermost lists."""
         self.flags, self.weight, self.cls = hint if hint is not None else (0, 0, "")
         self.score = 0.0
+        self.candidate = False
         self.state = 0
+        """Left to its users (`maincontent` marks what it keeps and drops)."""
 
 
 class Measured:
@@ -69,7 +78,7 @@ class Measured:
     def __init__(self, boxes: list[Box], cut: list[tuple[LexborNode, Box, str]]) -> None:
         self.boxes = boxes
         self.cut = cut
-        """(element, the box it was in, why): hidden, a control, or unlikely content."""
+        """(element, the box it was in, why)."""
 
 
 _INLINE, _BOX, _LINK = 0, 1, 2
@@ -77,25 +86,23 @@ _INLINE, _BOX, _LINK = 0, 1, 2
 
 def measure(body: LexborNode, hints: Hints, strip: bool) -> Measured:
     """Measure `body`'s subtree (see the module docstring). Never raises."""
-    kinds = KINDS
-    read = hints.read
-    root = box = Box(body, None, body.tag_id, None)
+    kinds, read, cut = KINDS, hints.read, []
+    box = root = Box(body, None, body.tag_id, None)
     boxes = [root]
-    cut: list[tuple[LexborNode, Box, str]] = []
     stack: list[tuple[int, LexborNode]] = []
-    links = tables = 0
+    links = tables = 0  # open links and tables (nothing in a table is unlikely)
     node = body.first_child
     while node is not None:
         tag = node.tag_id
         kind = kinds.get(tag, 0)
-        action = -1
+        action = -1  # no descent
         if kind == TEXT:
             if not node.is_empty_text_node:
                 text = node.text_content or ""
                 size = len(text.strip())
                 box.direct += size
                 if links:
-                    box.dlinks += size
+                    box.direct_links += size
                 box.commas += text.count(",") + text.count("，")
         elif kind in _BOX_KINDS:
             attrs = node.attributes
@@ -104,41 +111,39 @@ def measure(body: LexborNode, hints: Hints, strip: bool) -> Measured:
             if why:
                 cut.append((node, box, why))
             else:
-                box = Box(node, box, tag, hint)
-                box.parent.children.append(box)  # type: ignore[union-attr]
+                parent, box = box, Box(node, box, tag, hint)
+                parent.children.append(box)
                 boxes.append(box)
                 tables += tag == _TABLE
                 action = _BOX
         elif kind == LINK:
             links += 1
             action = _LINK
+        elif kind == IMG:
+            if _FILE_NAME.fullmatch((node.attributes.get("alt") or "").strip()):
+                cut.append((node, box, "a file name for alt text"))
+        elif tag in _CONTROLS:
+            cut.append((node, box, "a form control"))
         elif kind != SKIP:
-            if tag in _CONTROLS:
-                cut.append((node, box, "control"))
-            else:
-                action = _INLINE
+            action = _INLINE
         if action >= 0:
             child = node.first_child
             if child is not None:
                 stack.append((action, node))
                 node = child
                 continue
-            if action == _BOX:
-                tables -= box.tag == _TABLE
-                box = box.parent  # type: ignore[assignment]
-            elif action == _LINK:
-                links -= 1
-        while True:
-            after = node.next
-            if after is not None or not stack:
-                node = after
-                break
+            stack.append((action, node))  # an empty element is left at once, below
+        # On to the next node, leaving the elements that end here.
+        while stack and (action >= 0 or node.next is None):
             action, node = stack.pop()
             if action == _BOX:
                 tables -= box.tag == _TABLE
                 box = box.parent  # type: ignore[assignment]
             elif action == _LINK:
                 links -= 1
+            action = -1
+        node = node.next
+    _sum_subtrees(boxes)
     return Measured(boxes, cut)
 
 
@@ -147,21 +152,23 @@ def _why_cut(tag: int, hint: Hint | None, strip: bool) -> str:
         if hint[0] & HIDDEN:
             return "hidden"
         if strip and hint[0] & UNLIKELY:
-            return "unlikely"
-    if strip and tag in _CUT_TAGS:
+            return "unlikely content (class, id or role)"
+    if strip and tag in _SIDE:
         return "navigation or side matter"
     return ""
 
 
-def totals(boxes: list[Box]) -> None:
-    """Sum each box's text, link text and commas over its subtree (children last in `boxes`)."""
+def _sum_subtrees(boxes: list[Box]) -> None:
+    """Fill in each box's subtree totals, children before parents."""
     for box in boxes:
         box.text = box.direct
-        box.links = box.dlinks
+        box.links = box.direct_links
         box.all_commas = box.commas
+    lists = LISTS
     for box in reversed(boxes):
         parent = box.parent
         if parent is not None:
             parent.text += box.text
             parent.links += box.links
             parent.all_commas += box.all_commas
+            parent.listed += box.text if box.tag in lists else box.listed

@@ -13,8 +13,8 @@ import re
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-HIDDEN, UNLIKELY, SHARE, BYLINE, MAIN = 1, 2, 4, 8, 16
-"""Flags: hidden; unlikely to be content; a share bar; a byline; the main region."""
+HIDDEN, UNLIKELY, SHARE, BYLINE = 1, 2, 4, 8
+"""Flags: hidden; unlikely to be content; a share bar; a byline."""
 
 Hint = tuple[int, int, str]
 """An element's flags, its weight (+25 for each of a content-like class and id, -25
@@ -48,27 +48,15 @@ _STYLE_HIDDEN = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden")
 
 
 def hidden_elements(tree: LexborHTMLParser) -> list[LexborNode]:
-    """The outermost elements of `tree` that the page hides (`hidden`, `display: none`,
-    `visibility: hidden` in a `style`), in document order."""
-    found: list[LexborNode] = []
-    seen: set[int] = set()
+    """The elements of `tree` that the page hides (`hidden`, `display: none`,
+    `visibility: hidden` in a `style`), in document order; one may hold another."""
+    found = []
     for node in tree.css(_MAY_HIDE):
         attrs = node.attributes
         style = attrs.get("style")
-        hides = "hidden" in attrs or (style and _STYLE_HIDDEN.search(style.lower()))
-        if hides and not (found and _inside(node, seen)):
+        if "hidden" in attrs or (style and _STYLE_HIDDEN.search(style.lower())):
             found.append(node)
-            seen.add(node.mem_id)
     return found
-
-
-def _inside(node: LexborNode, seen: set[int]) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if parent.mem_id in seen:
-            return True
-        parent = parent.parent
-    return False
 
 
 class Hints:
@@ -122,8 +110,6 @@ def _other_flags(attrs: dict[str, str | None], cls: str) -> int:
     role = (attrs.get("role") or "").strip().lower()
     if role in _UNLIKELY_ROLES:
         flags |= UNLIKELY
-    elif role == "main":
-        flags |= MAIN
     if role == "dialog" and attrs.get("aria-modal") == "true":
         flags |= HIDDEN
     if "author" in (attrs.get("itemprop") or "") or attrs.get("rel") == "author":

@@ -94,7 +94,7 @@ def _render_page(text: str, raw: bytes | None, options: Options) -> Extracted:
         metadata.update(page_metadata(tree))
         blocks = _render_main(tree, metadata)
     if not blocks:
-        blocks = _render_first(tree)
+        blocks = _render_first(tree, links=not options.html_main_content)
     if not blocks:
         return _degraded(title or visible_text(text), metadata, options)
     return Extracted(
@@ -181,7 +181,7 @@ def _in_svg(node: LexborNode) -> bool:
 
 def _render_main(tree: LexborHTMLParser, metadata: dict[str, str]) -> list[Block]:
     """The main content's blocks, links as their text; [] to render the whole page,
-    when no article is found (its links then are text too)."""
+    when no article is found."""
     main = find_main(tree)
     if main.byline and "author" not in metadata:
         metadata["author"] = main.byline
@@ -189,16 +189,13 @@ def _render_main(tree: LexborHTMLParser, metadata: dict[str, str]) -> list[Block
             if key in metadata:
                 metadata[key] = metadata.pop(key)
     for node, _ in main.drops:
-        node.decompose(recursive=False)  # unlinked, not freed: drops may nest
-    root = main.root or tree.body
-    if root is not None:
-        root.unwrap_tags(["a"])
-    return render(main.root) if main.root is not None else []
+        node.decompose(recursive=False)  # unlinked, not freed
+    return render(main.root, links=False) if main.root is not None else []
 
 
-def _render_first(tree: LexborHTMLParser) -> list[Block]:
+def _render_first(tree: LexborHTMLParser, *, links: bool) -> list[Block]:
     for root in _roots(tree):
-        blocks = render(root)
+        blocks = render(root, links=links)
         if blocks:
             return blocks
     return []

@@ -103,7 +103,17 @@ def measure(body: LexborNode, hints: Hints, strip: bool) -> Measured:
                 box.direct += size
                 if links:
                     box.direct_links += size
-                box.commas += text.count(",") + text.count("，")
+                box.commas += text.count(",") if text.isascii() else _commas(text)
+        elif kind == LINK:
+            child = node.first_child
+            if child is not None and child.next is None and child.is_text_node:
+                # The commonest link, `<a>text</a>`: measured without descending.
+                size = len((child.text_content or "").strip())
+                box.direct += size
+                box.direct_links += size
+            else:
+                links += 1
+                action = _LINK
         elif kind in _BOX_KINDS:
             attrs = node.attributes
             hint = read(attrs) if attrs else None
@@ -116,9 +126,6 @@ def measure(body: LexborNode, hints: Hints, strip: bool) -> Measured:
                 boxes.append(box)
                 tables += tag == _TABLE
                 action = _BOX
-        elif kind == LINK:
-            links += 1
-            action = _LINK
         elif kind == IMG:
             if _FILE_NAME.fullmatch((node.attributes.get("alt") or "").strip()):
                 cut.append((node, box, "a file name for alt text"))
@@ -132,19 +139,27 @@ def measure(body: LexborNode, hints: Hints, strip: bool) -> Measured:
                 stack.append((action, node))
                 node = child
                 continue
-            stack.append((action, node))  # an empty element is left at once, below
+            stack.append((action, node))  # an empty element: left at once, below
+            after = None
+        else:
+            after = node.next
         # On to the next node, leaving the elements that end here.
-        while stack and (action >= 0 or node.next is None):
+        while after is None and stack:
             action, node = stack.pop()
             if action == _BOX:
                 tables -= box.tag == _TABLE
                 box = box.parent  # type: ignore[assignment]
             elif action == _LINK:
                 links -= 1
-            action = -1
-        node = node.next
+            after = node.next
+        node = after
     _sum_subtrees(boxes)
     return Measured(boxes, cut)
+
+
+def _commas(text: str) -> int:
+    """Commas in `text`, the full-width one (CJK) too."""
+    return text.count(",") + text.count("，")
 
 
 def _why_cut(tag: int, hint: Hint | None, strip: bool) -> str:

@@ -3,15 +3,13 @@
 `Hints.read(attributes)` gives an element's flags and weight from its `class`
 and `id` (matched as substrings of the lower-cased names, as readers do: class
 names run words together, `mainNav`, `post_body`, `sidebar-left`), its `role`,
-`aria-hidden`, `itemprop` and `rel`. `hidden_elements(tree)` finds what the page
-hides outright (`hidden`, `display: none`, `visibility: hidden`).
+`itemprop` and `rel`, and whether it is hidden (`hidden`, `display: none` or
+`visibility: hidden` in its `style`, `aria-hidden="true"`).
 """
 
 from __future__ import annotations
 
 import re
-
-from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 HIDDEN, UNLIKELY, SHARE, BYLINE = 1, 2, 4, 8
 """Flags: hidden; unlikely to be content; a share bar; a byline."""
@@ -43,20 +41,7 @@ _CATEGORY = {name: re.compile(pattern) for name, pattern in _CATEGORIES.items()}
 _UNLIKELY_ROLES = frozenset(
     ("menu", "menubar", "complementary", "navigation", "alert", "alertdialog", "dialog")
 )
-_MAY_HIDE = '[hidden], [style*="none" i], [style*="hidden" i]'
 _STYLE_HIDDEN = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden")
-
-
-def hidden_elements(tree: LexborHTMLParser) -> list[LexborNode]:
-    """The elements of `tree` that the page hides (`hidden`, `display: none`,
-    `visibility: hidden` in a `style`), in document order; one may hold another."""
-    found = []
-    for node in tree.css(_MAY_HIDE):
-        attrs = node.attributes
-        style = attrs.get("style")
-        if "hidden" in attrs or (style and _STYLE_HIDDEN.search(style.lower())):
-            found.append(node)
-    return found
 
 
 class Hints:
@@ -104,9 +89,10 @@ class Hints:
 
 
 def _other_flags(attrs: dict[str, str | None], cls: str) -> int:
-    flags = 0
-    if (attrs.get("aria-hidden") or "").strip() == "true" and "fallback-image" not in cls:
-        flags |= HIDDEN
+    style = attrs.get("style")
+    hidden = "hidden" in attrs or (style and _STYLE_HIDDEN.search(style.lower()))
+    aria = (attrs.get("aria-hidden") or "").strip() == "true" and "fallback-image" not in cls
+    flags = HIDDEN if hidden or aria else 0
     role = (attrs.get("role") or "").strip().lower()
     if role in _UNLIKELY_ROLES:
         flags |= UNLIKELY

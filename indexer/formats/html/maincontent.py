@@ -1,8 +1,8 @@
 """Main content of a web page: the element that holds the article, and what to drop from it.
 
-`find_main(tree)` removes what the page hides, measures the rest (`boxes`) with
-navigation, side matter and boxes named or given roles like boilerplate left
-out, and scores it for the article (`scoring`). Inside the article, side matter,
+`find_main(tree)` measures the page (`boxes`) with what it hides, and navigation,
+side matter and boxes named or given roles like boilerplate, left out, and
+scores it for the article (`scoring`). Inside the article, side matter,
 share bars, boilerplate-named headings and link-heavy or boilerplate-named
 blocks (forms, tables that are not data, lists, divs) are dropped, as are form
 controls and images whose alt text is a file name. Less than `MIN_CHARS` of text
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from indexer.formats.html.boxes import LISTS, Box, Measured, measure, tag_id, tag_ids
-from indexer.formats.html.hints import BYLINE, SHARE, Hints, hidden_elements
+from indexer.formats.html.hints import BYLINE, SHARE, Hints
 from indexer.formats.html.scoring import ROWS, article
 
 MIN_CHARS = 500
@@ -51,27 +51,24 @@ class Main:
 
 
 def find_main(tree: LexborHTMLParser) -> Main:
-    """Return the page's main content. Removes the elements the page hides from `tree`."""
-    hidden: Drops = [(node, "hidden") for node in hidden_elements(tree)]
-    for node, _ in hidden:
-        node.decompose(recursive=False)  # unlinked, not freed: one may hold another
+    """Return the page's main content; with no `root`, the hidden blocks to drop."""
     body = tree.body
-    if body is not None:
-        hints = Hints()
-        for strip in (True, False):
-            main = _attempt(measure(body, hints, strip), strip)
-            if main is not None:
-                main.drops[:0] = hidden
-                return main
-    return Main(None, hidden)
+    if body is None:
+        return Main(None, [])
+    hints = Hints()
+    for strip in (True, False):
+        measured = measure(body, hints, strip)
+        main = _attempt(measured, strip)
+        if main is not None:
+            return main
+    return Main(None, [(node, why) for node, _, why in measured.cut if why == "hidden"])
 
 
 def dropped_parts(tree: LexborHTMLParser) -> list[tuple[str, LexborNode]]:
     """What `find_main` leaves out of `tree`, as (why, element): the parts dropped from
-    the main content, then the parts of the page around it. Changes `tree` as it does."""
+    the main content, then the parts of the page around it."""
     main = find_main(tree)
-    hidden = {node.mem_id for node, why in main.drops if why == "hidden"}
-    parts = [(why, node) for node, why in main.drops if not _inside(node, hidden)]
+    parts = [(why, node) for node, why in main.drops]
     root, body = main.root, tree.body
     while root is not None and body is not None and root.mem_id != body.mem_id:
         parent = root.parent
@@ -84,16 +81,6 @@ def dropped_parts(tree: LexborHTMLParser) -> list[tuple[str, LexborNode]]:
             child = child.next
         root = parent
     return parts
-
-
-def _inside(node: LexborNode, hidden: set[int]) -> bool:
-    """True when an ancestor of `node` is one of the `hidden` elements (by `mem_id`)."""
-    parent = node.parent
-    while parent is not None:
-        if parent.mem_id in hidden:
-            return True
-        parent = parent.parent
-    return False
 
 
 def _attempt(measured: Measured, strip: bool) -> Main | None:

@@ -1,10 +1,14 @@
 """`html`: web pages as Markdown, chunked by block, each chunk with its heading path.
 
-The page is decoded as a browser would (`_html_source`) and parsed by Lexbor
+The page is decoded as a browser would (`source`) and parsed by Lexbor
 (selectolax) into the DOM a browser with scripting on builds. Scripts, styles,
 `<noscript>`, templates, SVG, iframes, `<select>` lists and the head are
-dropped. The first `<main>` is rendered when it has content, else the one
-outermost `<article>`, else the body (`_markdown`). Each Markdown block
+dropped. With `options.html_main_content` (the default) only the page's main
+content is rendered (`maincontent`), its links as their text, and the page's
+author, date and description join its title in the metadata (`meta`); when no
+article is found with confidence, or with the option off, the first `<main>` is
+rendered when it has content, else the one outermost `<article>`, else the body
+(`markdown`), links as Markdown only with the option off. Each Markdown block
 (paragraph, heading, list, quote, table, fenced code block, rule) is one chunk;
 a block over `max_chunk_chars` is split along its own syntax: a table's pieces
 each repeat the header, a code block's are each fenced. `meta` is
@@ -43,10 +47,15 @@ _TAG = re.compile(r"<[^<>]*>")
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
     """Decode `data` as a browser would and render it; see `chunk`."""
-    # Lexbor reads UTF-8: ASCII source is that already (and never UTF-16 without NULs).
+    return _chunk(*_decoded(data), options)
+
+
+def _decoded(data: bytes) -> tuple[str, bytes | None]:
+    """`data` decoded, and itself when it already is the UTF-8 Lexbor reads."""
+    # ASCII source is UTF-8 already (and never UTF-16 without NULs).
     if data.isascii() and b"\x00" not in data:
-        return _chunk(decode_ascii_html(data), data, options)
-    return _chunk(decode_html(data), None, options)
+        return decode_ascii_html(data), data
+    return decode_html(data), None
 
 
 def chunk(text: str, options: Options) -> Extracted:
@@ -61,8 +70,7 @@ def chunk(text: str, options: Options) -> Extracted:
 def dropped(data: bytes) -> list[tuple[str, str]]:
     """What main-content extraction leaves out of the page `data`: (why, Markdown text)
     of each part, for a user asking why a paragraph is missing. Never raises."""
-    raw = data if data.isascii() and b"\x00" not in data else None
-    text = decode_ascii_html(data) if raw is not None else decode_html(data)
+    text, raw = _decoded(data)
     raw = raw or text.encode("utf-8", "ignore")
     if not text.strip() or too_deep(raw):
         return []

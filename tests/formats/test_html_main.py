@@ -272,6 +272,7 @@ def test_any_tag_soup_keeps_the_invariants_in_main_content_mode(pieces: list[str
     assert bool(result.chunks) == bool(data.strip())
     assert all(c.text.strip() and len(c.text) <= 4000 for c in result.chunks)
     assert extract("soup.html", data) == result
+    assert all(why and text.strip() for why, text in html.dropped(data))
 
 
 # --- the reference pages -----------------------------------------------------------------

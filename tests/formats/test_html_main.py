@@ -258,6 +258,18 @@ def test_show_dropped_lists_what_was_left_out_and_why(
     assert [d["why"] for d in payload["dropped"]] == [why for why, _ in parts]
 
 
+def test_extract_whole_page_flag_renders_the_page_with_its_links(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "page.html"
+    path.write_bytes(page(CHROME_TOP + f"<div class='story'>{paragraphs(6)}</div>"))
+    assert cli_main(["extract", str(path), "--whole-page"]) == 0
+    out = capsys.readouterr().out
+    assert "[Daily Courier](/)" in out and PROSE[0] in out
+    assert cli_main(["extract", str(path)]) == 0
+    assert "Daily Courier" not in capsys.readouterr().out
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from([
     "<div>", "</div>", "<p>", "</p>", "<nav>", "</nav>", "<article>", "</article>",

@@ -72,6 +72,10 @@ class Options:
     packing: Packing = BLOCKS
     """How the pipeline packs a document's chunks (`indexer.chunking`); extractors
     ignore it, and `extract()` returns their own chunks whatever it says."""
+    html_main_content: bool = True
+    """Web pages: render only the main content (the article), not menus and footers."""
+    html_mail_main_content: bool = False
+    """HTML mail bodies: the same, for the `text/html` parts of a mail."""
 
     def __post_init__(self) -> None:
         if self.rows_per_chunk < 1:

@@ -350,6 +350,22 @@ class Config:
         doc="Start each chunk's text with its document title and top heading (for embedding);\n"
         'meta "context" holds them either way.',
     )
+    main_content: bool = _key(
+        "html",
+        True,
+        check=boolean,
+        output=True,
+        doc="Web pages (.html .htm .xhtml): render only the main content (the article, without\n"
+        "menus, footers, share bars, comments), links as their text. A page where no article\n"
+        "is found with confidence is rendered whole. false: the whole page, links as Markdown.",
+    )
+    mail_main_content: bool = _key(
+        "html",
+        False,
+        check=boolean,
+        output=True,
+        doc="The same for the HTML bodies of mails; off, a mail's HTML is rendered whole.",
+    )
     shard_bytes: int = _key(
         "output",
         64 * MiB,
@@ -386,6 +402,8 @@ class Config:
             max_chunk_chars=self.max_chunk_chars,
             pdf_engine=self.pdf_engine,
             packing=self.packing(),
+            html_main_content=self.main_content,
+            html_mail_main_content=self.mail_main_content,
         )
 
     def packing(self) -> Packing:

@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 import orjson
 
+from indexer._limits import ContainerLimits
+
 KINDS = ("json", "csv", "eml", "html", "pdf", "text")
 """The seed's kind tags, exactly."""
 
@@ -31,6 +33,8 @@ class Options:
     """No chunk is longer than this; longer ones are split at a boundary."""
     pdf_engine: PdfEngine = "pdfium"
     """`pdfium` (fast, reading order) or `pdfplumber` (tables as Markdown)."""
+    containers: ContainerLimits = field(default_factory=ContainerLimits)
+    """What an archive may unpack, and the globs its members must pass."""
 
     def __post_init__(self) -> None:
         if self.rows_per_chunk < 1:

@@ -383,7 +383,7 @@ class BatchExtractor:
         return finish(job, complete, done.seconds, done.bytes_read)
 
     async def _isolated_child(self, child: Child) -> Child:
-        assert child.pending is not None and child.extractor is not None
+        assert child.pending is not None and child.extractor is not None and child.sha256
         spec = self.registry.get(child.extractor)
         name = child.suffix.rsplit("/", 1)[-1]
         job = Job(spec, name, child.pending, child.sha256, child.size)

@@ -3,7 +3,7 @@
 `load_config(path, overrides)` reads a TOML file (`configs/default.toml`
 documents every key), lays the command line's `overrides` on top and returns a
 frozen `Config`. Keys live in TOML tables (`[run]`, `[pdf]`, `[walk]`,
-`[extract]`, `[output]`) but are flat attributes of `Config`. Anything wrong (an
+`[extract]`, `[output]`, `[archive]`) but are flat attributes of `Config`. Anything wrong (an
 unknown key, a wrong type, a value out of range) raises `ConfigError` naming the
 key, the bad value and what is allowed, before any work starts.
 """
@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 import orjson
 
+from indexer._limits import ContainerLimits
 from indexer._types import Options, PdfEngine
 from indexer.pipeline.walk.walker import WalkPolicy, compile_globs
 
@@ -78,6 +79,11 @@ class Config:
     # [output]
     shard_bytes: int = 64 * MiB
     shard_files: int = 10_000
+    # [archive]
+    max_unpacked_bytes: int = 256 * MiB
+    max_members: int = 10_000
+    max_ratio: int = 100
+    max_depth: int = 3
 
     def __post_init__(self) -> None:
         for key, check in _CHECKS.items():
@@ -95,6 +101,15 @@ class Config:
             rows_per_chunk=self.rows_per_chunk,
             max_chunk_chars=self.max_chunk_chars,
             pdf_engine=self.pdf_engine,
+            containers=ContainerLimits(
+                include=self.include,
+                exclude=self.exclude,
+                max_member_bytes=self.max_file_bytes,
+                max_unpacked_bytes=self.max_unpacked_bytes,
+                max_members=self.max_members,
+                max_ratio=self.max_ratio,
+                max_depth=self.max_depth,
+            ),
         )
 
     def walk_policy(self, claims: Callable[[str], bool]) -> WalkPolicy:
@@ -134,6 +149,10 @@ OUTPUT_KEYS = (
     "shard_files",
     "timeout",
     "max_memory_mb",
+    "max_unpacked_bytes",
+    "max_members",
+    "max_ratio",
+    "max_depth",
 )
 """The keys `Config.digest` covers."""
 
@@ -156,6 +175,7 @@ TABLES: dict[str, tuple[str, ...]] = {
     "walk": ("include", "exclude", "skip_hidden", "max_file_bytes"),
     "extract": ("rows_per_chunk", "max_chunk_chars", "pdf_engine"),
     "output": ("shard_bytes", "shard_files"),
+    "archive": ("max_unpacked_bytes", "max_members", "max_ratio", "max_depth"),
 }
 """Which TOML table holds each key."""
 
@@ -319,4 +339,8 @@ _CHECKS: dict[str, _Check] = {
     "pdf_engine": _option(str),
     "shard_bytes": _integer(1024),
     "shard_files": _integer(1),
+    "max_unpacked_bytes": _integer(1),
+    "max_members": _integer(1),
+    "max_ratio": _integer(1),
+    "max_depth": _integer(0),
 }

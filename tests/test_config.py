@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from indexer import Options
+from indexer._limits import ContainerLimits
 from indexer.config import OUTPUT_KEYS, TABLES, Config, ConfigError, load_config, usable_cpus
 
 DEFAULT_TOML = Path(__file__).resolve().parent.parent / "configs" / "default.toml"
@@ -135,7 +136,8 @@ def test_digest_covers_output_settings_only() -> None:
     differ: list[dict[str, Any]] = [
         {"rows_per_chunk": 5}, {"pdf_engine": "pdfplumber"}, {"include": ["*.csv"]},
         {"exclude": ["x"]}, {"skip_hidden": False}, {"max_file_bytes": 10}, {"shard_bytes": 2048},
-        {"shard_files": 2}, {"timeout": 9}, {"max_memory_mb": 512},
+        {"shard_files": 2}, {"timeout": 9}, {"max_memory_mb": 512}, {"max_ratio": 7},
+        {"max_depth": 0}, {"max_members": 5}, {"max_unpacked_bytes": 9},
     ]  # fmt: skip
     digests = {load_config(None, change).digest() for change in differ}
     assert base not in digests and len(digests) == len(differ)
@@ -146,8 +148,9 @@ def test_extract_options_and_walk_policy() -> None:
                     include=["*.txt"], exclude=("tmp",), skip_hidden=False, max_file_bytes=99)  # type: ignore[arg-type]  # fmt: skip
     assert config.include == ("*.txt",)
     assert config.extract_options() == Options(
-        rows_per_chunk=3, max_chunk_chars=100, pdf_engine="pdfplumber"
-    )
+        rows_per_chunk=3, max_chunk_chars=100, pdf_engine="pdfplumber",
+        containers=ContainerLimits(include=("*.txt",), exclude=("tmp",), max_member_bytes=99),
+    )  # fmt: skip
     policy = config.walk_policy(str.isupper)
     assert (policy.include, policy.exclude, policy.skip_hidden, policy.max_file_bytes) == (
         ("*.txt",), ("tmp",), False, 99)  # fmt: skip

@@ -100,7 +100,7 @@ def judge(name: str, data: bytes, registry: Registry) -> tuple[ExtractorSpec | N
         return registry.for_path(name), None
     ext = extension_of(name)
     if ext in UNSUPPORTED:
-        return None, f"unsupported_archive: .{ext}"
+        return None, "unsupported_archive"
     if ext in BINARY_EXTENSIONS:
         return None, "binary"
     head = data[:SNIFF_BYTES]

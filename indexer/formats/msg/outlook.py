@@ -159,7 +159,10 @@ def _attachments(message: Message, depth: int) -> Iterator[Part]:
 
 def _part(attachment: Attachment, depth: int) -> Part:
     props = attachment.properties
-    if props.int_prop_value(c.PID_ATTACH_METHOD) == _EMBEDDED:
+    method = props.int_prop_value(c.PID_ATTACH_METHOD)
+    if method is None:  # a property every attachment has: its table is damaged
+        raise ValueError("attachment without an attach method")
+    if method == _EMBEDDED:
         storage = _storage(attachment)
         name = props.str_prop_value(_DISPLAY_NAME)
         inner = (

@@ -18,9 +18,9 @@ import stat
 import tarfile
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Any
 
 from indexer._limits import ContainerLimits
 from indexer.formats.archive.names import MemberNames, clean_name, zip_name
@@ -34,7 +34,11 @@ _DAMAGE = (
     zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error, lzma.LZMAError,
     ValueError, NotImplementedError, RuntimeError, KeyError,
 )  # fmt: skip
-_OPENERS = {"gz": gzip.GzipFile, "bz2": bz2.BZ2File, "xz": lzma.LZMAFile}
+_OPENERS: dict[str, Callable[[IO[bytes]], Any]] = {
+    "gz": lambda raw: gzip.GzipFile(fileobj=raw),
+    "bz2": lambda raw: bz2.BZ2File(raw),
+    "xz": lambda raw: lzma.LZMAFile(raw),  # noqa: SIM115  (in memory: nothing to close)
+}
 _METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA)
 _MAGIC = ((b"\x1f\x8b", "gz"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "xz"))
 
@@ -92,7 +96,7 @@ def sniff(data: bytes) -> str | None:
     for magic, name in _MAGIC:
         if data.startswith(magic):
             try:
-                head = _OPENERS[name](fileobj=io.BytesIO(data)).read(512)
+                head = _OPENERS[name](io.BytesIO(data)).read(512)
             except _DAMAGE:
                 return name
             return f"tar.{name}" if _is_tar(head) else name
@@ -121,7 +125,7 @@ def read_members(data: bytes, fmt: str, inner: str, budget: Budget) -> Iterator[
     compression = fmt.rpartition(".")[2] if fmt != "tar" else None
     stream: IO[bytes] = io.BytesIO(data)
     if compression is not None:
-        stream = _OPENERS[compression](fileobj=stream)
+        stream = _OPENERS[compression](stream)
     if fmt.startswith("tar"):
         yield from _tar(stream, len(data) if compression else None, budget)
     else:

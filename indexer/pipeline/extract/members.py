@@ -45,21 +45,21 @@ def expand_archive(
     Never raises: an archive that stops early is `failed` with the reason, after
     the members read before it.
     """
-    fmt = sniff(data)
-    if fmt is None:
-        return listing(None, (), "not a zip, tar or compressed file", options), ()
-    globs = _Globs(options.containers, rel.replace("#", "/"))
     paths: list[str] = []
     children: list[Child] = []
-    error = None
+    error = fmt = None
     try:
+        fmt = sniff(data)
+        if fmt is None:
+            return listing(None, (), "not a zip, tar or compressed file", options), ()
+        globs = _Globs(options.containers, rel.replace("#", "/"))
         for member in read_members(data, fmt, inner_name(rel), budget):
             paths.append(member.path)
             children.extend(_member(member, globs, options, registry, rel, depth, budget, context))
     except ArchiveError as exc:
         error = exc.reason
-    except (RecursionError, MemoryError) as exc:
-        error = f"{type(exc).__name__}: {exc}"
+    except Exception as exc:  # a reader's bug must cost this archive, not the batch
+        error = f"exception in archive reader: {type(exc).__name__}: {exc}"[:500]
     return listing(fmt, paths, error, options), tuple(children)
 
 

@@ -6,6 +6,7 @@ Suites (the issue each answers):
                  once (the machine's ceiling), in rounds; peak RSS (issue 3)
     incremental  first run, unchanged re-run, 1%-changed re-run (issue 4)
     mbox         a generated mbox through indexer run, and the split alone (issue 5)
+    archives     a zip of ~1,000 mixed files against the same files unpacked (issue 15)
     all          every suite above, in that order
 
 Every process here keeps its heap between documents, as `indexer run`'s processes
@@ -28,6 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_archives
 import bench_kinds
 import bench_mbox
 import bench_pipeline
@@ -41,6 +43,7 @@ SUITES: dict[str, Suite] = {
     "pipeline": (bench_pipeline.run_pipeline, bench_pipeline.render),
     "incremental": (bench_pipeline.run_incremental, bench_pipeline.render),
     "mbox": (bench_mbox.run, bench_mbox.render),
+    "archives": (bench_archives.run, bench_archives.render),
 }
 
 
@@ -60,6 +63,7 @@ def parser() -> argparse.ArgumentParser:
     bench_kinds.add_arguments(p)
     bench_pipeline.add_arguments(p)
     bench_mbox.add_arguments(p)
+    bench_archives.add_arguments(p)
     return p
 
 

@@ -15,7 +15,7 @@ from functools import partial
 from typing import Any
 
 from indexer._types import Extracted, Options
-from indexer.formats.archive import Budget
+from indexer.formats.archive import Budget, sniff
 from indexer.formats.eml.mime import Attachment, iter_attachments, parse_message
 from indexer.pipeline.extract.children import MAIL_DEPTH, nested
 from indexer.pipeline.output.units import Child
@@ -91,6 +91,9 @@ def _child(
     sha = hashlib.sha256(att.data).hexdigest()
     make = partial(Child, suffix=suffix, size=len(att.data), sha256=sha, context=context)
     spec = spec_for(att.filename, att.content_type, registry)
+    if spec is not None and spec.kind == "archive" and sniff(att.data) is None:
+        # named like an archive (`report.xml.gz`), sent as something else: go by its type
+        spec = spec_for("", att.content_type, registry)
     if spec is None:
         yield make(kind=None, skip=f"no extractor for {att.content_type}")
         return

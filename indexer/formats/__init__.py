@@ -10,9 +10,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from indexer.registry import ExtractorSpec, Registry
+from indexer._spec import ExtractorSpec
 
-__all__ = ["BUILTIN_SPECS", "VERSIONS", "register_builtins"]
+__all__ = ["BUILTIN_SPECS", "VERSIONS"]
 
 VERSIONS = {
     "archive": "1", "csv": "1", "eml": "1", "html": "1", "json": "1", "msg": "1", "pdf": "1",
@@ -142,9 +142,3 @@ BUILTIN_SPECS = (
         options_used=_LIMIT,
     ),
 )
-
-
-def register_builtins(registry: Registry) -> None:
-    """Register the built-in extractors into `registry`, through its public API."""
-    for spec in BUILTIN_SPECS:
-        registry.register(spec)

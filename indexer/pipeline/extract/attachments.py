@@ -17,7 +17,7 @@ from typing import Any
 from indexer._types import Extracted, Options
 from indexer.formats.archive import Budget, sniff
 from indexer.formats.eml.mime import Attachment, iter_attachments, parse_message
-from indexer.pipeline.extract.children import MAIL_DEPTH, nested
+from indexer.pipeline.extract.nest import MAIL_DEPTH, UnitFn, nested
 from indexer.pipeline.output.units import Child
 from indexer.registry import ExtractorSpec, Registry
 
@@ -61,6 +61,7 @@ def expand(
     *,
     budget: Budget | None = None,
     rel: str = "",
+    unit: UnitFn,
 ) -> tuple[Child, ...]:
     """The children of the mail `data` (already extracted as `doc`, at record path
     `rel`, nested `depth` deep, in an archive with `budget` left); never raises."""
@@ -72,7 +73,7 @@ def expand(
         return tuple(
             child
             for attachment in iter_attachments(message)
-            for child in _child(attachment, context, options, registry, depth, budget, rel)
+            for child in _child(attachment, context, options, registry, depth, budget, rel, unit)
         )
     except RecursionError:
         return ()
@@ -86,6 +87,7 @@ def _child(
     depth: int,
     budget: Budget | None,
     rel: str,
+    unit: UnitFn,
 ) -> Iterator[Child]:
     suffix = f"#att/{att.index}/{att.filename}"
     sha = hashlib.sha256(att.data).hexdigest()
@@ -99,7 +101,7 @@ def _child(
         return
     yield from nested(
         spec, att.filename, att.data, make, options, registry,
-        suffix=suffix, rel=rel, depth=depth, budget=budget, context=context,
+        suffix=suffix, rel=rel, depth=depth, budget=budget, context=context, unit=unit,
     )  # fmt: skip
 
 

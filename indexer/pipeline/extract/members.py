@@ -23,7 +23,7 @@ from indexer._text import wide_encoding
 from indexer._types import Chunk, Extracted, Options
 from indexer.formats.archive import UNSUPPORTED, inner_name, listing
 from indexer.formats.archive.read import ArchiveError, Budget, Member, read_members, sniff
-from indexer.pipeline.extract.children import nested
+from indexer.pipeline.extract.nest import UnitFn, nested
 from indexer.pipeline.output.units import Child
 from indexer.pipeline.walk.walker import BINARY_EXTENSIONS, SNIFF_BYTES, compile_globs
 from indexer.registry import ExtractorSpec, Registry, extension_of
@@ -39,6 +39,9 @@ def expand_archive(
     depth: int,
     budget: Budget,
     context: dict[str, Any],
+    *,
+    unit: UnitFn,
+    defer: bool = False,
 ) -> tuple[Extracted, tuple[Child, ...]]:
     """The archive `data`'s own document (its member list) and its members, in order.
 
@@ -55,7 +58,10 @@ def expand_archive(
         globs = _Globs(options.containers, rel.replace("#", "/"))
         for member in read_members(data, fmt, inner_name(rel), budget):
             paths.append(member.path)
-            children.extend(_member(member, globs, options, registry, rel, depth, budget, context))
+            found = _member(
+                member, globs, options, registry, rel, depth, budget, context, unit, defer
+            )
+            children.extend(found)
     except ArchiveError as exc:
         error = exc.reason
     except Exception as exc:  # a reader's bug must cost this archive, not the batch
@@ -72,6 +78,8 @@ def _member(
     depth: int,
     budget: Budget,
     context: dict[str, Any],
+    unit: UnitFn,
+    defer: bool,
 ) -> Iterator[Child]:
     suffix = "#" + member.path
     sha = None if member.data is None else hashlib.sha256(member.data).hexdigest()
@@ -91,6 +99,7 @@ def _member(
     yield from nested(
         spec, member.path, member.data, make, options, registry,
         suffix=suffix, rel=rel, depth=depth, budget=budget, context=context,
+        unit=unit, defer=defer,
     )  # fmt: skip
 
 

@@ -107,6 +107,11 @@ def extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
     return _textless_unit(_extract_unit(job, options, registry))
 
 
+def extract_units(jobs: list[Job], options: Options, registry: Registry) -> list[Unit]:
+    """`extract_unit` of each job (an archive's members, sent to the pool in batches)."""
+    return [extract_unit(job, options, registry) for job in jobs]
+
+
 def _extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
     if job.spec.kind not in ("eml", "msg", "archive"):  # `children.PARENTS`
         return Unit(doc=run_extractor(job.spec, job.rel, job.data, options))
@@ -114,7 +119,7 @@ def _extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
     # MIME and archive machinery is only a worker's business.
     from indexer.pipeline.extract.children import unit_of
 
-    doc, children = unit_of(job.spec, job.rel, job.data, options, registry)
+    doc, children = unit_of(job.spec, job.rel, job.data, options, registry, defer=True)
     return Unit(doc=doc, children=children)
 
 

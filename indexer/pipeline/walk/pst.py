@@ -16,18 +16,14 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 import orjson
 
+from indexer.pipeline.walk.walker import PST_EXTENSIONS, Entry
 from indexer.registry import extension_of
-
-if TYPE_CHECKING:  # the walker imports this module
-    from indexer.pipeline.walk.walker import Entry
 
 __all__ = ["is_pst", "messages"]
 
-EXTENSIONS = ("pst", "ost")
 TIMEOUT = 120.0
 """Seconds the reader may take for one message before it is taken for hung."""
 MEMORY_MB = 2048
@@ -37,7 +33,7 @@ _FRAME = 8
 
 def is_pst(rel: str) -> bool:
     """True for a path the walk treats as an Outlook mailbox."""
-    return extension_of(rel) in EXTENSIONS
+    return extension_of(rel) in PST_EXTENSIONS
 
 
 def messages(entry: Entry) -> Iterator[Entry]:

@@ -51,7 +51,6 @@ from indexer._globs import compile_globs
 from indexer._text import wide_encoding
 from indexer.config import Config
 from indexer.pipeline.walk.mbox import is_mbox
-from indexer.pipeline.walk.pst import is_pst
 from indexer.registry import extension_of
 
 __all__ = [
@@ -91,6 +90,15 @@ _LINK_ERRORS = {
     errno.ENOTDIR: "dangling_symlink",  # the target path runs through a file
 }
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+PST_EXTENSIONS = ("pst", "ost")
+"""Outlook mailboxes: split into messages after the walk, as mboxes are (`pst.py`)."""
+
+
+def _streams(rel: str) -> bool:
+    """True for a mailbox (mbox, pst) that is read as a stream: never too large, never sniffed."""
+    return is_mbox(rel) or extension_of(rel) in PST_EXTENSIONS
 
 
 def _claims_nothing(rel: str) -> bool:
@@ -308,7 +316,7 @@ class _Walker:
         unusual = not S_ISREG(st.st_mode) or st.st_size > self.max_file_bytes
         if unusual and (verdict := self._verdict(path, rel, st)) is not None:
             return verdict
-        if mail or self.claims(rel) or is_mbox(rel) or is_pst(rel):  # claims: usually True
+        if mail or self.claims(rel) or _streams(rel):  # claims first: it is usually True
             # Nothing to sniff: one access() call tells an unreadable file, and the
             # reader checks what it opens (a regular file, not too large) itself.
             if not os.access(path, os.R_OK):
@@ -340,7 +348,7 @@ class _Walker:
     def _verdict(self, path: bytes, rel: str, st: os.stat_result) -> Entry | None:
         if not S_ISREG(st.st_mode):
             return _record(path, rel, "not_regular_file", st, _file_type(st.st_mode))
-        if st.st_size > self.max_file_bytes and not (is_mbox(rel) or is_pst(rel)):  # they stream
+        if st.st_size > self.max_file_bytes and not _streams(rel):
             detail = f"{st.st_size} > {self.max_file_bytes} bytes"
             return _record(path, rel, "too_large", st, detail)
         return None

@@ -57,7 +57,7 @@ def test_extension_of_ignores_dotfiles_and_trailing_dots() -> None:
 
 def test_builtins_register_through_the_public_api_and_are_marked() -> None:
     specs = {s.name: s for s in default_registry().extractors()}
-    assert sorted(specs) == ["csv", "eml", "html", "json", "pdf", "text"]
+    assert sorted(specs) == ["archive", "csv", "eml", "html", "json", "msg", "pdf", "text"]
     assert all(s.builtin for s in specs.values())
     assert [n for n, s in specs.items() if s.isolated] == ["pdf"]
     assert [s.name for s in default_registry().chunkers()] == ["csv", "eml", "html", "json", "text"]
@@ -141,10 +141,12 @@ def test_plugins_are_discovered_through_the_entry_point_group(
 
     origins = {e["name"]: e["origin"] for e in capabilities(loaded)["extractors"]}
     assert origins == {
+        "archive": "builtin",
         "csv": "builtin",
         "eml": "builtin",
         "html": "builtin",
         "json": "builtin",
+        "msg": "builtin",
         "pdf": "builtin",
         "shout": "plugin",
         "text": "builtin",

@@ -184,7 +184,7 @@ def test_an_extractor_that_raises_gives_a_failed_result_with_the_raw_text() -> N
 
 
 def test_builtin_versions_come_from_one_table() -> None:
-    """Each module's `VERSION` is its spec's; eml's also counts the html renderer's."""
+    """Each module's `VERSION` is its spec's; eml's and msg's also count the html renderer's."""
     import importlib
 
     from indexer.formats import VERSIONS
@@ -192,7 +192,8 @@ def test_builtin_versions_come_from_one_table() -> None:
     for spec in default_registry().extractors():
         module = importlib.import_module(f"indexer.formats.{spec.name}")
         assert VERSIONS[spec.name] == module.VERSION
-        expected = f"{VERSIONS['eml']}+html.{VERSIONS['html']}" if spec.name == "eml" else None
+        mail = spec.name in ("eml", "msg")
+        expected = f"{VERSIONS[spec.name]}+html.{VERSIONS['html']}" if mail else None
         assert spec.version == (expected or VERSIONS[spec.name])
 
 

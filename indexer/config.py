@@ -75,6 +75,7 @@ class Config:
     rows_per_chunk: int = 20
     max_chunk_chars: int = 4000
     pdf_engine: PdfEngine = "pdfium"
+    max_sheet_cells: int = 2_000_000
     # [output]
     shard_bytes: int = 64 * MiB
     shard_files: int = 10_000
@@ -95,6 +96,7 @@ class Config:
             rows_per_chunk=self.rows_per_chunk,
             max_chunk_chars=self.max_chunk_chars,
             pdf_engine=self.pdf_engine,
+            max_sheet_cells=self.max_sheet_cells,
         )
 
     def walk_policy(self, claims: Callable[[str], bool]) -> WalkPolicy:
@@ -125,6 +127,7 @@ OUTPUT_KEYS = (
     "rows_per_chunk",
     "max_chunk_chars",
     "pdf_engine",
+    "max_sheet_cells",
     "include",
     "exclude",
     "skip_hidden",
@@ -154,7 +157,7 @@ TABLES: dict[str, tuple[str, ...]] = {
     ),
     "pdf": ("timeout", "max_memory_mb", "recycle_after"),
     "walk": ("include", "exclude", "skip_hidden", "max_file_bytes"),
-    "extract": ("rows_per_chunk", "max_chunk_chars", "pdf_engine"),
+    "extract": ("rows_per_chunk", "max_chunk_chars", "pdf_engine", "max_sheet_cells"),
     "output": ("shard_bytes", "shard_files"),
 }
 """Which TOML table holds each key."""
@@ -317,6 +320,7 @@ _CHECKS: dict[str, _Check] = {
     "rows_per_chunk": _option(int),
     "max_chunk_chars": _option(int),
     "pdf_engine": _option(str),
+    "max_sheet_cells": _option(int),
     "shard_bytes": _integer(1024),
     "shard_files": _integer(1),
 }

@@ -14,7 +14,16 @@ from indexer.registry import ExtractorSpec, Registry
 
 __all__ = ["BUILTIN_SPECS", "VERSIONS", "register_builtins"]
 
-VERSIONS = {"csv": "1", "eml": "1", "html": "1", "json": "1", "pdf": "1", "text": "1"}
+VERSIONS = {
+    "csv": "1",
+    "eml": "1",
+    "html": "1",
+    "json": "1",
+    "pdf": "1",
+    "rtf": "1",
+    "spreadsheet": "1",
+    "text": "1",
+}
 """Each built-in's output version: bump it here when the extractor's output changes,
 and incremental runs re-extract its documents. (Each module's `VERSION` reads it.)"""
 
@@ -109,6 +118,27 @@ BUILTIN_SPECS = (
         options_used=("pdf_engine", *_LIMIT),
     ),
     ExtractorSpec(
+        name="rtf",
+        kind="rtf",
+        extensions=("rtf",),
+        version=VERSIONS["rtf"],
+        extract=_Lazy("indexer.formats.rtf", "extract"),
+        isolated=True,
+        builtin=True,
+        options_used=_LIMIT,
+    ),
+    ExtractorSpec(
+        name="spreadsheet",
+        kind="spreadsheet",
+        extensions=("xlsx", "xlsm", "xlsb", "xls", "ods"),
+        # an .xls that is really HTML or delimited text goes to those extractors
+        version=f"{VERSIONS['spreadsheet']}+html.{VERSIONS['html']}+csv.{VERSIONS['csv']}",
+        extract=_Lazy("indexer.formats.sheets", "extract"),
+        isolated=True,
+        builtin=True,
+        options_used=("rows_per_chunk", "max_sheet_cells", *_LIMIT),
+    ),
+    ExtractorSpec(
         name="text",
         kind="text",
         extensions=(),
@@ -123,6 +153,6 @@ BUILTIN_SPECS = (
 
 
 def register_builtins(registry: Registry) -> None:
-    """Register the six built-in extractors into `registry`, through its public API."""
+    """Register the built-in extractors into `registry`, through its public API."""
     for spec in BUILTIN_SPECS:
         registry.register(spec)

@@ -37,6 +37,8 @@ class Cut:
 
     rows: int
     cells: int
+    last_row: int
+    """The last row number (1-based, as the sheet numbers them) kept."""
 
 
 @dataclass(slots=True)
@@ -122,6 +124,8 @@ class _Extent:
         self.row_tag = re.compile(b"<" + prefix + rb"row[\s>/]")
         self.cell_ref = re.compile(b"<" + prefix + rb'c\b[^>]*? r="([A-Z]{1,3})\d')
         self.cell_tags = (b"<" + prefix + b"c ", b"<" + prefix + b"c>")
+        self.cell_past = b"<" + prefix + rb'c\b[^>]*? r="[A-Z]{1,3}\d{%d}'
+        self.contradicted = False
         self.first_row = self.last_row = self.rows = self.cells = 0
         self.first_col = 1 << 20
         self.last_col = 0
@@ -143,8 +147,16 @@ class _Extent:
             numbers = [_column(ref) for ref in letters]
             self.first_col = min(self.first_col, *numbers)
             self.last_col = max(self.last_col, *numbers)
+        if not self.contradicted:
+            self.contradicted = self._cell_row_past(text)
         if b't="e"' in text:
             self._errors(text)
+
+    def _cell_row_past(self, text: bytes) -> bool:
+        """True when a cell's reference names a row of more digits than any row has:
+        the reader places a cell by its reference, so its box would reach that row."""
+        digits = len(str(max(self.last_row, self.rows))) + 1
+        return digits <= 7 and re.search(self.cell_past % digits, text) is not None
 
     def _errors(self, text: bytes) -> None:
         for match in _ERROR.finditer(text):
@@ -176,21 +188,26 @@ def _scan_part(archive: zipfile.ZipFile, part: str, max_cells: int) -> tuple[Cut
     if extent is None:
         return None, {}
     cells, width = extent.estimate()
-    cut = Cut(rows=max(1, max_cells // width), cells=cells) if cells > max_cells else None
-    return cut, extent.errors
+    if extent.contradicted:  # no cut by rows can bound it: keep none
+        return Cut(rows=0, cells=cells, last_row=0), extent.errors
+    if cells <= max_cells:
+        return None, extent.errors
+    rows = max(1, max_cells // width)
+    return Cut(rows=rows, cells=cells, last_row=max(extent.first_row, 1) + rows - 1), extent.errors
 
 
-def _cut_part(archive: zipfile.ZipFile, part: str, rows: int) -> bytes:
-    """The part's first `rows` rows, closed so that it parses."""
+def _cut_part(archive: zipfile.ZipFile, part: str, cut: Cut) -> bytes:
+    """The part's rows up to `cut.last_row` (by number: rows may skip), closed to parse."""
     kept: list[bytes] = []
-    seen = 0
+    number = 0
     prefix: bytes | None = None
     for text in _stream(archive, part):
         if prefix is None:
             prefix = _prefix(text)
-        for match in re.finditer(b"<" + prefix + rb"row[\s>/]", text):
-            seen += 1
-            if seen > rows:
+        for match in re.finditer(b"<" + prefix + rb"row\b[^>]*>", text):
+            given = _ROW_NUMBER.search(match.group(0))
+            number = int(given.group(1)) if given else number + 1
+            if number > cut.last_row:
                 kept.append(text[: match.start()])
                 return b"".join(kept) + b"</%ssheetData></%sworksheet>" % (prefix, prefix)
         kept.append(text)
@@ -202,6 +219,6 @@ def _rebuild(archive: zipfile.ZipFile, cuts: dict[str, Cut]) -> bytes:
     with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as rebuilt:
         for info in archive.infolist():
             cut = cuts.get(info.filename)
-            body = _cut_part(archive, info.filename, cut.rows) if cut else archive.read(info)
+            body = _cut_part(archive, info.filename, cut) if cut else archive.read(info)
             rebuilt.writestr(zipfile.ZipInfo(info.filename, (1980, 1, 1, 0, 0, 0)), body)
     return out.getvalue()

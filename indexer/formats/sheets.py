@@ -18,7 +18,7 @@ import io
 import zipfile
 from dataclasses import replace
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from indexer._extract import failure_text
 from indexer._types import Chunk, Extracted, Options
@@ -27,6 +27,9 @@ from indexer.formats import _sheetguard as guard
 from indexer.formats._sheetprops import is_encrypted_xls, ole_properties, zip_properties
 from indexer.formats._sheetrows import SheetText, group, render
 from indexer.formats._sniff import sniff
+
+if TYPE_CHECKING:
+    from indexer.formats._xlsxscan import Scan
 
 __all__ = ["KIND", "VERSION", "extract"]
 
@@ -70,7 +73,7 @@ def _delegated(form: str, data: bytes, path: str, options: Options) -> Extracted
 class _Book:
     """An open workbook: its reader, its format, properties and what the scan found."""
 
-    def __init__(self, reader: Any, form: str, props: dict[str, str], scan: Any) -> None:
+    def __init__(self, reader: Any, form: str, props: dict[str, str], scan: Scan | None) -> None:
         self.reader = reader
         self.form = form
         self.props = props
@@ -80,7 +83,7 @@ class _Book:
     @classmethod
     def open(cls, data: bytes, form: str, options: Options) -> _Book:
         """Check the container and open the reader; raises `guard.Refused`."""
-        scan = None
+        scan: Scan | None = None
         if form == "zip":
             archive = guard.open_zip(data)
             form = _zip_form(archive)
@@ -117,24 +120,27 @@ class _Book:
         return rendered, notes
 
     def _render(self, name: str, sheet: Any, notes: list[str]) -> SheetText | None:
-        start = sheet.start
-        if start is None:
-            return None
-        part = self.scan.parts.get(name) if self.scan else None
-        errors = self.scan.errors.get(part, {}) if self.scan else {}
+        scan = self.scan
+        part = scan.parts.get(name, "") if scan else ""
+        cut = scan.cuts.get(part) if scan else None
         rows = sheet.height
-        cut = self.scan.cuts.get(part) if self.scan else None
         if cut is not None:
             notes.append(_cut_note(name, cut.rows, cut.cells, self.max_cells))
         elif sheet.height * sheet.width > self.max_cells:
             rows = max(1, self.max_cells // sheet.width)
             notes.append(_cut_note(name, rows, sheet.height * sheet.width, self.max_cells))
+        start = sheet.start
+        if start is None:
+            return None
+        errors = scan.errors.get(part, {}) if scan else {}
         # The reader's rows start at the sheet's first row, empty up to its first cell.
         numbered = enumerate(islice(sheet.iter_rows(), start[0] + rows), start=1)
         return render(name, numbered, start[1], sheet.merged_cell_ranges or [], errors)
 
 
 def _cut_note(name: str, rows: int, cells: int, cap: int) -> str:
+    if not rows:
+        return f"sheet {name!r} dropped: its cells lie beyond its rows (about {cells} cells)"
     return f"sheet {name!r} cut to its first {rows} rows: about {cells} cells, over {cap}"
 
 

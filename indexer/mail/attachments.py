@@ -34,6 +34,14 @@ _BY_TYPE = {
     "application/json": "x.json",
     "application/x-ndjson": "x.ndjson",
     "message/delivery-status": "x.txt",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "x.xlsx",
+    "application/vnd.ms-excel.sheet.macroenabled.12": "x.xlsm",
+    "application/vnd.ms-excel.sheet.binary.macroenabled.12": "x.xlsb",
+    "application/vnd.ms-excel": "x.xls",
+    "application/vnd.oasis.opendocument.spreadsheet": "x.ods",
+    "application/rtf": "x.rtf",
+    "application/x-rtf": "x.rtf",
+    "text/rtf": "x.rtf",
 }
 _CONTEXT = ("subject", "from", "date", "message_id")
 _HINTS = (b"attachment", b"name=", b"message/", b"application/", b"image/", b"audio/", b"video/")

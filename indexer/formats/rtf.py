@@ -3,7 +3,8 @@
 `rtf_to_text` is the reader for other callers (RTF mail bodies). Text comes
 from `_rtfscan`, which jumps over pictures and embedded objects rather than
 reading them. Document properties (`\\info`: title, author, created, modified)
-go into `metadata`. A file named `.rtf` that is not RTF is read as plain text
+go into `metadata`. A document without text (pictures or objects only) fails as
+`no text`. A file named `.rtf` that is not RTF is read as plain text
 (`degraded`) when it is text, and fails as `corrupt: not RTF` when it is not.
 """
 
@@ -49,14 +50,21 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
     read = read_rtf(data.decode("latin-1"))
     text = _tidy(read.text)
     chunks = tuple(make_chunk(para, {"para": i}) for i, para in enumerate(split_paragraphs(text)))
+    if not chunks:  # pictures or embedded objects only, or a document cut short
+        return _failed("no text", dict(read.properties))
     return Extracted(kind=KIND, text=text, chunks=chunks, metadata=dict(read.properties))
+
+
+def _failed(reason: str, metadata: dict[str, str] | None = None) -> Extracted:
+    chunk = Chunk(text=failure_text(KIND, reason))
+    return Extracted(
+        kind=KIND, text="", chunks=(chunk,), degraded=True, error=reason, metadata=metadata or {}
+    )
 
 
 def _not_rtf(data: bytes) -> Extracted:
     if sniff(data) not in ("text", "html"):
-        reason = "corrupt: not RTF (no {\\rtf header)"
-        chunk = Chunk(text=failure_text(KIND, reason))
-        return Extracted(kind=KIND, text="", chunks=(chunk,), degraded=True, error=reason)
+        return _failed("corrupt: not RTF (no {\\rtf header)")
     text = decode(data).strip()
     chunks = tuple(make_chunk(para, {"para": i}) for i, para in enumerate(split_paragraphs(text)))
     return Extracted(

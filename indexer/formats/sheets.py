@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import io
 import zipfile
+import zlib
 from dataclasses import replace
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from indexer._extract import failure_text
-from indexer._types import Chunk, Extracted, Options
+from indexer._types import Chunk, Extracted, Options, make_chunk
 from indexer.extractors import VERSIONS
 from indexer.formats import _sheetguard as guard
 from indexer.formats._sheetprops import is_encrypted_xls, ole_properties, zip_properties
@@ -85,14 +86,8 @@ class _Book:
         """Check the container and open the reader; raises `guard.Refused`."""
         scan: Scan | None = None
         if form == "zip":
-            archive = guard.open_zip(data)
-            form = _zip_form(archive)
-            props = zip_properties(archive)
-            if form == "xlsx":
-                from indexer.formats._xlsxscan import scan as scan_xlsx
-
-                scan = scan_xlsx(archive, options.max_sheet_cells)
-                data = scan.rebuilt or data
+            form, props, scan = _open_zip(data, options)
+            data = scan.rebuilt or data if scan else data
         elif guard.is_encrypted_ole(data) or is_encrypted_xls(data):
             raise guard.Refused("encrypted")
         else:
@@ -144,6 +139,21 @@ def _cut_note(name: str, rows: int, cells: int, cap: int) -> str:
     return f"sheet {name!r} cut to its first {rows} rows: about {cells} cells, over {cap}"
 
 
+def _open_zip(data: bytes, options: Options) -> tuple[str, dict[str, str], Scan | None]:
+    """The workbook's format, properties and (an xlsx's) scan; raises `guard.Refused`."""
+    archive = guard.open_zip(data)
+    try:
+        form = _zip_form(archive)
+        props = zip_properties(archive)
+        if form != "xlsx":
+            return form, props, None
+        from indexer.formats._xlsxscan import scan
+
+        return form, props, scan(archive, options.max_sheet_cells)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error) as exc:
+        raise guard.Refused(f"corrupt: {exc}") from None
+
+
 def _zip_form(archive: zipfile.ZipFile) -> str:
     names = archive.NameToInfo
     if "mimetype" in names and archive.read("mimetype").startswith(
@@ -184,9 +194,22 @@ def _assemble(
     metadata["sheets"] = [sheet.name for sheet in sheets]
     if notes:
         metadata["notes"] = notes
+    if not sheets:
+        return _without_cells(book, metadata)
     chunks = tuple(chunk for sheet in sheets for chunk in group(sheet, options))
     text = "\n\n".join(sheet.text for sheet in sheets)
     return Extracted(kind=KIND, text=text, chunks=chunks, degraded=bool(notes), metadata=metadata)
+
+
+def _without_cells(book: _Book, metadata: dict[str, Any]) -> Extracted:
+    """A workbook with no cell text (charts, text boxes, embedded files): its sheet names."""
+    names = [str(name) for name in book.reader.sheet_names]
+    if not names:
+        return _failed("corrupt: a workbook without sheets")
+    metadata["notes"] = [*metadata.get("notes", ()), "no sheet has a non-empty cell"]
+    chunks = tuple(make_chunk(f"## {name}", {"sheet": name, "rows": []}) for name in names)
+    text = "\n\n".join(chunk.text for chunk in chunks)
+    return Extracted(kind=KIND, text=text, chunks=chunks, degraded=True, metadata=metadata)
 
 
 def _failed(reason: str) -> Extracted:

@@ -91,6 +91,13 @@ def test_broken_rtf_never_raises(source: bytes) -> None:
     assert not raised(indexer.extract("b.rtf", source))
 
 
+def test_a_document_without_text_fails_as_no_text_with_its_properties() -> None:
+    result = indexer.extract("objects.rtf", _real("tika/testRTFEmbeddedFiles.rtf"))
+    assert (result.status, result.error) == ("failed", "no text")
+    assert result.chunks[0].text == "[rtf extraction failed: no text]"
+    assert result.metadata["created"] == "2014-03-27T19:52:00"
+
+
 def test_a_file_named_rtf_that_is_not_rtf_is_read_as_text_or_fails_clearly() -> None:
     text = indexer.extract("note.rtf", b"Just a note.\n\nSecond.")
     assert (text.status, [c.text for c in text.chunks]) == ("degraded", ["Just a note.", "Second."])
@@ -101,7 +108,8 @@ def test_a_file_named_rtf_that_is_not_rtf_is_read_as_text_or_fails_clearly() -> 
 @pytest.mark.parametrize("path", _real_files(), ids=lambda p: p.name)
 def test_every_real_rtf_gives_a_result_without_raising(path: Path) -> None:
     result = indexer.extract(path.name, path.read_bytes())
-    assert not raised(result) and result.status in ("ok", "empty")
+    assert not raised(result)
+    assert result.status == "ok" or (result.status, result.error) == ("failed", "no text")
     assert "\\" not in result.text and "{" not in result.text.replace("{ some", "")
 
 
@@ -114,8 +122,8 @@ def test_every_real_rtf_gives_one_record_through_the_isolated_pool(tmp_path: Pat
     for path in files:
         shutil.copyfile(path, source / f"{path.parent.name}-{path.name}")
     out = tmp_path / "out"
-    indexer.run(source, out, Config(workers=1, pdf_workers=2, max_failures=0))
+    indexer.run(source, out, Config(workers=1, pdf_workers=2, max_failures=10))
     docs = [json.loads(line) for line in (out / "documents.ndjson").read_bytes().splitlines()]
     assert sorted(d["path"] for d in docs) == sorted(f"{p.parent.name}-{p.name}" for p in files)
-    assert {d["status"] for d in docs} <= {"ok", "empty"}
+    assert {(d["status"], d["reason"]) for d in docs} == {("ok", None), ("failed", "no text")}
     assert {d["kind"] for d in docs} == {"rtf"}

@@ -129,6 +129,16 @@ def test_empty_rows_and_sheets_are_dropped() -> None:
     ]
 
 
+def test_a_workbook_without_cell_text_gives_its_sheet_names_degraded() -> None:
+    result = _extract("box.xlsx", _real("tika/testEXCEL_textbox.xlsx"))
+    assert result.status == "degraded"
+    assert result.metadata["notes"] == ["no sheet has a non-empty cell"]
+    assert [(c.text, c.meta) for c in result.chunks][0] == (
+        "## Sheet1",
+        {"sheet": "Sheet1", "rows": []},
+    )
+
+
 def test_document_properties_go_into_metadata() -> None:
     xlsx = _extract("p.xlsx", _real("tika/testEXCEL.xlsx")).metadata
     assert {k: xlsx[k] for k in ("title", "author", "created")} == {
@@ -149,7 +159,7 @@ def test_every_real_workbook_gives_one_clear_result(path: Path) -> None:
     if result.status == "failed":
         assert result.error is not None and result.error.startswith(REASONS)
     else:
-        assert result.status in ("ok", "degraded", "empty")
+        assert result.status in ("ok", "degraded")
 
 
 def test_encrypted_workbooks_fail_as_encrypted() -> None:

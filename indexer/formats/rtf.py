@@ -15,14 +15,14 @@ import re
 from indexer._extract import failure_text
 from indexer._text import decode, split_paragraphs
 from indexer._types import Chunk, Extracted, Options, make_chunk
-from indexer.extractors import VERSIONS
+from indexer.formats import VERSIONS
 from indexer.formats._rtfscan import read_rtf
 from indexer.formats._sniff import sniff
 
 __all__ = ["KIND", "VERSION", "extract", "rtf_to_text"]
 
 KIND = "rtf"
-VERSION = VERSIONS[KIND]  # bumped in indexer/extractors/__init__.py
+VERSION = VERSIONS[KIND]  # bumped in indexer/formats/__init__.py
 _HEADER = b"{\\rtf"
 _TRAILING_SPACE = re.compile(r"[ \t\u00a0]+\n")
 _BLANK_RUNS = re.compile(r"\n{3,}")

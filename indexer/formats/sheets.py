@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from indexer._extract import failure_text
 from indexer._types import Chunk, Extracted, Options, make_chunk
-from indexer.extractors import VERSIONS
+from indexer.formats import VERSIONS
 from indexer.formats import _sheetguard as guard
 from indexer.formats._sheetprops import is_encrypted_xls, ole_properties, zip_properties
 from indexer.formats._sheetrows import SheetText, group, render
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 __all__ = ["KIND", "VERSION", "extract"]
 
 KIND = "spreadsheet"
-VERSION = VERSIONS[KIND]  # bumped in indexer/extractors/__init__.py
+VERSION = VERSIONS[KIND]  # bumped in indexer/formats/__init__.py
 _SKIPPED_TYPES = ("ChartSheet", "Vba")
 
 
@@ -63,9 +63,9 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
 
 def _delegated(form: str, data: bytes, path: str, options: Options) -> Extracted:
     if form == "html":
-        from indexer.extractors import html as other
+        from indexer.formats import html as other
     else:
-        from indexer.extractors import csv as other  # type: ignore[no-redef]
+        from indexer.formats import csv as other  # type: ignore[no-redef]
     result = other.extract(data, path, options)
     metadata = {**result.metadata, "format": "html" if form == "html" else "csv"}
     return replace(result, kind=KIND, metadata=metadata)

@@ -133,7 +133,7 @@ def test_a_workbook_without_cell_text_gives_its_sheet_names_degraded() -> None:
     result = _extract("box.xlsx", _real("tika/testEXCEL_textbox.xlsx"))
     assert result.status == "degraded"
     assert result.metadata["notes"] == ["no sheet has a non-empty cell"]
-    assert [(c.text, c.meta) for c in result.chunks][0] == (
+    assert (result.chunks[0].text, result.chunks[0].meta) == (
         "## Sheet1",
         {"sheet": "Sheet1", "rows": []},
     )

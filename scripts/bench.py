@@ -6,6 +6,8 @@ Suites (the issue each answers):
                  once (the machine's ceiling), in rounds; peak RSS (issue 3)
     incremental  first run, unchanged re-run, 1%-changed re-run (issue 4)
     mbox         a generated mbox through indexer run, and the split alone (issue 5)
+    sheets       spreadsheets and RTF: recall of markitdown's words, speed against
+                 markitdown and kreuzberg, peak RSS on generated workbooks (issue 14)
     all          every suite above, in that order
 
 Every process here keeps its heap between documents, as `indexer run`'s processes
@@ -31,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_kinds
 import bench_mbox
 import bench_pipeline
+import bench_sheets
 from bench_common import machine
 
 import indexer
@@ -41,6 +44,7 @@ SUITES: dict[str, Suite] = {
     "pipeline": (bench_pipeline.run_pipeline, bench_pipeline.render),
     "incremental": (bench_pipeline.run_incremental, bench_pipeline.render),
     "mbox": (bench_mbox.run, bench_mbox.render),
+    "sheets": (bench_sheets.run, bench_sheets.render),
 }
 
 
@@ -60,6 +64,7 @@ def parser() -> argparse.ArgumentParser:
     bench_kinds.add_arguments(p)
     bench_pipeline.add_arguments(p)
     bench_mbox.add_arguments(p)
+    bench_sheets.add_arguments(p)
     return p
 
 

@@ -55,36 +55,28 @@ def _from_xml(root: ElementTree.Element) -> dict[str, str]:
     return {key: found[key] for key in PROPERTIES if key in found}
 
 
-def ole_properties(data: bytes) -> dict[str, str]:
-    """The properties in an OLE file's SummaryInformation stream (legacy xls)."""
+def ole_workbook(data: bytes) -> tuple[bool, dict[str, str]]:
+    """Whether a legacy workbook is encrypted (a FILEPASS record in its globals), and the
+    properties in its SummaryInformation stream. Unreadable parts read as absent."""
     import olefile  # only legacy workbooks need it
 
     try:
         with olefile.OleFileIO(io.BytesIO(data)) as ole:
+            name = next((n for n in ("Workbook", "Book") if ole.exists(n)), None)
+            head = ole.openstream(name).read(_GLOBALS_HEAD) if name else b""
             meta = ole.get_metadata()
-    except Exception:  # a damaged property stream loses the properties, not the sheets
-        return {}
+    except Exception:  # not readable as OLE: the reader says how it is corrupt
+        return False, {}
     values: dict[str, Any] = {
         "title": meta.title,
         "author": meta.author,
         "created": meta.create_time,
         "modified": meta.last_saved_time,
     }
-    return {key: text for key, value in values.items() if (text := _text(value))}
+    return _filepass(head), {key: text for key, value in values.items() if (text := _text(value))}
 
 
-def is_encrypted_xls(data: bytes) -> bool:
-    """True when a legacy workbook's globals hold a FILEPASS record: it is encrypted."""
-    import olefile
-
-    try:
-        with olefile.OleFileIO(io.BytesIO(data)) as ole:
-            name = next((n for n in ("Workbook", "Book") if ole.exists(n)), None)
-            if name is None:
-                return False
-            stream = ole.openstream(name).read(_GLOBALS_HEAD)
-    except Exception:  # not readable as OLE: the reader says how it is corrupt
-        return False
+def _filepass(stream: bytes) -> bool:
     pos = 0
     while pos + 4 <= len(stream):
         kind, size = struct.unpack_from("<HH", stream, pos)

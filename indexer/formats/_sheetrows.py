@@ -23,12 +23,13 @@ from indexer.formats._sheetsamples import column_letters
 Position = tuple[int, int]
 Merged = list[tuple[Position, Position]]
 _MAX_TITLES = 3
-_EXACT = 1e15
-"""Floats below this that are whole numbers print as integers (Excel shows 15 digits)."""
+_EXACT = float(2**53)
+"""Whole floats below this are exact integers, and print as such."""
 
 
 def cell_text(value: Any) -> str:
-    """A cell as a person sees it: `3` not `3.0`, ISO 8601 dates, `TRUE`, trimmed text."""
+    """A cell as a person sees it: `3` not `3.0`, ISO 8601 dates and times, `TRUE`, trimmed
+    text (its line breaks as spaces), durations as `h:mm:ss`."""
     kind = type(value)
     if kind is str:
         return " ".join(value.split()) if "\n" in value or "\r" in value else value.strip()
@@ -42,8 +43,8 @@ def cell_text(value: Any) -> str:
         seconds = int(value.total_seconds())
         sign, seconds = ("-", -seconds) if seconds < 0 else ("", seconds)
         return f"{sign}{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
-    if kind is datetime.datetime:
-        return _whole_seconds(value).isoformat()
+    if kind is datetime.datetime:  # ISO 8601 with a space (RFC 3339): `2024-01-31 10:00:00`
+        return _whole_seconds(value).isoformat(sep=" ")
     if kind is datetime.time:
         return (
             _whole_seconds(datetime.datetime.combine(datetime.date.min, value)).time().isoformat()

@@ -25,7 +25,7 @@ from indexer._extract import failure_text
 from indexer._types import Chunk, Extracted, Options, make_chunk
 from indexer.formats import VERSIONS
 from indexer.formats import _sheetguard as guard
-from indexer.formats._sheetprops import is_encrypted_xls, ole_properties, zip_properties
+from indexer.formats._sheetprops import ole_workbook, zip_properties
 from indexer.formats._sheetrows import SheetText, group, render
 from indexer.formats._sniff import sniff
 
@@ -88,11 +88,11 @@ class _Book:
         if form == "zip":
             form, props, scan = _open_zip(data, options)
             data = scan.rebuilt or data if scan else data
-        elif guard.is_encrypted_ole(data) or is_encrypted_xls(data):
-            raise guard.Refused("encrypted")
         else:
+            encrypted, props = ole_workbook(data)
+            if encrypted or guard.is_encrypted_ole(data):
+                raise guard.Refused("encrypted")
             form = "xls"
-            props = ole_properties(data)
         book = cls(_reader(data), form, props, scan)
         book.max_cells = options.max_sheet_cells
         return book

@@ -31,12 +31,15 @@ def cell_text(value: Any) -> str:
     """A cell as a person sees it: `3` not `3.0`, ISO 8601 dates and times, `TRUE`, trimmed
     text (its line breaks as spaces), durations as `h:mm:ss`."""
     kind = type(value)
-    if kind is str:
-        return " ".join(value.split()) if "\n" in value or "\r" in value else value.strip()
     if kind is float:
         if value.is_integer() and -_EXACT < value < _EXACT:
             return str(int(value))
-        return format(value, ".15g")
+        text = repr(value)  # the shortest exact form; float noise gets Excel's 15 digits
+        return text if len(text) < 17 else format(value, ".15g")
+    if kind is str:
+        if not value:
+            return value
+        return " ".join(value.split()) if "\n" in value or "\r" in value else value.strip()
     if kind is bool:
         return "TRUE" if value else "FALSE"
     if kind is datetime.timedelta:
@@ -115,7 +118,7 @@ def _texts(
     rows: Iterable[tuple[int, list[Any]]], col0: int, errors: dict[int, dict[int, str]]
 ) -> Iterator[Row]:
     for number, raw in rows:
-        texts = [cell_text(v) if v != "" else "" for v in raw]
+        texts = list(map(cell_text, raw))
         for c, text in errors.get(number - 1, {}).items():
             if 0 <= c - col0 < len(texts):
                 texts[c - col0] = text
@@ -175,18 +178,18 @@ class _Labels:
     def __init__(self, col0: int) -> None:
         self.col0 = col0
         self.named: list[str] = []
-        self._letters: list[str] = []
+        self._prefixes: list[str] = []
 
     def of(self, row: list[str]) -> str:
         """The record `label: value | ...` of a row's non-empty cells."""
+        prefixes = self._prefixes
+        if len(prefixes) < len(row):
+            prefixes = self._prefixes = [f"{label}: " for label in self._labels(len(row))]
+        return " | ".join([p + v for p, v in zip(prefixes, row, strict=False) if v])
+
+    def _labels(self, width: int) -> list[str]:
         named = self.named
-        if len(row) > len(named) and len(self._letters) < len(row):
-            self._letters = [column_letters(self.col0 + i) for i in range(len(row))]
-        return " | ".join(
-            f"{named[i] if i < len(named) else self._letters[i]}: {v}"
-            for i, v in enumerate(row)
-            if v
-        )
+        return [named[i] if i < len(named) else column_letters(self.col0 + i) for i in range(width)]
 
 
 def group(sheet: SheetText, options: Options) -> Iterator[Chunk]:

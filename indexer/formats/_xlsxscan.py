@@ -124,7 +124,7 @@ class _Extent:
         self.row_tag = re.compile(b"<" + prefix + rb"row[\s>/]")
         self.cell_ref = re.compile(b"<" + prefix + rb'c\b[^>]*? r="([A-Z]{1,3})\d')
         self.cell_tags = (b"<" + prefix + b"c ", b"<" + prefix + b"c>")
-        self.cell_past = b"<" + prefix + rb'c\b[^>]*? r="[A-Z]{1,3}\d{%d}'
+        self.cell_past = rb' r="[A-Z]{1,3}\d{%d}'
         self.contradicted = False
         self.first_row = self.last_row = self.rows = self.cells = 0
         self.first_col = 1 << 20
@@ -141,9 +141,10 @@ class _Extent:
                 self.first_row = int(first.group(1))
             if last:
                 self.last_row = max(self.last_row, int(last.group(1)))
-        self.cells += sum(map(text.count, self.cell_tags))
         letters = set(self.cell_ref.findall(text))
-        if letters:
+        if not letters:  # cells without references, placed one after another
+            self.cells += sum(map(text.count, self.cell_tags))
+        else:
             numbers = [_column(ref) for ref in letters]
             self.first_col = min(self.first_col, *numbers)
             self.last_col = max(self.last_col, *numbers)

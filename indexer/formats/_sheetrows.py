@@ -38,7 +38,7 @@ def cell_text(value: Any) -> str:
         return text if len(text) < 17 else format(value, ".15g")
     if kind is str:
         if not value:
-            return value
+            return ""
         return " ".join(value.split()) if "\n" in value or "\r" in value else value.strip()
     if kind is bool:
         return "TRUE" if value else "FALSE"

@@ -97,59 +97,69 @@ def xlsx(
         (f"xl/worksheets/sheet{i}.xml", _sheet_xml(rows, strings, (merged or {}).get(name, "")))
         for i, (name, rows) in enumerate(sheets, start=1)
     ]
-    entries = "".join(
-        f'<sheet name={quoteattr(name)} sheetId="{i}" r:id="rId{i}"/>'
-        for i, (name, _) in enumerate(sheets, start=1)
-    )
     sst = "".join(f'<si><t xml:space="preserve">{escape(s)}</t></si>' for s in strings)
-    overrides = "".join(
-        f'<Override PartName="/{name}" ContentType="application/vnd.openxmlformats-officedocument'
-        f'.spreadsheetml.worksheet+xml"/>'
-        for name, _ in parts
-    )
-    rels = "".join(
-        f'<Relationship Id="rId{i}" Type="{_REL}/worksheet" Target="worksheets/sheet{i}.xml"/>'
-        for i in range(1, len(sheets) + 1)
-    )
-    n = len(sheets)
-    members = [
+    return zip_members([
+        *_package([name for name, _ in parts]),
+        ("docProps/core.xml", _core(props or {})),
+        *_workbook([name for name, _ in sheets]),
+        ("xl/sharedStrings.xml", (
+            f'{_HEAD}<sst {_NS} count="{len(strings)}" uniqueCount="{len(strings)}">{sst}</sst>'
+        ).encode()),
+        *parts,
+    ])  # fmt: skip
+
+
+_HEAD = '<?xml version="1.0" encoding="UTF-8"?>'
+_SHEET_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"
+_BOOK_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"
+
+
+def _package(parts: list[str]) -> list[tuple[str, bytes]]:
+    """The content types and the package relationships of a workbook with `parts`."""
+    overrides = "".join(f'<Override PartName="/{p}" ContentType="{_SHEET_TYPE}"/>' for p in parts)
+    return [
         ("[Content_Types].xml", (
-            '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org'
-            '/package/2006/content-types"><Default Extension="rels" ContentType="application/'
-            'vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" '
-            'ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType='
-            '"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>'
-            f"{overrides}</Types>"
+            f'{_HEAD}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+            '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.'
+            'relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>'
+            f'<Override PartName="/xl/workbook.xml" ContentType="{_BOOK_TYPE}"/>{overrides}</Types>'
         ).encode()),
         ("_rels/.rels", (
-            f'<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="{_PKG}">'
+            f'{_HEAD}<Relationships xmlns="{_PKG}">'
             f'<Relationship Id="rId1" Type="{_REL}/officeDocument" Target="xl/workbook.xml"/>'
             '<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/'
             'relationships/metadata/core-properties" Target="docProps/core.xml"/>'
             "</Relationships>"
         ).encode()),
-        ("docProps/core.xml", _core(props or {})),
+    ]  # fmt: skip
+
+
+def _workbook(names: list[str]) -> list[tuple[str, bytes]]:
+    """The workbook part naming the sheets, its relationships, and a date style."""
+    entries = "".join(
+        f'<sheet name={quoteattr(name)} sheetId="{i}" r:id="rId{i}"/>'
+        for i, name in enumerate(names, start=1)
+    )
+    rels = "".join(
+        f'<Relationship Id="rId{i}" Type="{_REL}/worksheet" Target="worksheets/sheet{i}.xml"/>'
+        for i in range(1, len(names) + 1)
+    )
+    n = len(names)
+    return [
         ("xl/workbook.xml", (
-            f'<?xml version="1.0" encoding="UTF-8"?><workbook {_NS} xmlns:r="{_REL}">'
-            f"<sheets>{entries}</sheets></workbook>"
+            f'{_HEAD}<workbook {_NS} xmlns:r="{_REL}"><sheets>{entries}</sheets></workbook>'
         ).encode()),
         ("xl/_rels/workbook.xml.rels", (
-            f'<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="{_PKG}">{rels}'
+            f'{_HEAD}<Relationships xmlns="{_PKG}">{rels}'
             f'<Relationship Id="rId{n + 1}" Type="{_REL}/sharedStrings" '
             f'Target="sharedStrings.xml"/><Relationship Id="rId{n + 2}" Type="{_REL}/styles" '
             'Target="styles.xml"/></Relationships>'
         ).encode()),
         ("xl/styles.xml", (
-            f'<?xml version="1.0" encoding="UTF-8"?><styleSheet {_NS}><cellXfs count="2">'
-            '<xf numFmtId="0"/><xf numFmtId="14" applyNumberFormat="1"/></cellXfs></styleSheet>'
+            f'{_HEAD}<styleSheet {_NS}><cellXfs count="2"><xf numFmtId="0"/>'
+            '<xf numFmtId="14" applyNumberFormat="1"/></cellXfs></styleSheet>'
         ).encode()),
-        ("xl/sharedStrings.xml", (
-            f'<?xml version="1.0" encoding="UTF-8"?><sst {_NS} count="{len(strings)}" '
-            f'uniqueCount="{len(strings)}">{sst}</sst>'
-        ).encode()),
-        *parts,
     ]  # fmt: skip
-    return zip_members(members)
 
 
 _ODS_NS = (

@@ -283,7 +283,7 @@ def test_every_real_workbook_gives_one_record_through_the_isolated_pool(tmp_path
         assert doc["status"] != "failed" or str(doc["reason"]).startswith(REASONS), doc
 
 
-def test_mailed_workbooks_become_extracted_children(tmp_path: Path) -> None:
+def test_mailed_workbooks_and_rtf_documents_become_extracted_children(tmp_path: Path) -> None:
     book = samples.xlsx([("Q3", [["region", "total"], ["north", 10]])])
     msg = EmailMessage()
     msg["Subject"] = "Numbers"
@@ -295,6 +295,8 @@ def test_mailed_workbooks_become_extracted_children(tmp_path: Path) -> None:
         book, maintype="application", subtype=sheet.split("/")[1], filename="q3.xlsx"
     )
     msg.add_attachment(book, maintype="application", subtype=sheet.split("/")[1], filename="q3")
+    rtf = b"{\\rtf1\\ansi Minutes of the \\b Q3\\b0  review.\\par}"
+    msg.add_attachment(rtf, maintype="text", subtype="rtf", filename="minutes")
     source = tmp_path / "src"
     source.mkdir()
     (source / "mail.eml").write_bytes(msg.as_bytes())
@@ -303,9 +305,12 @@ def test_mailed_workbooks_become_extracted_children(tmp_path: Path) -> None:
         "mail.eml": ("eml", "ok"),
         "mail.eml#att/1/q3.xlsx": ("spreadsheet", "ok"),
         "mail.eml#att/2/q3": ("spreadsheet", "ok"),
+        "mail.eml#att/3/minutes": ("rtf", "ok"),
     }
     lines = (tmp_path / "out" / "chunks-00000.ndjson").read_bytes().splitlines()
     chunks = [json.loads(line) for line in lines]
     child = next(c for c in chunks if c["path"] == "mail.eml#att/1/q3.xlsx")
     assert child["text"] == "## Q3\nregion | total\nregion: north | total: 10"
     assert child["meta"]["sheet"] == "Q3" and child["meta"]["mail"]["subject"] == "Numbers"
+    minutes = next(c for c in chunks if c["path"] == "mail.eml#att/3/minutes")
+    assert minutes["text"] == "Minutes of the Q3 review."

@@ -2,12 +2,12 @@
 
 Extractors return extractors-v1's per-kind chunks; here they are *blocks*. `pack`
 joins consecutive blocks of one document into chunks of about `target` (never over
-`maximum`, blocks under `minimum` joining a neighbour), without crossing a hard
-boundary: a new top-level heading, a mail part, a sheet, a slide, a chapter, a JSON
-record. A block over `maximum` is cut at sentence, then word boundaries; a table
-block keeps its header rows in every piece. Each chunk's `meta` says where it came
-from: the merged block metas (heading path in common, page and row ranges) plus
-`{"blocks": [first, last]}`. Sizes count characters, or tokens of a local
+`maximum`; a chunk under `minimum` takes a neighbour), without crossing a hard
+boundary: a new top-level heading, a mail part, a sheet, a slide, a chapter. A block
+(a paragraph, a JSON record, a row group) is cut only when it is over `maximum`: at
+sentence, then word boundaries, a table's header rows repeated in every piece. Each
+chunk's `meta` merges its blocks' (heading path in common, page and row ranges) and
+adds `{"blocks": [first, last]}`. Sizes count characters, or tokens of a local
 `tokenizer.json` (the `tokenizers` package; nothing is downloaded).
 """
 
@@ -17,52 +17,16 @@ import functools
 import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from indexer._text import split_text
-from indexer._types import Chunk
+from indexer._types import Chunk, Packing
 
 __all__ = ["Packing", "pack"]
 
 _HARD_KEYS = ("part", "sheet", "slide", "chapter", "mail")
 """Blocks differing in one of these never share a chunk."""
-_RECORD_KEYS = ("index", "key", "line")
-"""A JSON record (array element, object entry, JSONL line) is a chunk of its own."""
 _JOIN = "\n\n"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Packing:
-    """How blocks become chunks. Raises ValueError for sizes that cannot work."""
-
-    mode: Literal["packed", "blocks"] = "packed"
-    """`blocks` gives the extractors' own chunks, exactly (extractors-v1)."""
-    target: int = 1200
-    """A chunk is closed once adding the next block would pass this size."""
-    maximum: int = 2000
-    """No chunk is larger (and none over `max_chunk_chars` characters either)."""
-    minimum: int = 300
-    """A chunk smaller than this takes the next block even past `target`."""
-    overlap: int = 0
-    """Characters (or tokens) of a chunk's end repeated at the next one's start."""
-    unit: Literal["chars", "tokens"] = "chars"
-    """What sizes count."""
-    tokenizer: str | None = None
-    """Path of a `tokenizer.json`, with `unit = "tokens"`."""
-    prefix: bool = False
-    """Start each chunk's text with its document title and heading path."""
-
-    def __post_init__(self) -> None:
-        if self.mode not in ("packed", "blocks"):
-            raise ValueError(f"mode must be packed or blocks, got {self.mode!r}")
-        if not 0 < self.minimum <= self.target <= self.maximum:
-            raise ValueError("sizes must satisfy 0 < minimum <= target <= maximum")
-        if not 0 <= self.overlap < self.maximum // 2:
-            raise ValueError("overlap must be >= 0 and under half of maximum")
-        if self.unit not in ("chars", "tokens"):
-            raise ValueError(f"unit must be chars or tokens, got {self.unit!r}")
-        if (self.unit == "tokens") != (self.tokenizer is not None):
-            raise ValueError('unit = "tokens" needs a tokenizer, and a tokenizer needs it')
 
 
 @dataclass(slots=True)
@@ -136,8 +100,6 @@ def _sections(blocks: Sequence[Chunk]) -> Iterator[list[_Piece]]:
 
 
 def _boundary(before: dict[str, Any], after: dict[str, Any]) -> bool:
-    if any(k in after for k in _RECORD_KEYS):
-        return True
     if any(before.get(k) != after.get(k) for k in _HARD_KEYS):
         return True
     return bool(_top(before) != _top(after))

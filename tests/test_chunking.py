@@ -102,9 +102,14 @@ def test_sheets_slides_parts_and_chapters_are_hard_boundaries(key: str) -> None:
     assert [c.text for c in pack(given, Packing(), 4000)] == ["x y", "z"]
 
 
-def test_every_json_record_is_its_own_chunk() -> None:
-    given = [Chunk(text=f'{{"n": {i}}}', meta={"index": i}) for i in range(5)]
-    assert len(pack(given, Packing(), 4000)) == 5
+def test_json_records_are_packed_whole_and_never_cut() -> None:
+    given = [Chunk(text=f'{{"n": {i}, "text": "{para(20)}"}}', meta={"index": i}) for i in range(9)]
+    chunks = pack(given, Packing(target=300, maximum=500, minimum=100), 4000)
+    assert len(chunks) > 1
+    for chunk in chunks:
+        first, last = chunk.meta["blocks"]
+        assert chunk.text == "\n\n".join(b.text for b in given[first : last + 1])
+        assert chunk.meta["index"] == first
 
 
 def test_subsections_share_a_chunk_under_their_common_heading_path() -> None:

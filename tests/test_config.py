@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from indexer import Options
+from indexer._types import Packing
 from indexer.config import FLAGS, OUTPUT_KEYS, TABLES, Config, load_config, render_defaults
 from indexer.errors import ConfigError
 from indexer.pipeline.walk.walker import policy_for
@@ -170,7 +171,7 @@ def test_extract_options_and_walk_policy() -> None:
                     include=["*.txt"], exclude=("tmp",), skip_hidden=False, max_file_bytes=99)  # type: ignore[arg-type]  # fmt: skip
     assert config.include == ("*.txt",)
     assert config.extract_options() == Options(
-        rows_per_chunk=3, max_chunk_chars=100, pdf_engine="pdfplumber"
+        rows_per_chunk=3, max_chunk_chars=100, pdf_engine="pdfplumber", packing=Packing()
     )
     policy = policy_for(config, str.isupper)
     assert (policy.include, policy.exclude, policy.skip_hidden, policy.max_file_bytes) == (

@@ -200,7 +200,7 @@ def group(sheet: SheetText, options: Options) -> Iterator[Chunk]:
     """
     head, records = sheet.head, sheet.records
     if not records:
-        yield make_chunk(head, {"sheet": sheet.name, "rows": []})
+        yield make_chunk(head, {"sheet": sheet.name})  # no data rows: no range
         return
     budget = options.max_chunk_chars - len(head) - 1
     start = 0

@@ -207,7 +207,7 @@ def _without_cells(book: _Book, metadata: dict[str, Any]) -> Extracted:
     if not names:
         return _failed("corrupt: a workbook without sheets")
     metadata["notes"] = [*metadata.get("notes", ()), "no sheet has a non-empty cell"]
-    chunks = tuple(make_chunk(f"## {name}", {"sheet": name, "rows": []}) for name in names)
+    chunks = tuple(make_chunk(f"## {name}", {"sheet": name}) for name in names)
     text = "\n\n".join(chunk.text for chunk in chunks)
     return Extracted(kind=KIND, text=text, chunks=chunks, degraded=True, metadata=metadata)
 

@@ -135,7 +135,7 @@ def test_a_workbook_without_cell_text_gives_its_sheet_names_degraded() -> None:
     assert result.metadata["notes"] == ["no sheet has a non-empty cell"]
     assert (result.chunks[0].text, result.chunks[0].meta) == (
         "## Sheet1",
-        {"sheet": "Sheet1", "rows": []},
+        {"sheet": "Sheet1"},
     )
 
 

@@ -8,6 +8,7 @@ pass keeps the text of error cells (`#DIV/0!`), which the reader leaves empty.
 
 from __future__ import annotations
 
+import functools
 import io
 import posixpath
 import re
@@ -173,6 +174,7 @@ class _Extent:
         return max(height * width, self.cells), width
 
 
+@functools.lru_cache(maxsize=4096)
 def _column(letters: bytes) -> int:
     number = 0
     for letter in letters:

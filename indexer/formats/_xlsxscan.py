@@ -22,7 +22,8 @@ from indexer.formats._sheetguard import Refused, read_xml
 _READ = 1 << 20
 _WORKSHEET = "/relationships/worksheet"
 _OFFICE_DOCUMENT = "/relationships/officeDocument"
-_R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+_WORKSHEET_PART = re.compile(r"(?:^|/)worksheets/[^/]+\.xml$")
+"""Worksheet parts by their usual name, scanned even when no relationship names them."""
 _PREFIX = re.compile(rb"<(\w+:)?sheetData\b")
 _ROW_NUMBER = re.compile(rb'\br="(\d+)"')
 _ERROR = re.compile(
@@ -57,7 +58,8 @@ def scan(archive: zipfile.ZipFile, max_cells: int) -> Scan:
     """Scan every worksheet of `archive`; raises `Refused` when a part cannot be read."""
     try:
         result = Scan(parts=worksheet_parts(archive))
-        for part in sorted(set(result.parts.values())):
+        loose = {n for n in archive.NameToInfo if _WORKSHEET_PART.search(n)}
+        for part in sorted(loose | set(result.parts.values())):
             cut, errors = _scan_part(archive, part, max_cells)
             if cut is not None:
                 result.cuts[part] = cut
@@ -72,15 +74,18 @@ def scan(archive: zipfile.ZipFile, max_cells: int) -> Scan:
 
 def worksheet_parts(archive: zipfile.ZipFile) -> dict[str, str]:
     """Each worksheet's zip member name by sheet name, from the workbook's relationships."""
-    book = next(iter(_targets(archive, "_rels/.rels", "", _OFFICE_DOCUMENT).values()), None)
-    if book is None or book not in archive.NameToInfo:
+    found = _targets(archive, "_rels/.rels", "", _OFFICE_DOCUMENT).values()
+    book = next(iter(found), "xl/workbook.xml")
+    if book not in archive.NameToInfo:
         return {}
     folder, base = posixpath.split(book)
     targets = _targets(archive, posixpath.join(folder, "_rels", base + ".rels"), folder, _WORKSHEET)
     parts = {}
     for sheet in read_xml(archive, book).iter():
-        if sheet.tag.endswith("}sheet") and targets.get(sheet.get(_R_ID, "")) in archive.NameToInfo:
-            parts[sheet.get("name", "")] = targets[sheet.get(_R_ID, "")]
+        # the relationship id's namespace differs between transitional and strict OOXML
+        rid = next((v for k, v in sheet.attrib.items() if k.endswith("}id")), "")
+        if sheet.tag.endswith("}sheet") and targets.get(rid) in archive.NameToInfo:
+            parts[sheet.get("name", "")] = targets[rid]
     return parts
 
 

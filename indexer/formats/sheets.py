@@ -112,6 +112,11 @@ class _Book:
             text = self._render(meta.name, sheet, notes)
             if text is not None:
                 rendered.append(text)
+        if self.scan:  # cut parts that no sheet name led to
+            named = set(self.scan.parts.values())
+            for part, cut in sorted(self.scan.cuts.items()):
+                if part not in named:
+                    notes.append(_cut_note(part, cut.rows, cut.cells, self.max_cells))
         return rendered, notes
 
     def _render(self, name: str, sheet: Any, notes: list[str]) -> SheetText | None:

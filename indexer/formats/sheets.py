@@ -42,9 +42,9 @@ _SKIPPED_TYPES = ("ChartSheet", "Vba")
 def extract(data: bytes, path: str, options: Options) -> Extracted:
     """Extract every sheet of a workbook; never raises for bad input.
 
-    Returns no chunks for blank input or a workbook without a non-empty cell;
-    one failure chunk (`degraded`, `error` set) when the workbook cannot be
-    read; else the sheets' row groups in workbook order.
+    Returns one failure chunk (`degraded`, `error` set) when the workbook cannot
+    be read; a `## name` chunk per sheet (`degraded`) when no sheet has a
+    non-empty cell; else the sheets' row groups in workbook order.
     """
     form = sniff(data)
     if form in ("html", "text"):

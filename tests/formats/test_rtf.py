@@ -7,6 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import indexer
 from indexer._extract import raised
@@ -127,3 +129,17 @@ def test_every_real_rtf_gives_one_record_through_the_isolated_pool(tmp_path: Pat
     assert sorted(d["path"] for d in docs) == sorted(f"{p.parent.name}-{p.name}" for p in files)
     assert {(d["status"], d["reason"]) for d in docs} == {("ok", None), ("failed", "no text")}
     assert {d["kind"] for d in docs} == {"rtf"}
+
+
+_RTF_PIECES = st.sampled_from(
+    ["{", "}", "\\par ", "\\u8364?", "\\u-10179?", "\\u-8704?", "\\'e9", "\\'81", "\\f1 ",
+     "\\uc0 ", "\\uc2 ", "{\\*\\x ", "{\\pict ", "{\\fonttbl{\\f1\\fcharset128 x;}}", "\\bin3 ",
+     "\\cell ", "\\row ", "{\\info{\\title t}{\\creatim\\yr2020\\mo1\\dy2}}", "text ", "\\",
+     "\\ansicpg1251 ", "\\ansicpg99999 ", "{\\annotation note}"]
+)  # fmt: skip
+
+
+@given(st.lists(_RTF_PIECES, max_size=60))
+def test_any_mix_of_rtf_tokens_gives_encodable_text(pieces: list[str]) -> None:
+    text = rtf_to_text("{\\rtf1 " + "".join(pieces))
+    text.encode("utf-8")  # no lone surrogate reaches the output

@@ -8,6 +8,8 @@ Suites (the issue each answers):
     mbox         a generated mbox through indexer run, and the split alone (issue 5)
     html-main    main-content extraction vs whole-page HTML and trafilatura (issue 17)
     archives     a zip of ~1,000 mixed files against the same files unpacked (issue 15)
+    sheets       spreadsheets and RTF: recall of markitdown's words, speed against
+                 markitdown and kreuzberg, peak RSS on generated workbooks (issue 14)
     all          every suite above, in that order
 
 Every process here keeps its heap between documents, as `indexer run`'s processes
@@ -35,6 +37,7 @@ import bench_html_main
 import bench_kinds
 import bench_mbox
 import bench_pipeline
+import bench_sheets
 from bench_common import machine
 
 import indexer
@@ -47,6 +50,7 @@ SUITES: dict[str, Suite] = {
     "mbox": (bench_mbox.run, bench_mbox.render),
     "html-main": (bench_html_main.run, bench_html_main.render),
     "archives": (bench_archives.run, bench_archives.render),
+    "sheets": (bench_sheets.run, bench_sheets.render),
 }
 
 
@@ -67,6 +71,7 @@ def parser() -> argparse.ArgumentParser:
     bench_pipeline.add_arguments(p)
     bench_mbox.add_arguments(p)
     bench_archives.add_arguments(p)
+    bench_sheets.add_arguments(p)
     return p
 
 

@@ -14,7 +14,9 @@ from indexer.registry import ExtractorSpec, Registry
 
 __all__ = ["BUILTIN_SPECS", "VERSIONS", "register_builtins"]
 
-VERSIONS = {"csv": "1", "eml": "1", "html": "1", "json": "1", "pdf": "1", "text": "1"}
+VERSIONS = {"csv": "1", "eml": "1", "html": "1", "json": "1", "pdf": "1", "text": "1",
+            "docx": "1", "pptx": "1", "odt": "1", "odp": "1", "epub": "1", "doc": "1",
+            "ppt": "1"}  # fmt: skip
 """Each built-in's output version: bump it here when the extractor's output changes,
 and incremental runs re-extract its documents. (Each module's `VERSION` reads it.)"""
 
@@ -108,6 +110,27 @@ BUILTIN_SPECS = (
         builtin=True,
         options_used=("pdf_engine", *_LIMIT),
     ),
+    *(
+        ExtractorSpec(
+            name=kind,
+            kind=kind,
+            extensions=extensions,
+            version=VERSIONS[kind],
+            extract=_Lazy(f"indexer.formats.{kind}", "extract"),
+            isolated=True,  # ZIP and OLE containers read by third-party parsers
+            builtin=True,
+            options_used=_LIMIT,
+        )
+        for kind, extensions in (
+            ("doc", ("doc", "dot")),
+            ("docx", ("docx", "docm", "dotx", "dotm")),
+            ("epub", ("epub",)),
+            ("odp", ("odp", "otp")),
+            ("odt", ("odt", "ott")),
+            ("ppt", ("ppt", "pps", "pot")),
+            ("pptx", ("pptx", "pptm", "ppsx", "potx")),
+        )
+    ),
     ExtractorSpec(
         name="text",
         kind="text",
@@ -123,6 +146,6 @@ BUILTIN_SPECS = (
 
 
 def register_builtins(registry: Registry) -> None:
-    """Register the six built-in extractors into `registry`, through its public API."""
+    """Register the built-in extractors into `registry`, through its public API."""
     for spec in BUILTIN_SPECS:
         registry.register(spec)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
+from indexer.formats._office_samples import OFFICE_SAMPLES
+
 REFERENCE_STRINGS = (
     "",
     "single line",
@@ -76,6 +78,7 @@ SAMPLES: dict[str, bytes] = {
     ),
     "pdf": minimal_pdf([["Hello conformance"], ["Second page"]]),
     "txt": "First paragraph.\r\n\r\nSecond, with ünïcödé.\n\n\n  Third.  ".encode(),
+    **OFFICE_SAMPLES,
 }
 """One small valid sample per built-in format, keyed by extension."""
 

@@ -138,6 +138,8 @@ def _reroute(kind: str, actual: str, data: bytes, path: str, opts: Options) -> E
     if spec.kind == kind:  # the same extractor would only send it back here
         return failed(kind, f"corrupt: not a {kind} file")
     result = spec.extract(data, path, opts)
+    if not result.chunks:  # blank text under a BOM, say: still not empty input
+        return failed(kind, f"mislabelled: the content is {actual} with no text")
     return replace(result, kind=kind, metadata={**result.metadata, "format": spec.kind})
 
 

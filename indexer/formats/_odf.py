@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from indexer.extractors._mdsyntax import list_item
+from indexer.formats.html.mdsyntax import list_item
 from indexer.formats._container import ENCRYPTED, ContainerError, Package, open_zip
 from indexer.formats._office import Block, HeadingPath, table_blocks
 

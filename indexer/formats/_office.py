@@ -15,8 +15,8 @@ from typing import Any
 from indexer._extract import failure_text
 from indexer._text import gc_paused
 from indexer._types import Chunk, Extracted, Options, make_chunk
-from indexer.extractors._html_tables import text_table
-from indexer.extractors._mdsyntax import Block, split_block
+from indexer.formats.html.tables import text_table
+from indexer.formats.html.mdsyntax import Block, split_block
 from indexer.formats._container import (
     ENCRYPTED,
     ContainerError,

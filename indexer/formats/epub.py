@@ -107,7 +107,7 @@ def _refuse_drm(package: Package, content: set[str]) -> None:
 
 
 def _chapter(content: bytes, name: str, number: int, options: Options) -> list[Chunk]:
-    from indexer.extractors import html  # Lexbor is imported with the first book
+    from indexer.formats import html  # Lexbor is imported with the first book
 
     rendered = html.extract(content, name, options)
     if rendered.degraded:  # no visible content: a cover image, an empty page

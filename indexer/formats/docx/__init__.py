@@ -141,7 +141,7 @@ def _alt_chunk(package: Package, name: str, path: tuple[str, ...], options: Opti
         return []
     if not data or data.lstrip()[:1] != b"<":
         return []
-    from indexer.extractors import html
+    from indexer.formats import html
 
     rendered = html.extract(data, "chunk.html", options)
     return [Block(chunk.text, "para", path) for chunk in rendered.chunks if not rendered.error]

@@ -15,7 +15,7 @@ from typing import Any
 
 from lxml import etree
 
-from indexer.extractors._mdsyntax import list_item
+from indexer.formats.html.mdsyntax import list_item
 from indexer.formats._office import Block, HeadingPath, table_blocks
 from indexer.formats._ooxml import Rel
 from indexer.formats.docx._styles import Numbering, Styles

@@ -128,7 +128,7 @@ def throughput(
 ) -> dict[str, Any]:
     """Each tool's best round over `files`: files, MB, CPU s, files/s and MB/s."""
     best: dict[str, tuple[float, int, int]] = {}
-    for name, tool in convert.items():  # warm: imports and first-call set-up are not timed
+    for tool in convert.values():  # warm: imports and first-call set-up are not timed
         for path, data in files[:1]:
             _quietly(tool, path, data)
     for _ in range(rounds):

@@ -57,9 +57,11 @@ def test_extension_of_ignores_dotfiles_and_trailing_dots() -> None:
 
 def test_builtins_register_through_the_public_api_and_are_marked() -> None:
     specs = {s.name: s for s in default_registry().extractors()}
-    assert sorted(specs) == ["csv", "eml", "html", "json", "pdf", "text"]
+    assert {"csv", "eml", "html", "json", "pdf", "text"} <= set(specs)
     assert all(s.builtin for s in specs.values())
-    assert [n for n, s in specs.items() if s.isolated] == ["pdf"]
+    office = ["doc", "docx", "epub", "odp", "odt", "ppt", "pptx"]
+    assert set(office) <= {n for n, s in specs.items() if s.isolated}
+    assert "pdf" in {n for n, s in specs.items() if s.isolated}
     assert [s.name for s in default_registry().chunkers()] == ["csv", "eml", "html", "json", "text"]
 
 

@@ -54,5 +54,15 @@ def _points(ref: Any) -> dict[int, str]:
         idx = pt.get("idx") or ""
         value = pt.find(C + "v")
         if idx.isdigit() and value is not None and value.text and int(idx) < _MAX_POINTS:
-            found.setdefault(int(idx), " ".join(value.text.split()))
+            found.setdefault(int(idx), _tidy(" ".join(value.text.split())))
     return found
+
+
+def _tidy(value: str) -> str:
+    """A cached number as a person reads it: 4.4000000000000004 is 4.4."""
+    if len(value) < 16 or "." not in value:
+        return value
+    try:
+        return f"{float(value):.15g}"
+    except ValueError:
+        return value

@@ -15,8 +15,6 @@ from typing import Any
 from indexer._extract import failure_text
 from indexer._text import gc_paused
 from indexer._types import Chunk, Extracted, Options, make_chunk
-from indexer.formats.html.tables import text_table
-from indexer.formats.html.mdsyntax import Block, split_block
 from indexer.formats._container import (
     ENCRYPTED,
     ContainerError,
@@ -25,6 +23,8 @@ from indexer.formats._container import (
     open_zip,
     sniff,
 )
+from indexer.formats.html.mdsyntax import Block, split_block
+from indexer.formats.html.tables import text_table
 
 __all__ = [
     "Block",

@@ -84,12 +84,14 @@ DOCX = docx_file(
 )
 
 
-def pptx_file(slides: list[str]) -> bytes:
-    """A PowerPoint package of slides, each given as the XML inside its `p:spTree`."""
+def pptx_file(slides: list[str], order: list[int] | None = None) -> bytes:
+    """A PowerPoint package of slides, each given as the XML inside its `p:spTree`, listed
+    in `order` (indexes into `slides`; by default as given)."""
+    listed = range(len(slides)) if order is None else order
     parts: dict[str, bytes | str] = {
         "_rels/.rels": _rels(("rId1", "officeDocument", "ppt/presentation.xml")),
         "ppt/presentation.xml": f"<p:presentation {_P} {_R}><p:sldIdLst>"
-        + "".join(f'<p:sldId id="{256 + i}" r:id="rId{i + 1}"/>' for i in range(len(slides)))
+        + "".join(f'<p:sldId id="{256 + i}" r:id="rId{i + 1}"/>' for i in listed)
         + "</p:sldIdLst></p:presentation>",
         "ppt/_rels/presentation.xml.rels": _rels(
             *((f"rId{i + 1}", "slide", f"slides/slide{i + 1}.xml") for i in range(len(slides)))

@@ -50,28 +50,9 @@ def ole_file(streams: dict[str, bytes]) -> bytes:
         fat[used + k] = _FAT
     body += struct.pack(f"<{len(fat)}I", *fat)
     difat = [used + k for k in range(fat_sectors)] + [_FREE] * (109 - fat_sectors)
-    header = (
-        b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-        + b"\x00" * 16
-        + struct.pack(
-            "<HHHHH6xIIIIIIIII",
-            0x3E,
-            3,
-            0xFFFE,
-            9,
-            6,
-            0,
-            fat_sectors,
-            directory_at,
-            0,
-            _CUTOFF,
-            _END,
-            0,
-            _END,
-            0,
-        )  # fmt: skip
-        + struct.pack("<109I", *difat)
-    )
+    fields = (0x3E, 3, 0xFFFE, 9, 6, 0, fat_sectors, directory_at, 0, _CUTOFF, _END, 0, _END, 0)
+    header = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 16
+    header += struct.pack("<HHHHH6xIIIIIIIII", *fields) + struct.pack("<109I", *difat)
     return header + bytes(body)
 
 

@@ -58,61 +58,97 @@ def read(data: bytes, options: Options) -> Doc:
         if n_fib < _WORD97:
             raise ContainerError(LEGACY_WORD)
         table = stream(ole, "1Table" if flags & 0x0200 else "0Table")
-        counts, clx = _fib(word)
-        text = _piece_text(word, table, clx, sum(counts) + 1)
+        counts, clx, hdd = _fib(word)
+        raw = _piece_text(word, table, clx, sum(counts) + 1)
+        header_cps = _plc(table, hdd)
         metadata = ole_metadata(ole)
     sections: dict[str | None, list[Block]] = {}
     at = 0
     for count, story in zip(counts, _STORIES, strict=True):
-        part = None if story == "body" else story
-        if story != "macro":
-            sections.setdefault(part, []).extend(_blocks(text[at : at + count]))
+        if story == "header":
+            for part, text in _header_stories(raw, at, count, header_cps):
+                sections.setdefault(part, []).extend(_blocks(text))
+        elif story != "macro":
+            part = None if story == "body" else story
+            sections.setdefault(part, []).extend(_blocks(_story(raw, at, at + count)))
         at += count
-    order = ("header", None, "boxes", "notes", "comments")
+    order = ("header", None, "boxes", "notes", "comments", "footer")
     return Doc(sections=[(p, _unique(sections.get(p, []), p)) for p in order], metadata=metadata)
 
 
-def _fib(word: bytes) -> tuple[list[int], tuple[int, int]]:
-    """The story lengths (`ccpText` ... `ccpHdrTxbx`) and the piece table's place."""
+def _story(raw: bytes, start: int, end: int) -> str:
+    """Characters `start`..`end` of the text, counted in UTF-16 code units as Word does
+    (a character outside the BMP is two)."""
+    return raw[2 * start : 2 * end].decode("utf-16-le", "replace")
+
+
+def _header_stories(raw: bytes, at: int, count: int, cps: list[int]) -> list[tuple[str, str]]:
+    """The header story cut into its headers and footers: after six separator stories,
+    each section has even, odd header; even, odd footer; first header, first footer."""
+    if len(cps) < 8:
+        return [("header", _story(raw, at, at + count))]
+    found = []
+    for i in range(6, len(cps) - 1):
+        start, end = min(cps[i], count), min(cps[i + 1], count)
+        if end > start:
+            part = "footer" if (i - 6) % 6 in (2, 3, 5) else "header"
+            found.append((part, _story(raw, at + start, at + end)))
+    return found
+
+
+def _plc(table: bytes, place: tuple[int, int]) -> list[int]:
+    """The character positions of a PLC without data (as `PlcfHdd` is)."""
+    fc, lcb = place
+    count = min(lcb, len(table) - fc) // 4 if fc < len(table) else 0
+    return list(struct.unpack_from(f"<{count}I", table, fc)) if count > 0 else []
+
+
+def _fib(word: bytes) -> tuple[list[int], tuple[int, int], tuple[int, int]]:
+    """The story lengths (`ccpText` ... `ccpHdrTxbx`), and where the piece table
+    (`Clx`) and the header stories' positions (`PlcfHdd`) are in the table stream."""
     at = 32
     csw = struct.unpack_from("<H", word, at)[0]
     at += 2 + csw * 2
     cslw = struct.unpack_from("<H", word, at)[0]
     lw = at + 2
     counts = list(struct.unpack_from("<8i", word, lw + 12))
-    at = lw + cslw * 4
-    fc_lcb = at + 2
-    fc_clx, lcb_clx = struct.unpack_from("<II", word, fc_lcb + 33 * 8)
+    fc_lcb = lw + cslw * 4 + 2
+    clx = struct.unpack_from("<II", word, fc_lcb + 33 * 8)
+    hdd = struct.unpack_from("<II", word, fc_lcb + 11 * 8)
     if any(c < 0 for c in counts):
         raise ContainerError("corrupt: negative story length in the FIB")
-    return counts, (fc_clx, lcb_clx)
+    return counts, clx, hdd
 
 
-def _piece_text(word: bytes, table: bytes, clx: tuple[int, int], limit: int) -> str:
-    """The document's characters 0..`limit`, assembled from the piece table."""
+def _piece_text(word: bytes, table: bytes, clx: tuple[int, int], limit: int) -> bytes:
+    """The document's characters 0..`limit` from the piece table, as UTF-16-LE."""
     fc_clx, lcb_clx = clx
     data = table[fc_clx : fc_clx + lcb_clx]
     at = 0
     while at < len(data) and data[at] == 0x01:  # Prc: formatting, skipped
-        at += 3 + struct.unpack_from("<h", data, at + 1)[0]
+        size = struct.unpack_from("<h", data, at + 1)[0]
+        if size < 0:
+            raise ContainerError("corrupt: negative formatting size in the piece table")
+        at += 3 + size
     if at + 5 > len(data) or data[at] != 0x02:
         raise ContainerError("corrupt: no piece table")
     size = struct.unpack_from("<I", data, at + 1)[0]
     plc = data[at + 5 : at + 5 + size]
     count = (len(plc) - 4) // 12
     cps = struct.unpack_from(f"<{count + 1}I", plc, 0)
-    parts: list[str] = []
+    parts: list[bytes] = []
     for i in range(count):
         start, end = cps[i], min(cps[i + 1], limit)
         if end <= start:
             continue
         fc = struct.unpack_from("<I", plc, 4 * (count + 1) + 8 * i + 2)[0]
-        if fc & 0x40000000:
+        if fc & 0x40000000:  # 8-bit text: one code unit per byte
             offset = (fc & 0x3FFFFFFF) // 2
-            parts.append(word[offset : offset + end - start].decode("cp1252", "replace"))
+            chunk = word[offset : offset + end - start].decode("cp1252", "replace")
+            parts.append(chunk.encode("utf-16-le"))
         else:
-            parts.append(word[fc : fc + 2 * (end - start)].decode("utf-16-le", "replace"))
-    return "".join(parts)
+            parts.append(word[fc : fc + 2 * (end - start)])
+    return b"".join(parts)
 
 
 def _blocks(text: str) -> list[Block]:
@@ -133,7 +169,7 @@ def _blocks(text: str) -> list[Block]:
 
 def _unique(blocks: list[Block], part: str | None) -> list[Block]:
     """Headers repeat per section: each distinct one once."""
-    if part != "header":
+    if part not in ("header", "footer"):
         return blocks
     seen: set[str] = set()
     unique = []

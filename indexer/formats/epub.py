@@ -4,10 +4,10 @@
 documents in order. Each is rendered by the `html` kind (Markdown blocks, heading
 paths), and its chunks get `meta` `{"chapter": n, "headings": [...]}`, `n` the
 document's 1-based place in the spine. A spine entry that is missing or not
-(X)HTML is passed over and the result marked `degraded`. Title, author and dates
-from the package's metadata go in `metadata`, with the spine's length as `chapters`.
-A book whose content documents are encrypted (DRM; obfuscated fonts do not count)
-fails with `encrypted`.
+(X)HTML is passed over and the result marked `degraded`. Title, author, dates and
+description from the package's metadata go in `metadata`, with the spine's length
+as `chapters`. A book whose content documents are encrypted (DRM; obfuscated fonts
+do not count) fails with `encrypted`.
 """
 
 from __future__ import annotations
@@ -120,7 +120,8 @@ def _chapter(content: bytes, name: str, number: int, options: Options) -> list[C
 
 def _properties(opf: Any) -> dict[str, str]:
     found: dict[str, str] = {}
-    for key, tag in (("title", "title"), ("author", "creator"), ("created", "date")):
+    for key, tag in (("title", "title"), ("author", "creator"), ("created", "date"),
+                     ("description", "description")):  # fmt: skip
         element = next(opf.iter(_DC + tag), None)
         text = " ".join((element.text or "").split()) if element is not None else ""
         if text:

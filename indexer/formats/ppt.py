@@ -175,7 +175,8 @@ def _drawing_texts(data: bytes, start: int, end: int, listed: list[Text]) -> tup
 
 
 def _is_container(data: bytes, at: int) -> bool:
-    return (struct.unpack_from("<H", data, at)[0] & 0xF) == 0xF
+    version: int = struct.unpack_from("<H", data, at)[0] & 0xF
+    return version == 0xF
 
 
 def _in_order(data: bytes, start: int, end: int, listed: list[Text]) -> list[Text]:

@@ -15,10 +15,10 @@ from typing import Any
 
 from lxml import etree
 
-from indexer.formats.html.mdsyntax import list_item
 from indexer.formats._office import Block, HeadingPath, table_blocks
 from indexer.formats._ooxml import Rel
 from indexer.formats.docx._styles import Numbering, Styles
+from indexer.formats.html.mdsyntax import list_item
 
 __all__ = ["Context", "Walker", "prepare"]
 

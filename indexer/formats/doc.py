@@ -66,8 +66,8 @@ def read(data: bytes, options: Options) -> Doc:
     at = 0
     for count, story in zip(counts, _STORIES, strict=True):
         if story == "header":
-            for part, text in _header_stories(raw, at, count, header_cps):
-                sections.setdefault(part, []).extend(_blocks(text))
+            for kind, text in _header_stories(raw, at, count, header_cps):
+                sections.setdefault(kind, []).extend(_blocks(text))
         elif story != "macro":
             part = None if story == "body" else story
             sections.setdefault(part, []).extend(_blocks(_story(raw, at, at + count)))

@@ -17,7 +17,7 @@ links (`![alt](Picture2.jpg)`, `data:image/png;base64...`), keeping the alt text
 markitdown and kreuzberg are bench-only dependencies (not in pyproject):
     .venv/bin/pip install 'markitdown[docx,pptx]' kreuzberg
 A tool that is not installed is left out. Usage:
-    .venv/bin/python scripts/bench_office.py [--formats DIR] [--rounds N] [--json]
+    .venv/bin/python scripts/bench_office.py [--formats DIR] [--office-rounds N] [--json]
 or `scripts/bench office`. Exit code 0, or 2 on bad arguments.
 """
 
@@ -191,18 +191,23 @@ def recall(files: list[tuple[str, bytes]], convert: dict[str, Convert]) -> dict[
 
 
 def run(args: Any) -> dict[str, Any]:
-    """The suite: per format, every tool's throughput and indexer's recall."""
-    _pin_to_one_core()
+    """The suite: per format, every tool's throughput and indexer's recall, on one core."""
+    cpus = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(cpus)})
     logging.disable(logging.CRITICAL)
     warnings.filterwarnings("ignore")
-    convert = tools()
-    results: dict[str, Any] = {"tools": list(convert), "formats": {}}
-    for kind, files in files_of(Path(args.formats)).items():
-        if files:
-            results["formats"][kind] = {
-                "throughput": throughput(files, convert, args.rounds),
-                "recall": recall(files, convert) if kind in MARKITDOWN_READS else None,
-            }
+    try:
+        convert = tools()
+        results: dict[str, Any] = {"tools": list(convert), "formats": {}}
+        for kind, files in files_of(Path(args.formats)).items():
+            if files:
+                results["formats"][kind] = {
+                    "throughput": throughput(files, convert, args.office_rounds),
+                    "recall": recall(files, convert) if kind in MARKITDOWN_READS else None,
+                }
+    finally:  # `scripts/bench all` runs other suites in this process after this one
+        os.sched_setaffinity(0, cpus)
+        logging.disable(logging.NOTSET)
     return results
 
 
@@ -230,12 +235,9 @@ def render(result: dict[str, Any]) -> str:
 def add_arguments(parser: Any) -> None:
     """The suite's flags."""
     parser.add_argument("--formats", default=str(DEFAULT_FORMATS), help="office files (office)")
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (office)")
-
-
-def _pin_to_one_core() -> None:
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    parser.add_argument(
+        "--office-rounds", type=int, default=3, help="interleaved rounds per tool (office)"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -244,9 +246,9 @@ def main(argv: list[str] | None = None) -> int:
     add_arguments(parser)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    if not Path(args.formats).is_dir() or args.rounds < 1:
+    if not Path(args.formats).is_dir() or args.office_rounds < 1:
         parser.print_usage(sys.stderr)
-        print(f"no folder {args.formats}, or --rounds < 1", file=sys.stderr)
+        print(f"no folder {args.formats}, or --office-rounds < 1", file=sys.stderr)
         return 2
     indexer.pad_heap()
     result = run(args)

@@ -11,8 +11,9 @@ Words kept: for each file markitdown converts to any words, the bag-of-words rec
 of markitdown's words in indexer's chunks (lower-cased `\\w+` tokens, as
 `../shared/quality/score_html.py` counts them), median and mean per format. `raw`
 counts every word markitdown prints; `content` first drops the markup markitdown
-adds itself: its `<!-- Slide number: n -->` lines and the targets of its image
-links (`![alt](Picture2.jpg)`, `data:image/png;base64...`), keeping the alt text.
+adds itself: its `<!-- Slide number: n -->` lines, the targets of its image links
+(`![alt](Picture2.jpg)`, `data:image/png;base64...`; the alt text is kept), its
+backslash escapes and its emphasis asterisks, which split words (`F**oo**bar`).
 
 markitdown and kreuzberg are bench-only dependencies (not in pyproject):
     .venv/bin/pip install 'markitdown[docx,pptx]' kreuzberg
@@ -59,6 +60,8 @@ MARKITDOWN_READS = ("docx", "pptx", "epub")
 _WORD = re.compile(r"\w+")
 _SLIDE_MARK = re.compile(r"<!-- Slide number: \d+ -->")
 _IMAGE_TARGET = re.compile(r"(!\[[^\]]*\])\([^)]*\)")
+_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|])")
+_EMPHASIS = re.compile(r"\*+")
 
 Convert = Callable[[str, bytes], str]
 
@@ -161,8 +164,10 @@ def words(text: str) -> collections.Counter[str]:
 
 
 def content_only(markdown: str) -> str:
-    """markitdown's text without the markup it adds: slide marks, image link targets."""
-    return _IMAGE_TARGET.sub(r"\1", _SLIDE_MARK.sub("", markdown))
+    """markitdown's text without the markup it adds: slide marks, image link targets,
+    backslash escapes (`Outer\\_haystack`) and emphasis marks inside words (`F**oo**`)."""
+    text = _IMAGE_TARGET.sub(r"\1", _SLIDE_MARK.sub("", markdown))
+    return _EMPHASIS.sub("", _ESCAPE.sub(r"\1", text))
 
 
 def recall(files: list[tuple[str, bytes]], convert: dict[str, Convert]) -> dict[str, Any] | None:
@@ -213,14 +218,17 @@ def run(args: Any) -> dict[str, Any]:
 
 def render(result: dict[str, Any]) -> str:
     """One table: per format and tool, files, MB, files/s, MB/s, speed-up, recall."""
-    lines = [f"{'format':<7}{'tool':<12}{'files':>6}{'MB':>7}{'files/s':>9}{'MB/s':>7}{'x md':>7}"]
+    head = f"{'format':<7}{'tool':<12}{'files':>6}{'MB':>7}{'files/s':>10}{'MB/s':>9}{'x md':>7}"
+    lines = [head]
     for kind, row in result["formats"].items():
         md = row["throughput"].get("markitdown", {}).get("files_per_s")
         for name, m in row["throughput"].items():
+            if not m["files"]:  # a tool with no reader for the format
+                continue
             ratio = f"{m['files_per_s'] / md:.1f}" if md and m["files_per_s"] else "-"
             lines.append(
-                f"{kind:<7}{name:<12}{m['files']:>6}{m['mb']:>7.2f}{m['files_per_s'] or 0:>9.1f}"
-                f"{m['mb_per_s'] or 0:>7.2f}{ratio:>7}"
+                f"{kind:<7}{name:<12}{m['files']:>6}{m['mb']:>7.2f}{m['files_per_s']:>10.1f}"
+                f"{m['mb_per_s']:>9.2f}{ratio:>7}"
             )
         if row["recall"]:
             r = row["recall"]

@@ -169,6 +169,37 @@ def test_outline_levels_and_styles_based_on_headings_are_headings() -> None:
     ]
 
 
+def test_hyperlink_fields_become_links_and_other_field_codes_vanish() -> None:
+    def run(inner: str) -> str:
+        return f"<w:r>{inner}</w:r>"
+
+    complex_link = (
+        run("<w:fldChar w:fldCharType='begin'/>")
+        + run('<w:instrText> HYPERLINK "https://example.com/a b" </w:instrText>')
+        + run("<w:fldChar w:fldCharType='separate'/>")
+        + run("<w:t>the site</w:t>")
+        + run("<w:fldChar w:fldCharType='end'/>")
+    )
+    page = (
+        run("<w:fldChar w:fldCharType='begin'/>")
+        + run("<w:instrText>PAGE</w:instrText>")
+        + run("<w:fldChar w:fldCharType='separate'/>")
+        + run("<w:t>7</w:t>")
+        + run("<w:fldChar w:fldCharType='end'/>")
+    )
+    simple = (
+        "<w:fldSimple w:instr='HYPERLINK \"mailto:a@b.c\"'><w:r><w:t>mail</w:t></w:r></w:fldSimple>"
+    )
+    anchor = "<w:fldSimple w:instr='HYPERLINK \\l \"top\"'><w:r><w:t>up</w:t></w:r></w:fldSimple>"
+    body = f"<w:p>{run('<w:t>See </w:t>')}{complex_link}{run('<w:t>, page </w:t>')}{page}</w:p>"
+    space = run("<w:t xml:space='preserve'> </w:t>")
+    body += f"<w:p>{simple}{space}{anchor}</w:p>"
+    assert _texts(indexer.extract("x.docx", docx_file(body))) == [
+        "See [the site](https://example.com/a%20b), page 7",
+        "[mail](mailto:a@b.c) up",
+    ]
+
+
 def test_a_dangling_relationship_loses_only_its_target() -> None:
     body = (
         "<w:p><w:hyperlink xmlns:r='http://schemas.openxmlformats.org/officeDocument/2006/"

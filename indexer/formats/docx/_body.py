@@ -17,7 +17,9 @@ from lxml import etree
 
 from indexer.formats._office import Block, HeadingPath, table_blocks
 from indexer.formats._ooxml import Rel
+from indexer.formats.docx._fields import Fields, link_target
 from indexer.formats.docx._styles import Numbering, Styles
+from indexer.formats.docx._xml import cells, clean, numbering_of, rows, span, symbol
 from indexer.formats.html.mdsyntax import list_item
 
 __all__ = ["Context", "Walker", "prepare"]
@@ -33,6 +35,8 @@ _TXBX, _SDT, _SDT_CONTENT = W + "txbxContent", W + "sdt", W + "sdtContent"
 _ALT, _CHOICE = _MC + "AlternateContent", _MC + "Choice"
 _HYPERLINK, _VAL = W + "hyperlink", W + "val"
 _PPR, _PSTYLE, _NUMPR, _OUTLINE = W + "pPr", W + "pStyle", W + "numPr", W + "outlineLvl"
+_FLD_CHAR, _FLD_TYPE, _INSTR = W + "fldChar", W + "fldCharType", W + "instrText"
+_FLD_SIMPLE, _INSTR_ATTR = W + "fldSimple", W + "instr"
 _BLOCK_WRAPPERS = frozenset({W + "customXml", W + "ins", W + "moveTo", _ALT, _CHOICE})
 _INLINE_WRAPPERS = frozenset(
     {W + "ins", W + "moveTo", W + "smartTag", W + "customXml", W + "fldSimple", W + "dir",
@@ -89,6 +93,7 @@ class Walker:
         self.blocks: list[Block] = []
         self.path = HeadingPath()
         self._items: list[str] = []
+        self.fields = Fields()
         self._charts: list[str] = []
         """Chart parts met in the paragraph being read: they follow it."""
 
@@ -114,7 +119,7 @@ class Walker:
         return self.blocks
 
     def _paragraph(self, p: Any) -> None:
-        text = _clean(self.inline(p, []))
+        text = clean(self.inline(p, []))
         level, numbering = self._props(p)
         if level and text and not self.cell:
             self._end_list()
@@ -153,7 +158,7 @@ class Walker:
             level = int(outline) + 1 if int(outline) < 9 else 0
         numbering = styles.numbering(sid) if sid else None
         if num is not None:
-            numbering = _numbering(num, numbering)
+            numbering = numbering_of(num, numbering)
         return level, numbering
 
     def _end_list(self) -> None:
@@ -169,6 +174,8 @@ class Walker:
                 self._run(child, out)
             elif tag == _HYPERLINK:
                 self._link(child, out)
+            elif tag == _FLD_SIMPLE and (target := link_target(child.get(_INSTR_ATTR) or "")):
+                out.extend(("[", *self.inline(child, []), f"]({target})"))
             elif tag in _INLINE_WRAPPERS:
                 self.inline(child, out)
             elif tag == _SDT:
@@ -203,14 +210,26 @@ class Walker:
                 for chart in child.iter(_CHART):
                     name = self._target(chart.get(_R_ID), "chart", external=False)
                     self._charts.extend([name] if name else [])
+            elif tag == _FLD_CHAR:
+                self._field(child.get(_FLD_TYPE), out)
+            elif tag == _INSTR:
+                self.fields.instruction(child.text or "")
             elif tag == W + "sym":
-                out.append(_symbol(child.get(W + "char") or ""))
+                out.append(symbol(child.get(W + "char") or ""))
             elif tag == W + "ruby":
                 base = child.find(W + "rubyBase")
                 if base is not None:
                     self.inline(base, out)
             elif tag in (_ALT, _CHOICE):
                 self._run(child, out)
+
+    def _field(self, kind: str | None, out: list[str]) -> None:
+        if kind == "begin":
+            self.fields.begin()
+        elif kind == "separate":
+            self.fields.separate(out)
+        elif kind == "end":
+            self.fields.end(out)
 
     def _target(self, rid: str | None, kind: str, *, external: bool) -> str | None:
         """The target of relationship `rid` when it is of type `kind` (and `external`)."""
@@ -219,76 +238,20 @@ class Walker:
 
     def _table(self, table: Any) -> None:
         self._end_list()
-        rows = [[self._cell(cell) for cell in _cells(row)] for row in _rows(table)]
+        grid = [[self._cell(cell) for cell in cells(row)] for row in rows(table)]
         if self.cell:  # a table in a cell: its text, since a GFM cell holds one line
-            text = " ".join(text for row in rows for text, _ in row if text)
+            text = " ".join(text for row in grid for text, _ in row if text)
             self.blocks.extend([Block(text, "para", self.path.path)] if text else [])
             return
-        self.blocks.extend(table_blocks(rows, self.path.path))
+        self.blocks.extend(table_blocks(grid, self.path.path))
 
     def _cell(self, cell: Any) -> tuple[str, int]:
         props = cell.find(W + "tcPr")
-        span = 1
+        columns = 1
         if props is not None:
+            columns = span(props)
             merge = props.find(W + "vMerge")
             if merge is not None and merge.get(_VAL) != "restart":
-                return "", _span(props)  # a merged cell's text is in the cell it continues
-            span = _span(props)
+                return "", columns  # a merged cell's text is in the cell it continues
         blocks = Walker(self.ctx, self.rels, self.boxes, cell=True).walk(cell)
-        return " ".join(" ".join(b.text.split()) for b in blocks), span
-
-
-def _numbering(num: Any, inherited: tuple[str, int] | None) -> tuple[str, int]:
-    """A paragraph's own `numPr`, completed by what its style gives."""
-    num_id, ilvl = num.find(W + "numId"), num.find(W + "ilvl")
-    fallback = inherited or ("0", 0)
-    number = num_id.get(_VAL) or "0" if num_id is not None else fallback[0]
-    depth = ilvl.get(_VAL) or "0" if ilvl is not None else str(fallback[1])
-    return number, int(depth) if depth.isdigit() else 0
-
-
-def _span(props: Any) -> int:
-    grid = props.find(W + "gridSpan")
-    value = grid.get(_VAL) or "1" if grid is not None else "1"
-    return min(int(value), 20) if value.isdigit() and int(value) > 0 else 1
-
-
-def _rows(table: Any) -> list[Any]:
-    return _unwrapped(table, W + "tr")
-
-
-def _cells(row: Any) -> list[Any]:
-    return _unwrapped(row, W + "tc")
-
-
-def _unwrapped(parent: Any, tag: str) -> list[Any]:
-    """`parent`'s children called `tag`, looking through content controls and custom XML."""
-    found = []
-    for child in parent:
-        if child.tag == tag:
-            found.append(child)
-        elif child.tag == _SDT:
-            content = child.find(_SDT_CONTENT)
-            if content is not None:
-                found.extend(_unwrapped(content, tag))
-        elif child.tag in _BLOCK_WRAPPERS:
-            found.extend(_unwrapped(child, tag))
-    return found
-
-
-def _symbol(code: str) -> str:
-    try:
-        value = int(code, 16)
-    except ValueError:
-        return ""
-    # Symbol-font characters sit in the private use area: they mean nothing as text.
-    return "" if 0xE000 <= value <= 0xF8FF or value < 32 else chr(value)
-
-
-def _clean(parts: list[str]) -> str:
-    """A paragraph's text: whitespace runs one space within each line, blank lines gone."""
-    text = "".join(parts)
-    if "\n" not in text:
-        return " ".join(text.split())
-    lines = (" ".join(line.split()) for line in text.split("\n"))
-    return "\n".join(line for line in lines if line)
+        return " ".join(" ".join(b.text.split()) for b in blocks), columns

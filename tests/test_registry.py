@@ -133,15 +133,9 @@ def test_plugins_are_discovered_through_the_entry_point_group(
     from indexer.capabilities import capabilities
 
     origins = {e["name"]: e["origin"] for e in capabilities(loaded)["extractors"]}
-    assert origins == {
-        "csv": "builtin",
-        "eml": "builtin",
-        "html": "builtin",
-        "json": "builtin",
-        "pdf": "builtin",
-        "shout": "plugin",
-        "text": "builtin",
-    }
+    from indexer.formats import BUILTIN_SPECS
+
+    assert origins == {"shout": "plugin", **{s.name: "builtin" for s in BUILTIN_SPECS}}
 
 
 def _raises(data: bytes, path: str, options: Options) -> Extracted:
@@ -175,7 +169,7 @@ def test_an_extractor_that_raises_gives_a_failed_result_with_the_raw_text() -> N
 
 
 def test_builtin_versions_come_from_one_table() -> None:
-    """Each module's `VERSION` is its spec's; eml's also counts the html renderer's."""
+    """Each module's `VERSION` is its spec's; eml's and epub's also count the html renderer's."""
     import importlib
 
     from indexer.formats import VERSIONS
@@ -183,7 +177,8 @@ def test_builtin_versions_come_from_one_table() -> None:
     for spec in default_registry().extractors():
         module = importlib.import_module(f"indexer.formats.{spec.name}")
         assert VERSIONS[spec.name] == module.VERSION
-        expected = f"{VERSIONS['eml']}+html.{VERSIONS['html']}" if spec.name == "eml" else None
+        html_rendered = spec.name in ("eml", "epub")
+        expected = f"{VERSIONS[spec.name]}+html.{VERSIONS['html']}" if html_rendered else None
         assert spec.version == (expected or VERSIONS[spec.name])
 
 

@@ -115,8 +115,11 @@ BUILTIN_SPECS = (
             name=kind,
             kind=kind,
             extensions=extensions,
-            version=VERSIONS[kind],
-            extract=_Lazy(f"indexer.formats.{kind}", "extract"),
+            # an e-book's chapters are rendered by the html extractor: its upgrades count too
+            version=f"{VERSIONS[kind]}+html.{VERSIONS['html']}"
+            if kind == "epub"
+            else VERSIONS[kind],
+            extract=_lazy(kind, "extract"),
             isolated=True,  # ZIP and OLE containers read by third-party parsers
             builtin=True,
             options_used=_LIMIT,

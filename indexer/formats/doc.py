@@ -17,11 +17,14 @@ import re
 import struct
 
 from indexer._types import Extracted, Options
+from indexer.formats import VERSIONS
 from indexer.formats._container import ENCRYPTED, ContainerError
 from indexer.formats._legacy import ole_metadata, open_ole, stream
 from indexer.formats._office import Block, Doc, run
 
-__all__ = ["LEGACY_WORD", "extract", "read"]
+__all__ = ["LEGACY_WORD", "VERSION", "extract", "read"]
+
+VERSION = VERSIONS["doc"]  # bumped in indexer/formats/__init__.py
 
 LEGACY_WORD = "legacy binary Word format: convert to .docx"
 _ACCEPTS = ("doc",)

@@ -16,10 +16,13 @@ import posixpath
 from typing import Any
 
 from indexer._types import Chunk, Extracted, Options, make_chunk
+from indexer.formats import VERSIONS
 from indexer.formats._container import ENCRYPTED, ContainerError, Package, open_zip
 from indexer.formats._office import Doc, run
 
-__all__ = ["extract", "read"]
+__all__ = ["VERSION", "extract", "read"]
+
+VERSION = VERSIONS["epub"]  # bumped in indexer/formats/__init__.py
 
 _OPF = "{http://www.idpf.org/2007/opf}"
 _DC = "{http://purl.org/dc/elements/1.1/}"

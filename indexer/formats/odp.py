@@ -12,11 +12,14 @@ import re
 from typing import Any
 
 from indexer._types import Extracted, Options
+from indexer.formats import VERSIONS
 from indexer.formats._container import ContainerError
 from indexer.formats._odf import DRAW, OFFICE, OdfWalker, open_odf, properties
 from indexer.formats._office import Block, Doc, run, slide_chunks
 
-__all__ = ["extract", "read"]
+__all__ = ["VERSION", "extract", "read"]
+
+VERSION = VERSIONS["odp"]  # bumped in indexer/formats/__init__.py
 
 _PRESENTATION = "{urn:oasis:names:tc:opendocument:xmlns:presentation:1.0}"
 _SVG = "{urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0}"

@@ -10,11 +10,14 @@ An encrypted document fails with `encrypted`.
 from __future__ import annotations
 
 from indexer._types import Extracted, Options
+from indexer.formats import VERSIONS
 from indexer.formats._container import ContainerError
 from indexer.formats._odf import OFFICE, OdfWalker, open_odf, properties
 from indexer.formats._office import Block, Doc, run
 
-__all__ = ["extract", "read"]
+__all__ = ["VERSION", "extract", "read"]
+
+VERSION = VERSIONS["odt"]  # bumped in indexer/formats/__init__.py
 
 _ACCEPTS = ("odt",)
 

@@ -17,11 +17,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from indexer._types import Extracted, Options
+from indexer.formats import VERSIONS
 from indexer.formats._container import ENCRYPTED, ContainerError
 from indexer.formats._legacy import ole_metadata, open_ole, stream
 from indexer.formats._office import Block, Doc, run, slide_chunks
 
-__all__ = ["extract", "read"]
+__all__ = ["VERSION", "extract", "read"]
+
+VERSION = VERSIONS["ppt"]  # bumped in indexer/formats/__init__.py
 
 _ACCEPTS = ("ppt",)
 _DOCUMENT, _SLIDE_LIST, _SLIDE_PERSIST = 0x03E8, 0x0FF0, 0x03F3

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from indexer._types import Extracted, Options
+from indexer.formats import VERSIONS
 from indexer.formats._charts import chart_blocks
 from indexer.formats._container import ContainerError, Package, open_zip, parse_xml
 from indexer.formats._office import Block, Doc, run
@@ -29,7 +30,9 @@ from indexer.formats.docx._body import Context, Walker, prepare
 from indexer.formats.docx._notes import comments, notes
 from indexer.formats.docx._styles import Numbering, Styles
 
-__all__ = ["extract", "read"]
+__all__ = ["VERSION", "extract", "read"]
+
+VERSION = VERSIONS["docx"]  # bumped in indexer/formats/__init__.py
 
 _ACCEPTS = ("docx", "wordml")
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"

@@ -14,6 +14,7 @@ from functools import partial
 from typing import Any
 
 from indexer._types import Extracted, Options
+from indexer.formats import VERSIONS
 from indexer.formats._charts import chart_blocks
 from indexer.formats._container import ContainerError, Package, open_zip
 from indexer.formats._office import Block, Doc, run, slide_chunks
@@ -26,7 +27,9 @@ from indexer.formats._ooxml import (
 )
 from indexer.formats.pptx._shapes import Positions, frame_lines, slide_blocks
 
-__all__ = ["extract", "read"]
+__all__ = ["VERSION", "extract", "read"]
+
+VERSION = VERSIONS["pptx"]  # bumped in indexer/formats/__init__.py
 
 P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
 _R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"

@@ -15,8 +15,10 @@ adds itself: its `<!-- Slide number: n -->` lines, the targets of its image link
 (`![alt](Picture2.jpg)`, `data:image/png;base64...`; the alt text is kept), its
 backslash escapes and its emphasis asterisks, which split words (`F**oo**bar`).
 
-markitdown and kreuzberg are bench-only dependencies (not in pyproject):
-    .venv/bin/pip install 'markitdown[docx,pptx]' kreuzberg
+Word files are also read by mammoth and python-docx, the readers indexer's own walk
+was measured against. markitdown, kreuzberg, mammoth and python-docx are bench-only
+dependencies (not in pyproject; markitdown's docx extra brings mammoth):
+    .venv/bin/pip install 'markitdown[docx,pptx]' kreuzberg python-docx
 A tool that is not installed is left out. Usage:
     .venv/bin/python scripts/bench_office.py [--formats DIR] [--office-rounds N] [--json]
 or `scripts/bench office`. Exit code 0, or 2 on bad arguments.
@@ -102,6 +104,33 @@ def tools() -> dict[str, Convert]:
             return str(kreuzberg.extract_bytes_sync(data, mime).content)
 
         found["kreuzberg"] = _kreuzberg
+    except ImportError:
+        pass
+    return found
+
+
+def docx_readers() -> dict[str, Convert]:
+    """The Python Word readers indexer's own walk was chosen against, when installed:
+    mammoth (Word to HTML, as markitdown uses it) and python-docx (paragraphs, then
+    tables: not reading order, no notes)."""
+    found: dict[str, Convert] = {}
+    try:
+        import mammoth
+
+        found["mammoth"] = lambda path, data: str(mammoth.convert_to_html(io.BytesIO(data)).value)
+    except ImportError:
+        pass
+    try:
+        import docx
+
+        def _python_docx(path: str, data: bytes) -> str:
+            document = docx.Document(io.BytesIO(data))
+            texts = [p.text for p in document.paragraphs]
+            for table in document.tables:
+                texts.extend(" | ".join(c.text for c in row.cells) for row in table.rows)
+            return "\n".join(texts)
+
+        found["python-docx"] = _python_docx
     except ImportError:
         pass
     return found
@@ -207,7 +236,11 @@ def run(args: Any) -> dict[str, Any]:
         for kind, files in files_of(Path(args.formats)).items():
             if files:
                 results["formats"][kind] = {
-                    "throughput": throughput(files, convert, args.office_rounds),
+                    "throughput": throughput(
+                        files,
+                        {**convert, **docx_readers()} if kind == "docx" else convert,
+                        args.office_rounds,
+                    ),
                     "recall": recall(files, convert) if kind in MARKITDOWN_READS else None,
                 }
     finally:  # `scripts/bench all` runs other suites in this process after this one

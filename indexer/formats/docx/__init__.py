@@ -137,17 +137,33 @@ def _chart(package: Package, name: str, path: tuple[str, ...]) -> list[Block]:
 
 
 def _alt_chunk(package: Package, name: str, path: tuple[str, ...], options: Options) -> list[Block]:
-    """An imported HTML chunk (`w:altChunk`) rendered by the html extractor."""
+    """An imported HTML or MHTML chunk (`w:altChunk`) rendered by the html extractor."""
     try:
         data = package.read(name)
     except ContainerError:
         return []
-    if not data or data.lstrip()[:1] != b"<":
+    if data and data.lstrip()[:1] != b"<":
+        data = _mhtml_page(data)
+    if not data:
         return []
     from indexer.formats import html
 
     rendered = html.extract(data, "chunk.html", options)
-    return [Block(chunk.text, "para", path) for chunk in rendered.chunks if not rendered.error]
+    return [Block(chunk.text, "para", path) for chunk in rendered.chunks if not rendered.degraded]
+
+
+def _mhtml_page(data: bytes) -> bytes | None:
+    """The first HTML part of an MHTML (MIME) document, decoded to UTF-8, or None."""
+    from email import message_from_bytes, policy
+
+    message = message_from_bytes(data, policy=policy.default)
+    for part in message.walk():
+        if part.get_content_type() == "text/html":
+            try:
+                return str(part.get_content()).encode("utf-8", "replace")
+            except Exception:  # the content manager raises assorted errors on damaged parts
+                return None
+    return None
 
 
 def _wordml(data: bytes) -> Doc:

@@ -106,6 +106,8 @@ def test_an_imported_html_chunk_is_rendered_by_the_html_kind(formats: Path) -> N
         _texts(result)[-1]
         == "| Col 1 | Col 2 |\n| --- | --- |\n| ROW 1 | ROW 1 |\n| ROW 2 | ROW 2 |"
     )
+    mhtml = _extract(formats, "tika/testAltChunkMHT.docx")
+    assert _texts(mhtml)[:2] == ["Simple paragraph with a emphasized word.", "Example of a table:"]
 
 
 def test_a_word_2003_xml_file_named_doc_is_read_as_word(formats: Path) -> None:

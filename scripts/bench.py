@@ -6,6 +6,7 @@ Suites (the issue each answers):
                  once (the machine's ceiling), in rounds; peak RSS (issue 3)
     incremental  first run, unchanged re-run, 1%-changed re-run (issue 4)
     mbox         a generated mbox through indexer run, and the split alone (issue 5)
+    html-main    main-content extraction vs whole-page HTML and trafilatura (issue 17)
     office       the office formats against markitdown and kreuzberg, and markitdown's
                  words kept, on ../shared/formats (issue 14)
     all          every suite above, in that order
@@ -30,6 +31,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_html_main
 import bench_kinds
 import bench_mbox
 import bench_office
@@ -44,6 +46,7 @@ SUITES: dict[str, Suite] = {
     "pipeline": (bench_pipeline.run_pipeline, bench_pipeline.render),
     "incremental": (bench_pipeline.run_incremental, bench_pipeline.render),
     "mbox": (bench_mbox.run, bench_mbox.render),
+    "html-main": (bench_html_main.run, bench_html_main.render),
     "office": (bench_office.run, bench_office.render),
 }
 

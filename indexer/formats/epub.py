@@ -13,6 +13,7 @@ do not count) fails with `encrypted`.
 from __future__ import annotations
 
 import posixpath
+from dataclasses import replace
 from typing import Any
 
 from indexer._types import Chunk, Extracted, Options, make_chunk
@@ -112,7 +113,8 @@ def _refuse_drm(package: Package, content: set[str]) -> None:
 def _chapter(content: bytes, name: str, number: int, options: Options) -> list[Chunk]:
     from indexer.formats import html  # Lexbor is imported with the first book
 
-    rendered = html.extract(content, name, options)
+    # A chapter is all content: no menus or sidebars for main-content extraction to drop.
+    rendered = html.extract(content, name, replace(options, html_main_content=False))
     if rendered.degraded:  # no visible content: a cover image, an empty page
         return []
     return [

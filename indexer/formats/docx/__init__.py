@@ -12,6 +12,7 @@ dates go in `metadata`. A Word 2003 XML file is read the same way.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from indexer._types import Extracted, Options
@@ -148,7 +149,8 @@ def _alt_chunk(package: Package, name: str, path: tuple[str, ...], options: Opti
         return []
     from indexer.formats import html
 
-    rendered = html.extract(data, "chunk.html", options)
+    # Imported into the document whole: no menus or sidebars for main-content extraction.
+    rendered = html.extract(data, "chunk.html", replace(options, html_main_content=False))
     return [Block(chunk.text, "para", path) for chunk in rendered.chunks if not rendered.degraded]
 
 

@@ -57,8 +57,7 @@ MIME = {
     "doc": "application/msword",
     "ppt": "application/vnd.ms-powerpoint",
 }
-MARKITDOWN_READS = ("docx", "pptx", "epub")
-"""What markitdown converts of these kinds (it has no odt, odp, doc or ppt converter)."""
+MARKITDOWN_READS = ("docx", "pptx", "epub")  # it has no odt, odp, doc or ppt converter
 _WORD = re.compile(r"\w+")
 _SLIDE_MARK = re.compile(r"<!-- Slide number: \d+ -->")
 _IMAGE_TARGET = re.compile(r"(!\[[^\]]*\])\([^)]*\)")
@@ -183,7 +182,7 @@ def throughput(
 def _quietly(tool: Convert, path: str, data: bytes) -> str | None:
     try:
         return tool(path, data)
-    except Exception:
+    except Exception:  # a tool with no reader for the file, or one that chokes on it
         return None
 
 

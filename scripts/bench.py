@@ -10,6 +10,8 @@ Suites (the issue each answers):
     archives     a zip of ~1,000 mixed files against the same files unpacked (issue 15)
     sheets       spreadsheets and RTF: recall of markitdown's words, speed against
                  markitdown and kreuzberg, peak RSS on generated workbooks (issue 14)
+    office       the office formats against markitdown and kreuzberg, and markitdown's
+                 words kept, on ../shared/formats (issue 14)
     all          every suite above, in that order
 
 Every process here keeps its heap between documents, as `indexer run`'s processes
@@ -36,6 +38,7 @@ import bench_archives
 import bench_html_main
 import bench_kinds
 import bench_mbox
+import bench_office
 import bench_pipeline
 import bench_sheets
 from bench_common import machine
@@ -51,6 +54,7 @@ SUITES: dict[str, Suite] = {
     "html-main": (bench_html_main.run, bench_html_main.render),
     "archives": (bench_archives.run, bench_archives.render),
     "sheets": (bench_sheets.run, bench_sheets.render),
+    "office": (bench_office.run, bench_office.render),
 }
 
 
@@ -72,6 +76,7 @@ def parser() -> argparse.ArgumentParser:
     bench_mbox.add_arguments(p)
     bench_archives.add_arguments(p)
     bench_sheets.add_arguments(p)
+    bench_office.add_arguments(p)
     return p
 
 

@@ -15,10 +15,51 @@ from typing import Any, Literal
 
 import orjson
 
+from indexer._limits import ContainerLimits
+
 KINDS = ("json", "csv", "eml", "html", "pdf", "text")
-"""The seed's kind tags, exactly."""
+"""The seed's kind tags, exactly. Later built-ins (the office formats) and plugins add
+their own kinds through the registry; `capabilities` lists them all."""
 
 PdfEngine = Literal["pdfium", "pdfplumber"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Packing:
+    """How blocks become chunks. Raises ValueError for sizes that cannot work."""
+
+    mode: Literal["packed", "blocks"] = "packed"
+    """`blocks` gives the extractors' own chunks, exactly (extractors-v1)."""
+    target: int = 1200
+    """A chunk is closed once adding the next block would pass this size."""
+    maximum: int = 2000
+    """No chunk is larger (and none over `max_chunk_chars` characters either)."""
+    minimum: int = 300
+    """A chunk smaller than this takes the next block even past `target`."""
+    overlap: int = 0
+    """Characters (or tokens) of a chunk's end repeated at the next one's start."""
+    unit: Literal["chars", "tokens"] = "chars"
+    """What sizes count."""
+    tokenizer: str | None = None
+    """Path of a `tokenizer.json`, with `unit = "tokens"`."""
+    prefix: bool = False
+    """Start each chunk's text with its document title and heading path."""
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("packed", "blocks"):
+            raise ValueError(f"mode must be packed or blocks, got {self.mode!r}")
+        if not 0 < self.minimum <= self.target <= self.maximum:
+            raise ValueError("sizes must satisfy 0 < minimum <= target <= maximum")
+        if not 0 <= self.overlap < self.maximum // 2:
+            raise ValueError("overlap must be >= 0 and under half of maximum")
+        if self.unit not in ("chars", "tokens"):
+            raise ValueError(f"unit must be chars or tokens, got {self.unit!r}")
+        if (self.unit == "tokens") != (self.tokenizer is not None):
+            raise ValueError('unit = "tokens" needs a tokenizer, and a tokenizer needs it')
+
+
+BLOCKS = Packing(mode="blocks")
+"""The extractors' own chunks, as extractors-v1 defines them."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -31,18 +72,32 @@ class Options:
     """No chunk is longer than this; longer ones are split at a boundary."""
     pdf_engine: PdfEngine = "pdfium"
     """`pdfium` (fast, reading order) or `pdfplumber` (tables as Markdown)."""
+    max_sheet_cells: int = 2_000_000
+    """A spreadsheet sheet whose cells pass this is cut to the rows that fit (degraded)."""
+    packing: Packing = BLOCKS
+    """How the pipeline packs a document's chunks (`indexer.chunking`); extractors
+    ignore it, and `extract()` returns their own chunks whatever it says."""
+    html_main_content: bool = True
+    """Web pages: render only the main content (the article), not menus and footers."""
+    html_mail_main_content: bool = False
+    """HTML mail bodies: the same, for the `text/html` parts of a mail."""
+    containers: ContainerLimits = field(default_factory=ContainerLimits)
+    """What an archive may unpack, and the globs its members must pass."""
 
     def __post_init__(self) -> None:
         if self.rows_per_chunk < 1:
             raise ValueError(f"rows_per_chunk must be >= 1, got {self.rows_per_chunk}")
         if self.max_chunk_chars < 64:
             raise ValueError(f"max_chunk_chars must be >= 64, got {self.max_chunk_chars}")
+        if self.max_sheet_cells < 1:
+            raise ValueError(f"max_sheet_cells must be >= 1, got {self.max_sheet_cells}")
         if self.pdf_engine not in ("pdfium", "pdfplumber"):
             raise ValueError(f"pdf_engine must be pdfium or pdfplumber, got {self.pdf_engine!r}")
 
     def digest(self, names: tuple[str, ...] | None = None) -> str:
         """Return a short stable hash of these options (or only of `names`), for cache keys."""
         values = asdict(self)
+        del values["packing"]  # not the extractors': the cache keys add it (`keys._digest`)
         if names is not None:
             values = {name: values[name] for name in names}
         raw = orjson.dumps(values, option=orjson.OPT_SORT_KEYS)
@@ -75,7 +130,7 @@ class Extracted:
     """What an extractor made of one document."""
 
     kind: str
-    """One of `KINDS` (or a plugin's own kind)."""
+    """One of `KINDS`, or the kind of another registered extractor (`docx`, a plugin's)."""
     text: str
     """The document's whole clean text."""
     chunks: tuple[Chunk, ...] = ()

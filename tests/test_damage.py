@@ -203,7 +203,7 @@ def fill(disk: Path, spare: int) -> Path:
     return filler
 
 
-@pytest.mark.parametrize("spare", [0, 10 << 10, 12 << 10, 256 << 10])
+@pytest.mark.parametrize("spare", [0, 10 << 10, 12 << 10, 32 << 10])
 def test_a_full_disk_exits_3_and_keeps_the_state_for_the_next_run(
     source: Path, tmp_path: Path, small_disk: Path, spare: int
 ) -> None:

@@ -15,7 +15,7 @@ import hostile
 import indexer
 from indexer.config import Config
 from indexer.pipeline.incremental.state import State
-from indexer.pipeline.walk.walker import walk
+from indexer.pipeline.walk.walker import policy_for, walk
 from indexer.registry import default_registry
 
 CONFIG = Config(workers=2, pdf_workers=1, shard_files=50)
@@ -109,7 +109,7 @@ def test_a_stored_output_whose_size_disagrees_with_the_bytes_read_is_not_reused(
     out = tmp_path / "out"
     indexer.run(source, out, CONFIG)
     state = State(out / ".state" / "state.sqlite")
-    [entry] = walk(source, CONFIG.walk_policy(default_registry().handles))
+    [entry] = walk(source, policy_for(CONFIG, default_registry().handles))
     [known] = state.known([entry])
     assert known is not None and known.output is not None and known.key is not None
     wrong = known.output.replace(b'"bytes":15,', b'"bytes":99,')

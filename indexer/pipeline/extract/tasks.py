@@ -12,7 +12,8 @@ from dataclasses import dataclass, replace
 
 from indexer._extract import run_extractor
 from indexer._pickling import slotted_state
-from indexer._types import Options
+from indexer._types import Extracted, Options
+from indexer.chunking import pack
 from indexer.pipeline.extract.reading import read_one
 from indexer.pipeline.output.records import Rendered, render, unit_docs
 from indexer.pipeline.output.units import Child, Unit
@@ -86,7 +87,7 @@ def extract_jobs(
             # The bytes and the whole text are not rendered: free them first (for a
             # large document they were a third of the worker's peak).
             job, unit = replace(job, data=b""), _textless_unit(unit)
-            done = finish(job, keyed(unit, digests), seconds, read)
+            done = finish(job, keyed(unit, digests), seconds, options, read)
         del job, unit
         out.append(done)
     return out
@@ -105,7 +106,7 @@ def read_job(job: Job) -> Job | Finished:
 
 
 def extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
-    """The job's document and, for mail, its attachments; whole texts dropped.
+    """The job's document and its children (attachments, members); whole texts dropped.
 
     The output holds chunks only, so `Extracted.text` would only double what
     crosses the pipe and what the cache stores.
@@ -113,15 +114,20 @@ def extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
     return _textless_unit(_extract_unit(job, options, registry))
 
 
-def _extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
-    doc = run_extractor(job.spec, job.rel, job.data, options)
-    if job.spec.kind != "eml":
-        return Unit(doc=doc)
-    # Here, not at the top: the parent imports this module for its job types, and the
-    # MIME machinery (email.policy and its regexes) is only a worker's business.
-    from indexer.pipeline.extract.attachments import expand
+def extract_units(jobs: list[Job], options: Options, registry: Registry) -> list[Unit]:
+    """`extract_unit` of each job (an archive's members, sent to the pool in batches)."""
+    return [extract_unit(job, options, registry) for job in jobs]
 
-    return Unit(doc=doc, children=tuple(expand(job.data, doc, options, registry)))
+
+def _extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
+    if job.spec.kind not in ("eml", "msg", "archive"):  # `children.PARENTS`
+        return Unit(doc=run_extractor(job.spec, job.rel, job.data, options))
+    # Here, not at the top: the parent imports this module for its job types, and the
+    # MIME and archive machinery is only a worker's business.
+    from indexer.pipeline.extract.children import unit_of
+
+    doc, children = unit_of(job.spec, job.rel, job.data, options, registry, defer=True)
+    return Unit(doc=doc, children=children)
 
 
 def _textless_unit(unit: Unit) -> Unit:
@@ -130,14 +136,37 @@ def _textless_unit(unit: Unit) -> Unit:
     return Unit(doc=doc, children=tuple(_textless(c) for c in unit.children))
 
 
-def finish(job: Job, unit: Unit, seconds: float, bytes_read: int = 0) -> Finished:
-    """Render a complete (keyed) unit's documents."""
+def finish(job: Job, unit: Unit, seconds: float, options: Options, bytes_read: int = 0) -> Finished:
+    """Render a complete (keyed) unit's documents, their blocks packed by `options.packing`."""
+    unit = packed(unit, options)
     docs = unit_docs(job.rel, job.spec.kind, job.spec.name, job.sha256, job.size, unit, seconds)
     deps = tuple(c.key for c in unit.children if c.key is not None)
     return Finished(
         docs=tuple(render(d) for d in docs), deps=deps, pending=None, seconds=seconds,
         sha256=job.sha256, bytes_read=bytes_read,
     )  # fmt: skip
+
+
+def packed(unit: Unit, options: Options) -> Unit:
+    """`unit` with each document's blocks packed into retrieval chunks (`indexer.chunking`)."""
+    if options.packing.mode == "blocks":
+        return unit
+    children = tuple(
+        c if c.extracted is None else replace(c, extracted=_packed(c.extracted, options))
+        for c in unit.children
+    )
+    return Unit(doc=_packed(unit.doc, options), children=children)
+
+
+def _packed(doc: Extracted, options: Options) -> Extracted:
+    title = doc.metadata.get("title") or doc.metadata.get("subject")
+    chunks = pack(
+        doc.chunks,
+        options.packing,
+        options.max_chunk_chars,
+        title if isinstance(title, str) else None,
+    )
+    return replace(doc, chunks=chunks)
 
 
 def keyed(unit: Unit, digests: dict[str, str]) -> Unit:
@@ -150,7 +179,7 @@ def keyed(unit: Unit, digests: dict[str, str]) -> Unit:
 
     children = tuple(
         replace(c, key=cache_key(c.sha256, c.extractor, digests[c.extractor]))
-        if c.extractor is not None and c.extractor in digests
+        if c.extractor is not None and c.extractor in digests and c.sha256 is not None
         else c
         for c in unit.children
     )

@@ -29,6 +29,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from indexer.errors import StateDamaged, StateWriteError
+
 log = logging.getLogger(__name__)
 
 OUTPUTS_DIR = "outputs"
@@ -51,15 +53,6 @@ _UNAVAILABLE = frozenset(
     }
 )  # fmt: skip
 """SQLite's primary result codes for a database that cannot be used for now."""
-
-
-class StateWriteError(OSError):
-    """The state database could not be used for want of resources (disk full, an I/O
-    error, a file size limit, a lock): the run stops, and the state is kept."""
-
-
-class StateDamaged(Exception):
-    """The state database turned out damaged while in use (the run starts over on a new one)."""
 
 
 @contextmanager

@@ -58,14 +58,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from indexer.errors import StateDamaged, StateWriteError
 from indexer.pipeline.incremental.database import (
     OUTPUTS_DIR,
     classified,
     open_database,
     set_aside,
 )
-from indexer.pipeline.incremental.database import StateDamaged as StateDamaged
-from indexer.pipeline.incremental.database import StateWriteError as StateWriteError
 from indexer.pipeline.incremental.tree import Tree
 from indexer.pipeline.walk.walker import Entry
 

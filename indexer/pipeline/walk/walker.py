@@ -28,6 +28,7 @@ keeps it printable and unique (`rel_bytes` inverts it); open `path`, never `rel`
 | `not_regular_file`       | a FIFO, socket or device: never opened                    |
 | `too_large`              | more than `max_file_bytes` bytes                          |
 | `binary`                 | a known binary extension, or a NUL in the first 8 KiB     |
+| `unsupported_archive`    | a `.7z` or `.rar` archive: no reader for it is installed  |
 | `unreadable`             | a file that cannot be opened or a directory not listed    |
 | `vanished`               | deleted between being listed and being looked at          |
 
@@ -37,7 +38,6 @@ Reason codes are stable; `Entry.detail` holds the human part (an errno text).
 from __future__ import annotations
 
 import errno
-import functools
 import itertools
 import os
 import re
@@ -47,7 +47,9 @@ from dataclasses import dataclass, replace
 from operator import itemgetter
 from stat import S_ISLNK, S_ISREG
 
+from indexer._globs import compile_globs
 from indexer._text import wide_encoding
+from indexer.config import Config
 from indexer.pipeline.walk.mbox import is_mbox
 from indexer.registry import extension_of
 
@@ -60,6 +62,7 @@ __all__ = [
     "compile_globs",
     "escape_name",
     "iter_batches",
+    "policy_for",
     "rel_bytes",
     "walk",
 ]
@@ -87,6 +90,15 @@ _LINK_ERRORS = {
     errno.ENOTDIR: "dangling_symlink",  # the target path runs through a file
 }
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+PST_EXTENSIONS = ("pst", "ost")
+"""Outlook mailboxes: split into messages after the walk, as mboxes are (`pst.py`)."""
+
+
+def _streams(rel: str) -> bool:
+    """True for a mailbox (mbox, pst) that is read as a stream: never too large, never sniffed."""
+    return is_mbox(rel) or extension_of(rel) in PST_EXTENSIONS
 
 
 def _claims_nothing(rel: str) -> bool:
@@ -143,52 +155,15 @@ class WalkPolicy:
             raise ValueError(f"max_file_bytes must be >= 0, got {self.max_file_bytes}")
 
 
-@functools.lru_cache(maxsize=64)
-def compile_globs(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
-    """Return one regex that fullmatches what any of `patterns` matches, or None for ().
-
-    Gitignore-ish: `*` and `?` stay within a path component, `**` crosses them,
-    `[...]` is a class (`[!...]` negated); a pattern with no "/" but a trailing
-    one matches at any depth; a leading "/" anchors; a trailing "/" matches only
-    directories. Backslash is not an escape. Raises ValueError for a blank pattern.
-    """
-    if not patterns:
-        return None
-    return re.compile("|".join(f"(?:{_translate(p)})" for p in patterns), re.DOTALL)
-
-
-def _translate(pattern: str) -> str:
-    body = pattern.lstrip("/")
-    if not body.strip() or not body.strip("/"):
-        raise ValueError(f"glob {pattern!r} matches nothing: give a name or a pattern")
-    anchored = pattern.startswith("/") or "/" in body.rstrip("/")
-    out, i = [] if anchored else ["(?:.*/)?"], 0
-    while i < len(body):
-        if body.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif body.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif body[i] == "[" and (cls := _char_class(body, i)) is not None:
-            out.append(cls[0])
-            i = cls[1]
-        else:
-            out.append({"*": "[^/]*", "?": "[^/]"}.get(body[i], re.escape(body[i])))
-            i += 1
-    return "".join(out)
-
-
-def _char_class(body: str, start: int) -> tuple[str, int] | None:
-    i = start + 1
-    negate = i < len(body) and body[i] in "!^"
-    i += negate
-    end = body.find("]", i + 1)  # a "]" right after "[" is a member, not the end
-    if end < 0:
-        return None
-    # Escape all but "-" so that `[[]` or `[&&]` never reads as a nested set.
-    members = "".join(c if c == "-" else re.escape(c) for c in body[i:end])
-    return (f"[^/{members}]" if negate else f"[{members}]"), end + 1
+def policy_for(config: Config, claims: Callable[[str], bool]) -> WalkPolicy:
+    """Return the walk policy `config` sets; `claims` says whether an extractor claims a path."""
+    return WalkPolicy(
+        include=config.include,
+        exclude=config.exclude,
+        skip_hidden=config.skip_hidden,
+        max_file_bytes=config.max_file_bytes,
+        claims=claims,
+    )
 
 
 def escape_name(name: bytes) -> str:
@@ -341,14 +316,15 @@ class _Walker:
         unusual = not S_ISREG(st.st_mode) or st.st_size > self.max_file_bytes
         if unusual and (verdict := self._verdict(path, rel, st)) is not None:
             return verdict
-        if mail or self.claims(rel) or is_mbox(rel):  # claims first: it is usually True
+        if mail or self.claims(rel) or _streams(rel):  # claims first: it is usually True
             # Nothing to sniff: one access() call tells an unreadable file, and the
             # reader checks what it opens (a regular file, not too large) itself.
             if not os.access(path, os.R_OK):
                 return _record(path, rel, "unreadable", st, os.strerror(errno.EACCES))
             return _record(path, rel, None, st, mail=mail)
         if (ext := extension_of(rel)) in self.policy.binary_extensions:
-            return _record(path, rel, "binary", st, f".{ext}")
+            reason = "unsupported_archive" if ext in ("7z", "rar") else "binary"
+            return _record(path, rel, reason, st, f".{ext}")
         return self._sniffed(path, rel, st)
 
     def _sniffed(self, path: bytes, rel: str, st: os.stat_result) -> Entry:
@@ -372,7 +348,7 @@ class _Walker:
     def _verdict(self, path: bytes, rel: str, st: os.stat_result) -> Entry | None:
         if not S_ISREG(st.st_mode):
             return _record(path, rel, "not_regular_file", st, _file_type(st.st_mode))
-        if st.st_size > self.max_file_bytes and not is_mbox(rel):  # mboxes stream
+        if st.st_size > self.max_file_bytes and not _streams(rel):
             detail = f"{st.st_size} > {self.max_file_bytes} bytes"
             return _record(path, rel, "too_large", st, detail)
         return None

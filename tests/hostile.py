@@ -73,3 +73,5 @@ BALLOON = _spec("oom", balloon)
 SLOW = _spec("slow", slow)
 FLAKY = _spec("flaky", flaky)
 REMOVER = _spec("remove", remover, isolated=False)
+GREEDY = _spec("greedy", balloon, isolated=False)
+"""Allocates without bound in the general pool, where text formats run."""

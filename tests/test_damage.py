@@ -241,3 +241,28 @@ def test_an_interrupted_run_frees_its_staging_folder(tmp_path: Path) -> None:
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=60) == 143
     assert not (out / ".staging").exists()
+
+
+def test_a_text_format_worker_that_allocates_without_bound_fails_only_its_document(
+    tmp_path: Path,
+) -> None:
+    """The general pool's workers run under an address-space cap too (room for the
+    largest file the walk lets through): a runaway extractor there is `out_of_memory`."""
+    import hostile
+
+    from indexer.registry import default_registry
+
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "a.greedy").write_text("more, always more\n")
+    (source / "b.txt").write_text("a plain note\n")
+    registry = default_registry().copy()
+    registry.register(hostile.GREEDY)
+    config = Config(workers=1, pdf_workers=1, timeout=20, max_file_bytes=1 << 20)
+    summary = indexer.run(source, tmp_path / "out", config, registry=registry)
+    records = map(json.loads, (tmp_path / "out" / "documents.ndjson").read_bytes().splitlines())
+    assert [(d["path"], d["status"], d["reason"]) for d in records] == [
+        ("a.greedy", "failed", "out_of_memory"),
+        ("b.txt", "ok", None),
+    ]
+    assert summary.failed == 1

@@ -25,7 +25,12 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from indexer.config import Config
 from indexer.pipeline.engines.dispatch import Batch, Dispatcher, Taken, Window
-from indexer.pipeline.extract.batch import ISOLATED_PER_CALL, BatchExtractor, Work
+from indexer.pipeline.extract.batch import (
+    ISOLATED_PER_CALL,
+    BatchExtractor,
+    Work,
+    general_memory_mb,
+)
 from indexer.pipeline.incremental.keys import spec_for
 from indexer.pipeline.incremental.state import State
 from indexer.pipeline.incremental.tree import Digests
@@ -289,7 +294,8 @@ async def _syncs_waited(shards: ShardWriter) -> AsyncIterator[None]:
 
 def make_pools(config: Config) -> tuple[WorkerPool, WorkerPool]:
     """The (general, isolated) process pools `config` asks for, not yet open."""
-    general = WorkerPool(size=config.workers, name="extract")
+    memory_mb = general_memory_mb(config.max_file_bytes)
+    general = WorkerPool(size=config.workers, name="extract", memory_limit_mb=memory_mb)
     # A call takes up to ISOLATED_PER_CALL files: recycle after `recycle_after` files.
     per_call = min(ISOLATED_PER_CALL, config.recycle_after)
     isolated = WorkerPool(

@@ -84,10 +84,12 @@ def extract_jobs(
             )  # fmt: skip
         else:
             read = len(job.data)
-            # The bytes and the whole text are not rendered: free them first (for a
-            # large document they were a third of the worker's peak).
-            job, unit = replace(job, data=b""), _textless_unit(unit)
-            done = finish(job, keyed(unit, digests), seconds, options, read)
+            # Only the packed chunks are rendered: the bytes, the whole text and the
+            # extractor's own chunks are freed first (a large document's worker held
+            # them all three while it rendered).
+            job = replace(job, data=b"")
+            unit = packed(keyed(_textless_unit(unit), digests), options)
+            done = rendered(job, unit, seconds, read)
         del job, unit
         out.append(done)
     return out
@@ -138,7 +140,11 @@ def _textless_unit(unit: Unit) -> Unit:
 
 def finish(job: Job, unit: Unit, seconds: float, options: Options, bytes_read: int = 0) -> Finished:
     """Render a complete (keyed) unit's documents, their blocks packed by `options.packing`."""
-    unit = packed(unit, options)
+    return rendered(job, packed(unit, options), seconds, bytes_read)
+
+
+def rendered(job: Job, unit: Unit, seconds: float, bytes_read: int = 0) -> Finished:
+    """Render a complete unit's documents as they are (packed already)."""
     docs = unit_docs(job.rel, job.spec.kind, job.spec.name, job.sha256, job.size, unit, seconds)
     deps = tuple(c.key for c in unit.children if c.key is not None)
     return Finished(

@@ -23,7 +23,11 @@ from typing import Any
 from indexer._text import split_text
 from indexer._types import Chunk, Packing
 
-__all__ = ["Packing", "pack"]
+__all__ = ["VERSION", "Packing", "pack"]
+
+VERSION = "2"
+"""Bumped whenever `pack` gives other chunks for the same blocks and settings: packed
+runs key their stored outputs with it, so an upgrade re-packs what earlier runs stored."""
 
 _HARD_KEYS = ("part", "sheet", "slide", "chapter", "mail")
 """Blocks differing in one of these never share a chunk."""

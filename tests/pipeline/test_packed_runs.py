@@ -1,5 +1,6 @@
-"""Runs with packed chunks: byte-identical across worker counts, and an incremental run
-after a change of [chunking] equal to a fresh run with the new settings."""
+"""Runs with packed chunks: byte-identical across worker counts, an incremental run
+after a change of [chunking] (or of the packer) equal to a fresh run, the manifest's
+output format."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import pytest
 
 import indexer
 from indexer._corpusgen import write_corpus
+from indexer._version import OUTPUT_FORMAT
 from indexer.config import Config
+from indexer.pipeline.incremental import keys
 
 BASE = Config(workers=1, pdf_workers=1, shard_files=9, chunk_overlap=60, chunk_prefix=True)
 """Overlap and the prefix on: the packing's every step shows in the bytes."""
@@ -69,3 +72,23 @@ def test_a_rerun_after_a_chunking_change_equals_a_fresh_run(
 def committed_run(source: Path, out: Path, config: Config) -> dict[str, bytes]:
     indexer.run(source, out, config)
     return committed(out)
+
+
+def test_the_manifest_names_output_format_2_for_packed_chunks_and_none_for_blocks(
+    source: Path, tmp_path: Path
+) -> None:
+    packed = json.loads(committed_run(source, tmp_path / "packed", BASE)["manifest.json"])
+    assert packed["output_format"] == OUTPUT_FORMAT == 2
+    blocks = committed_run(source, tmp_path / "blocks", replace(BASE, chunking="blocks"))
+    assert "output_format" not in json.loads(blocks["manifest.json"])
+
+
+def test_a_new_packer_version_re_packs_what_earlier_runs_stored(
+    source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out"
+    first = indexer.run(source, out, BASE)
+    assert indexer.run(source, out, BASE).extracted == 0  # unchanged: nothing redone
+    monkeypatch.setattr(keys, "PACKER_VERSION", "0")
+    again = indexer.run(source, out, BASE)
+    assert (again.extracted, again.reused) == (first.extracted, 0)

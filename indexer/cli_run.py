@@ -26,6 +26,7 @@ _FLAGS: tuple[tuple[str, str, Any, str], ...] = (
     ("--max-memory", "max_memory_mb", int, "address-space cap of an isolated worker, in MB"),
     ("--max-failures", "max_failures", int, "failed documents tolerated before exit code 1"),
     ("--pdf-engine", "pdf_engine", str, "pdfium (fast) or pdfplumber (tables as Markdown)"),
+    ("--ocr", "ocr_mode", str, "OCR of scans and images: auto (default), off or force"),
     ("--engine", "engine", str, "local (default) or dask"),
     ("--scheduler", "scheduler", str, "dask scheduler address (default: a local cluster)"),
 )

@@ -2,8 +2,8 @@
 
 `load_config(path, overrides)` reads a TOML file (`configs/default.toml`
 documents every key), lays the command line's `overrides` on top and returns a
-frozen `Config`. Keys live in TOML tables (`[run]`, `[pdf]`, `[walk]`,
-`[extract]`, `[output]`) but are flat attributes of `Config`. Anything wrong (an
+frozen `Config`. Keys live in TOML tables (`[run]`, `[pdf]`, `[walk]`, `[extract]`,
+`[ocr]`, `[output]`) but are flat attributes of `Config`. Anything wrong (an
 unknown key, a wrong type, a value out of range) raises `ConfigError` naming the
 key, the bad value and what is allowed, before any work starts.
 """
@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 import orjson
 
-from indexer._types import Options, PdfEngine
+from indexer._types import OcrMode, Options, PdfEngine
 from indexer.pipeline.walk import WalkPolicy, compile_globs
 
 __all__ = ["TABLES", "Config", "ConfigError", "load_config", "usable_cpus"]
@@ -75,6 +75,12 @@ class Config:
     rows_per_chunk: int = 20
     max_chunk_chars: int = 4000
     pdf_engine: PdfEngine = "pdfium"
+    # [ocr]
+    ocr_mode: OcrMode = "auto"
+    ocr_engine: str = "tesseract"
+    ocr_language: str = "eng"
+    ocr_dpi: int = 300
+    ocr_page_timeout: float = 60.0
     # [output]
     shard_bytes: int = 64 * MiB
     shard_files: int = 10_000
@@ -95,6 +101,11 @@ class Config:
             rows_per_chunk=self.rows_per_chunk,
             max_chunk_chars=self.max_chunk_chars,
             pdf_engine=self.pdf_engine,
+            ocr_mode=self.ocr_mode,
+            ocr_engine=self.ocr_engine,
+            ocr_language=self.ocr_language,
+            ocr_dpi=self.ocr_dpi,
+            ocr_page_timeout=self.ocr_page_timeout,
         )
 
     def walk_policy(self, claims: Callable[[str], bool]) -> WalkPolicy:
@@ -125,6 +136,11 @@ OUTPUT_KEYS = (
     "rows_per_chunk",
     "max_chunk_chars",
     "pdf_engine",
+    "ocr_mode",
+    "ocr_engine",
+    "ocr_language",
+    "ocr_dpi",
+    "ocr_page_timeout",
     "include",
     "exclude",
     "skip_hidden",
@@ -155,6 +171,7 @@ TABLES: dict[str, tuple[str, ...]] = {
     "pdf": ("timeout", "max_memory_mb", "recycle_after"),
     "walk": ("include", "exclude", "skip_hidden", "max_file_bytes"),
     "extract": ("rows_per_chunk", "max_chunk_chars", "pdf_engine"),
+    "ocr": ("ocr_mode", "ocr_engine", "ocr_language", "ocr_dpi", "ocr_page_timeout"),
     "output": ("shard_bytes", "shard_files"),
 }
 """Which TOML table holds each key."""
@@ -277,13 +294,16 @@ def _globs(key: str, value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _option(kind: type[int] | type[str]) -> _Check:
+def _option(kind: type[int] | type[str] | type[float]) -> _Check:
     """Check an extraction option against `Options`' own rules, the single source of them."""
+    expected = {int: "an integer", str: "a string", float: "a number"}[kind]
+    kinds = (int, float) if kind is float else (kind,)
 
     def check(key: str, value: Any) -> Any:
-        if isinstance(value, bool) or not isinstance(value, kind):
-            expected = "an integer" if kind is int else "a string"
+        if isinstance(value, bool) or not isinstance(value, kinds):
             raise ConfigError(key, f"{key} = {value!r} is not allowed: expected {expected}")
+        if kind is float:
+            value = float(value)
         try:
             kwargs: dict[str, Any] = {key: value}
             Options(**kwargs)
@@ -317,6 +337,11 @@ _CHECKS: dict[str, _Check] = {
     "rows_per_chunk": _option(int),
     "max_chunk_chars": _option(int),
     "pdf_engine": _option(str),
+    "ocr_mode": _option(str),
+    "ocr_engine": _option(str),
+    "ocr_language": _option(str),
+    "ocr_dpi": _option(int),
+    "ocr_page_timeout": _option(float),
     "shard_bytes": _integer(1024),
     "shard_files": _integer(1),
 }

@@ -14,11 +14,15 @@ from indexer.registry import ExtractorSpec, Registry
 
 __all__ = ["BUILTIN_SPECS", "VERSIONS", "register_builtins"]
 
-VERSIONS = {"csv": "1", "eml": "1", "html": "1", "json": "1", "pdf": "1", "text": "1"}
+VERSIONS = {
+    "csv": "1", "eml": "1", "html": "1", "image": "1", "json": "1", "pdf": "2", "text": "1",
+}  # fmt: skip
 """Each built-in's output version: bump it here when the extractor's output changes,
 and incremental runs re-extract its documents. (Each module's `VERSION` reads it.)"""
 
 _LIMIT = ("max_chunk_chars",)
+_OCR = ("ocr_mode", "ocr_engine", "ocr_language", "ocr_dpi", "ocr_page_timeout")
+IMAGE_EXTENSIONS = ("png", "jpg", "jpeg", "tif", "tiff", "bmp", "gif", "webp")
 
 
 class _Lazy:
@@ -52,8 +56,8 @@ class _Lazy:
         return hash((self.module, self.name))
 
 
-def _lazy(kind: str, name: str) -> Any:
-    return _Lazy(f"indexer.extractors.{kind}", name)
+def _lazy(kind: str, name: str, package: str = "indexer.extractors") -> Any:
+    return _Lazy(f"{package}.{kind}", name)
 
 
 BUILTIN_SPECS = (
@@ -71,8 +75,9 @@ BUILTIN_SPECS = (
         name="eml",
         kind="eml",
         extensions=("eml",),
-        # html-only mails are rendered by the html extractor, so its upgrades count too
-        version=f"{VERSIONS['eml']}+html.{VERSIONS['html']}",
+        # html-only mails are rendered by the html extractor, so its upgrades count too;
+        # which attachments become documents (images, with OCR) is part of a mail's output
+        version=f"{VERSIONS['eml']}+html.{VERSIONS['html']}+image.{VERSIONS['image']}",
         extract=_lazy("eml", "extract"),
         chunker=_lazy("eml", "chunk"),
         builtin=True,
@@ -87,6 +92,16 @@ BUILTIN_SPECS = (
         chunker=_lazy("html", "chunk"),
         builtin=True,
         options_used=_LIMIT,
+    ),
+    ExtractorSpec(
+        name="image",
+        kind="image",
+        extensions=IMAGE_EXTENSIONS,
+        version=VERSIONS["image"],
+        extract=_lazy("image", "extract", "indexer.formats"),
+        isolated=True,  # OCR runs a child process per page: a timeout and a memory cap
+        builtin=True,
+        options_used=(*_OCR, *_LIMIT),
     ),
     ExtractorSpec(
         name="json",
@@ -106,7 +121,7 @@ BUILTIN_SPECS = (
         extract=_lazy("pdf", "extract"),
         isolated=True,
         builtin=True,
-        options_used=("pdf_engine", *_LIMIT),
+        options_used=("pdf_engine", *_OCR, *_LIMIT),
     ),
     ExtractorSpec(
         name="text",
@@ -123,6 +138,6 @@ BUILTIN_SPECS = (
 
 
 def register_builtins(registry: Registry) -> None:
-    """Register the six built-in extractors into `registry`, through its public API."""
+    """Register the built-in extractors into `registry`, through its public API."""
     for spec in BUILTIN_SPECS:
         registry.register(spec)

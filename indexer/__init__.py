@@ -10,9 +10,7 @@ from indexer import registry
 from indexer._extract import extract
 from indexer._malloc import pad_heap
 from indexer._types import KINDS, Chunk, Extracted, Options
-from indexer._version import __version__
-
-CONTRACT = "extractors-v1"
+from indexer._version import CONTRACT, __version__
 
 __all__ = [
     "CONTRACT",
@@ -33,7 +31,7 @@ def __getattr__(name: str) -> object:
     # The pipeline is imported on first use so that `import indexer` (and every
     # worker process) stays light for library users who only call extract().
     if name in ("index", "run"):
-        from indexer.pipeline import runner
+        from indexer.pipeline.run import runner
 
         return getattr(runner, name)
     raise AttributeError(f"module 'indexer' has no attribute {name!r}")

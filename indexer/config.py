@@ -18,31 +18,14 @@ from typing import Any, Literal
 
 import orjson
 
+from indexer._globs import compile_globs
 from indexer._types import OcrMode, Options, PdfEngine
-from indexer.pipeline.walk import WalkPolicy, compile_globs
+from indexer.errors import ConfigError
+from indexer.procpool.cpus import usable_cpus
 
 __all__ = ["TABLES", "Config", "ConfigError", "load_config", "usable_cpus"]
 
 MiB = 1024 * 1024
-
-
-class ConfigError(ValueError):
-    """A configuration key has a bad value, or is not a key at all."""
-
-    def __init__(self, key: str, message: str) -> None:
-        super().__init__(message)
-        self.key = key
-        """The offending key (`config` for the file itself)."""
-        self.message = message
-        """What is wrong, naming the key, the value and what is allowed."""
-
-
-def usable_cpus() -> int:
-    """Return how many CPUs this process may run on (its affinity mask), at least 1."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -106,16 +89,6 @@ class Config:
             ocr_language=self.ocr_language,
             ocr_dpi=self.ocr_dpi,
             ocr_page_timeout=self.ocr_page_timeout,
-        )
-
-    def walk_policy(self, claims: Callable[[str], bool]) -> WalkPolicy:
-        """Return the walk policy; `claims` says whether an extractor claims a rel path."""
-        return WalkPolicy(
-            include=self.include,
-            exclude=self.exclude,
-            skip_hidden=self.skip_hidden,
-            max_file_bytes=self.max_file_bytes,
-            claims=claims,
         )
 
     def digest(self) -> str:

@@ -44,8 +44,8 @@ sys.path.insert(0, str(ROOT))
 
 from indexer._corpusgen import write_corpus  # noqa: E402
 from indexer.config import Config  # noqa: E402
-from indexer.pipeline.distributed import LOCAL_CLUSTER, WORKER_CONFIG  # noqa: E402
-from indexer.pipeline.runner import run  # noqa: E402
+from indexer.pipeline.engines.dask.driver import LOCAL_CLUSTER, WORKER_CONFIG  # noqa: E402
+from indexer.pipeline.run.runner import run  # noqa: E402
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

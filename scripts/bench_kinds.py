@@ -23,7 +23,7 @@ from selectolax.lexbor import LexborHTMLParser
 import indexer
 from indexer._corpusgen import _html
 from indexer._samples import minimal_pdf
-from indexer.extractors._html_dom import KINDS, TEXT
+from indexer.formats.html.dom import KINDS, TEXT
 
 Files = list[tuple[str, bytes]]
 TARGETS = {"text": 50.0, "json": 50.0, "csv": 200_000.0, "eml": 1_000.0, "html": 30.0}

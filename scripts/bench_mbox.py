@@ -21,7 +21,7 @@ from bench_common import (
 )
 from bench_pipeline import run_index
 
-from indexer.mail.mbox import split
+from indexer.pipeline.walk.mbox import split
 
 
 def mbox(workdir: Path, mb: float, seed: int) -> tuple[Path, int]:

@@ -25,7 +25,7 @@ def echo(*args: object) -> tuple[object, ...]:
 
 def cached(value: object) -> tuple[object, bool]:
     """Return `value`, and whether it is the very object this worker keeps for it."""
-    from indexer.pipeline import _worker
+    from indexer.procpool import worker as _worker
 
     return value, any(kept is value for kept in _worker._SHARED.values())
 

@@ -11,7 +11,10 @@ from typing import Any
 import pytest
 
 from indexer import Options
-from indexer.config import OUTPUT_KEYS, TABLES, Config, ConfigError, load_config, usable_cpus
+from indexer.config import OUTPUT_KEYS, TABLES, Config, load_config
+from indexer.errors import ConfigError
+from indexer.pipeline.walk.walker import policy_for
+from indexer.procpool.cpus import usable_cpus
 
 DEFAULT_TOML = Path(__file__).resolve().parent.parent / "configs" / "default.toml"
 FIELDS = [f.name for f in fields(Config)]
@@ -148,7 +151,7 @@ def test_extract_options_and_walk_policy() -> None:
     assert config.extract_options() == Options(
         rows_per_chunk=3, max_chunk_chars=100, pdf_engine="pdfplumber"
     )
-    policy = config.walk_policy(str.isupper)
+    policy = policy_for(config, str.isupper)
     assert (policy.include, policy.exclude, policy.skip_hidden, policy.max_file_bytes) == (
         ("*.txt",), ("tmp",), False, 99)  # fmt: skip
     assert policy.claims is str.isupper

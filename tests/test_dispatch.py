@@ -12,9 +12,9 @@ import pytest
 
 from indexer._corpusgen import MAKERS
 from indexer.config import Config
-from indexer.pipeline.dispatch import EARLY_BYTES, Window
-from indexer.pipeline.engine import Engine
-from indexer.pipeline.records import FileOutcome, Rendered
+from indexer.pipeline.engines.dispatch import EARLY_BYTES, Window
+from indexer.pipeline.engines.local import Engine
+from indexer.pipeline.output.records import FileOutcome, Rendered
 from indexer.registry import default_registry
 
 _PDF = next(make for _, ext, make in MAKERS if ext == "pdf")

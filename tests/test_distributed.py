@@ -26,11 +26,17 @@ import indexer
 from indexer._corpusgen import write_corpus
 from indexer.cli import main
 from indexer.config import Config
-from indexer.pipeline.dask_worker import PartTask, StateRef, machine_id, release, run_partition
-from indexer.pipeline.distributed import LOCAL_CLUSTER
-from indexer.pipeline.engine import walk_entries
-from indexer.pipeline.runner import RunSummary
-from indexer.pipeline.state import State
+from indexer.pipeline.engines.dask.driver import LOCAL_CLUSTER
+from indexer.pipeline.engines.dask.worker import (
+    PartTask,
+    StateRef,
+    machine_id,
+    release,
+    run_partition,
+)
+from indexer.pipeline.engines.local import walk_entries
+from indexer.pipeline.incremental.state import State
+from indexer.pipeline.run.runner import RunSummary
 from indexer.registry import Registry, default_registry
 
 
@@ -239,7 +245,7 @@ def test_an_unchanged_tree_after_a_dask_run_needs_no_cluster(
 ) -> None:
     """The dask driver notes its walk as the local engine does, so a night where
     nothing changed re-commits the output without connecting to the cluster."""
-    from indexer.pipeline import distributed
+    from indexer.pipeline.engines.dask import driver as distributed
 
     source = tmp_path / "src"
     write_corpus(source, 60_000, seed=5)

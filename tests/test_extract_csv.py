@@ -19,7 +19,7 @@ from textual_kinds import (
 )
 
 from indexer import Options, extract
-from indexer.extractors import csv as csv_extractor
+from indexer.formats import csv as csv_extractor
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "csv"
 OPTIONS = Options()

@@ -26,16 +26,16 @@ from hypothesis import strategies as st
 
 import indexer
 from indexer._types import DEFAULT_OPTIONS, Extracted, Options
-from indexer.extractors import eml
-from indexer.extractors._mime import (
+from indexer.formats import eml
+from indexer.formats.eml.decode import _ENCODED_WORD, _decode_header
+from indexer.formats.eml.mime import (
     Attachment,
     decode_bytes,
     header_text,
     iter_attachments,
     parse_message,
 )
-from indexer.extractors._mime_decode import _ENCODED_WORD, _decode_header
-from indexer.extractors._mime_scan import parse_shallow
+from indexer.formats.eml.scan import parse_shallow
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"

@@ -19,8 +19,16 @@ from textual_kinds import (
 )
 
 from indexer import Options, extract
-from indexer.extractors import html
-from indexer.extractors._html_source import (
+from indexer.formats import html
+from indexer.formats.html.mdsyntax import (
+    Block,
+    code_block,
+    inline_span,
+    link_target,
+    paragraphs,
+    split_block,
+)
+from indexer.formats.html.source import (
     DEPTH_LIMIT,
     declared_charset,
     decode_ascii_html,
@@ -28,14 +36,6 @@ from indexer.extractors._html_source import (
     segment_bound,
     tag_depth,
     too_deep,
-)
-from indexer.extractors._mdsyntax import (
-    Block,
-    code_block,
-    inline_span,
-    link_target,
-    paragraphs,
-    split_block,
 )
 from indexer.registry import default_registry
 

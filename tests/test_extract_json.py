@@ -21,7 +21,7 @@ from textual_kinds import (
 
 from indexer import Options, extract
 from indexer._text import decode
-from indexer.extractors import json as json_extractor
+from indexer.formats import json as json_extractor
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "json"
 OPTIONS = Options()

@@ -19,8 +19,8 @@ from fixtures.pdf import minipdf as mp
 from fixtures.pdf.corpus_runner import run_isolated
 
 from indexer import Chunk, Extracted, Options, extract
-from indexer.extractors._pdfplumber import markdown_table
-from indexer.extractors._pdftext import Line, clean_text, paragraphs, sanitize_message
+from indexer.formats.pdf.plumber import markdown_table
+from indexer.formats.pdf.text import Line, clean_text, paragraphs, sanitize_message
 
 ENGINES = ("pdfium", "pdfplumber")
 GOLDEN = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "leanctx-golden.json"

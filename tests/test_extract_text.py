@@ -16,7 +16,7 @@ from textual_kinds import (
 )
 
 from indexer import Options, extract
-from indexer.extractors import text as text_extractor
+from indexer.formats import text as text_extractor
 
 OPTIONS = Options()
 

@@ -19,7 +19,7 @@ import pytest
 import indexer
 from indexer._corpusgen import write_corpus
 from indexer.config import Config
-from indexer.pipeline.lock import hold
+from indexer.pipeline.run.lock import hold
 
 SCRIPT = """
 import sys
@@ -432,7 +432,7 @@ def test_a_walk_noted_for_an_older_commit_never_re_commits_a_newer_output(
 
 
 def test_previous_documents_are_read_by_path_whatever_the_name(tmp_path: Path) -> None:
-    from indexer.pipeline.changes import fingerprint, load_previous
+    from indexer.pipeline.output.changes import fingerprint, load_previous
 
     names = ["a.txt", 'quote"and\\slash.txt', "café/☃.eml", "x\\u0041", "box.mbox#3", "\x01"]
     compact = {"separators": (",", ":"), "ensure_ascii": False}  # as the run writes them
@@ -496,7 +496,7 @@ def test_outputs_no_row_uses_are_deleted_and_mostly_dead_ones_compacted(
 ) -> None:
     import sqlite3
 
-    from indexer.pipeline import state
+    from indexer.pipeline.incremental import state
 
     monkeypatch.setattr(state, "_COMPACT_BYTES", 0)
     out = tmp_path / "out"
@@ -540,7 +540,7 @@ def test_a_change_late_in_the_walk_goes_on_from_the_check_or_walks_again(
 ) -> None:
     """The unchanged-tree check reads the walk up to the first difference; the run
     goes on with what it read, or walks again when it read too much to keep."""
-    from indexer.pipeline import unchanged
+    from indexer.pipeline.run import unchanged
 
     monkeypatch.setattr(unchanged, "_KEEP", keep)
     out = tmp_path / "out"

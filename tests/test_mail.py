@@ -14,7 +14,7 @@ import pytest
 import indexer
 from indexer._samples import minimal_pdf
 from indexer.config import Config
-from indexer.mail import mbox
+from indexer.pipeline.walk import mbox
 from indexer.registry import default_registry
 
 CONFIG = Config(workers=2, pdf_workers=2, max_failures=100)

@@ -18,7 +18,7 @@ import pytest
 
 from indexer import extract
 from indexer._corpusgen import _html
-from indexer.pipeline.pool import WorkerPool
+from indexer.procpool.pool import WorkerPool
 
 glibc_only = pytest.mark.skipif(
     not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc",

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from indexer.pipeline._pickling import slotted_state
-from indexer.pipeline.records import Rendered
-from indexer.pipeline.tasks import Finished
+from indexer._pickling import slotted_state
+from indexer.pipeline.extract.tasks import Finished
+from indexer.pipeline.output.records import Rendered
 from indexer.registry import default_registry
 
 

@@ -18,18 +18,17 @@ import psutil
 import pytest
 
 from indexer._types import Chunk, Extracted
-from indexer.pipeline._worker import Shared, _write
-from indexer.pipeline.pool import (
+from indexer.errors import (
     PoolError,
     WorkerCrashed,
     WorkerError,
     WorkerOutOfMemory,
-    WorkerPool,
     WorkerStartError,
     WorkerTimeout,
-    default_workers,
-    describe_exit,
 )
+from indexer.procpool.cpus import usable_cpus
+from indexer.procpool.pool import WorkerPool, describe_exit
+from indexer.procpool.worker import Shared, _write
 
 SAFETY = 30  # seconds: a net under calls that should finish at once, not a speed target
 
@@ -286,7 +285,7 @@ async def test_a_closed_pool_refuses_calls() -> None:
 
 PARENT = """
 import sys, anyio, crashy
-from indexer.pipeline.pool import WorkerPool
+from indexer.procpool.pool import WorkerPool
 
 async def main():
     async with WorkerPool(size=1) as pool:
@@ -326,4 +325,4 @@ def test_exit_statuses_read_as_stable_reasons() -> None:
 
 
 def test_default_workers_is_the_usable_cpu_count() -> None:
-    assert default_workers() == len(os.sched_getaffinity(0)) >= 1
+    assert usable_cpus() == len(os.sched_getaffinity(0)) >= 1

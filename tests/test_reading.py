@@ -6,7 +6,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from indexer.pipeline.reading import _read_to_end, read_one
+from indexer.pipeline.extract.reading import _read_to_end, read_one
 
 
 def test_a_file_is_read_whole_and_hashed(tmp_path: Path) -> None:

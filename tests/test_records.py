@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from indexer._types import Chunk, Extracted
-from indexer.pipeline.records import DocOutcome, doc_id, pack, render, unpack
+from indexer.pipeline.output.records import DocOutcome, doc_id, pack, render, unpack
 
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)))
 """Any text orjson can encode (lone surrogates are not JSON)."""

@@ -6,7 +6,8 @@ import pytest
 
 import indexer
 from indexer import Extracted, Options
-from indexer.registry import ExtractorSpec, Registry, RegistryError, default_registry, extension_of
+from indexer.errors import RegistryError
+from indexer.registry import ExtractorSpec, Registry, default_registry, extension_of
 
 
 def _upper(data: bytes, path: str, options: Options) -> Extracted:
@@ -175,10 +176,10 @@ def test_builtin_versions_come_from_one_table() -> None:
     """Each module's `VERSION` is its spec's; eml's also counts the html renderer's."""
     import importlib
 
-    from indexer.extractors import VERSIONS
+    from indexer.formats import VERSIONS
 
     for spec in default_registry().extractors():
-        module = importlib.import_module(f"indexer.extractors.{spec.name}")
+        module = importlib.import_module(f"indexer.formats.{spec.name}")
         assert VERSIONS[spec.name] == module.VERSION
         expected = f"{VERSIONS['eml']}+html.{VERSIONS['html']}" if spec.name == "eml" else None
         assert spec.version == (expected or VERSIONS[spec.name])
@@ -194,17 +195,17 @@ def test_builtins_are_imported_only_when_first_called() -> None:
     script = (
         "import sys, pickle\n"
         "from indexer.registry import default_registry\n"
-        "from indexer.pipeline.keys import CacheKeys\n"
+        "from indexer.pipeline.incremental.keys import CacheKeys\n"
         "from indexer.config import Config\n"
         "registry = default_registry(); CacheKeys(Config(), registry)\n"
-        "print(sorted(m for m in sys.modules if m.startswith('indexer.extractors.')\n"
-        "      or m in ('selectolax', 'pypdfium2', 'indexer.pipeline.engine')))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('indexer.formats.')\n"
+        "      or m in ('selectolax', 'pypdfium2', 'indexer.pipeline.engines.local')))\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
     spec = pickle.loads(pickle.dumps(default_registry().get("csv")))
     assert spec.extract(b"a,b\n1,2\n", "t.csv", Options()).chunks[0].text.startswith("a")
-    assert "indexer.extractors.csv" in repr(spec.extract)
+    assert "indexer.formats.csv" in repr(spec.extract)
 
 
 def test_the_version_is_written_once() -> None:

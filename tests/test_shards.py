@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from indexer.pipeline.output import MANIFEST
-from indexer.pipeline.shards import LAYOUT, PreviousShards, ShardWriter
+from indexer.pipeline.output.shards import LAYOUT, PreviousShards, ShardWriter
+from indexer.pipeline.output.staging import MANIFEST
 
 Doc = tuple[int, bytes]
 """A document: its walk position and its chunk block (one or more lines)."""
@@ -142,7 +142,7 @@ def test_a_shards_fsync_runs_beside_the_next_shard_and_its_failure_is_raised(
 ) -> None:
     import threading
 
-    from indexer.pipeline import output
+    from indexer.pipeline.output import staging as output
 
     synced: list[str] = []
     real_fsync = os.fsync

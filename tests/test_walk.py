@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from indexer.pipeline.walk import (
+from indexer.pipeline.walk.walker import (
     Entry,
     WalkPolicy,
     compile_globs,

@@ -1,5 +1,8 @@
 """The batch pipeline: walk a directory, extract in worker processes, write NDJSON shards.
 
-`pool.WorkerPool` runs work that can hang or crash on hostile input in child processes
-that can be killed; the other modules build the run on top of it.
+    run -> engines -> extract -> {incremental, output} -> walk
+
+`run` orchestrates one `indexer run`; `engines` stage it locally or on Dask; `extract`
+turns walk entries into outcomes in `indexer.procpool` workers; `incremental` and
+`output` keep what runs reuse and write; `walk` lists SOURCE. See docs/architecture.md.
 """

@@ -1,0 +1,152 @@
+"""The `indexer` command line: `run`, `extract`, `capabilities`, `conformance`.
+
+Exit codes are declared in `indexer.cli.exits` (and printed by `--help`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import orjson
+
+from indexer._malloc import cap_arenas, pad_heap
+from indexer.cli.exits import Exit, epilog
+
+_EPILOG = epilog()
+
+
+def _parser() -> argparse.ArgumentParser:
+    from indexer._version import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="indexer",
+        description="Turn a directory of documents into clean text and structure-aware chunks.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"indexer {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug details to stderr")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_run(sub)
+    ext = sub.add_parser("extract", help="extract one file and print the result (debugging)")
+    ext.add_argument("file", type=Path)
+    ext.add_argument("--json", action="store_true", help="print the full result as JSON")
+    ext.add_argument("--pdf-engine", choices=("pdfium", "pdfplumber"), default="pdfium")
+    sub.add_parser("capabilities", help="print what this installation can extract, as JSON")
+    conf = sub.add_parser("conformance", help="check the extractors-v1 invariants")
+    conf.add_argument("--corpus", type=Path, help="also check every file under this directory")
+    conf.add_argument("--json", action="store_true", help="print the full scorecard as JSON")
+    return parser
+
+
+def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from indexer.cli.run import add_run_arguments
+
+    run = sub.add_parser(
+        "run",
+        help="index a directory into NDJSON shards",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_run_arguments(run)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with `argv`; return the exit code (never calls sys.exit)."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code or 0)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format="indexer: %(levelname)s: %(message)s",
+        stream=sys.stderr,
+    )
+    if args.command == "extract":
+        return _extract(args)
+    if args.command == "capabilities":
+        return _capabilities()
+    if args.command == "conformance":
+        return _conformance(args)
+    from indexer.cli.run import run_command
+
+    return run_command(args)
+
+
+def _extract(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from indexer._extract import extract
+    from indexer._types import Options
+
+    try:
+        data = args.file.read_bytes()
+    except OSError as exc:
+        print(f"indexer: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return Exit.USAGE
+    result = extract(str(args.file), data, Options(pdf_engine=args.pdf_engine))
+    if args.json:
+        payload = {**asdict(result), "status": result.status}
+        sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
+        return Exit.OK
+    print(f"kind: {result.kind}  status: {result.status}  chunks: {len(result.chunks)}")
+    if result.error:
+        print(f"error: {result.error}")
+    for i, chunk in enumerate(result.chunks):
+        meta = orjson.dumps(chunk.meta).decode()
+        print(f"--- chunk {i} {meta}\n{chunk.text}")
+    return Exit.OK
+
+
+def _capabilities() -> int:
+    from indexer.capabilities import capabilities
+
+    sys.stdout.buffer.write(orjson.dumps(capabilities(), option=orjson.OPT_INDENT_2) + b"\n")
+    return Exit.OK
+
+
+def _conformance(args: argparse.Namespace) -> int:
+    import anyio
+
+    from indexer.conformance import check
+
+    if args.corpus is not None and not args.corpus.is_dir():
+        print(f"indexer: --corpus {args.corpus} is not a directory", file=sys.stderr)
+        return Exit.USAGE
+    card = anyio.run(check, None, args.corpus)
+    if args.json:
+        sys.stdout.buffer.write(orjson.dumps(card.to_dict(), option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        for c in card.checks:
+            mark = "ok  " if c.passed else "FAIL"
+            print(f"{mark} {c.category:8} {c.name:48} {c.detail}")
+        data = card.to_dict()
+        print(
+            f"conformance {'passed' if card.all_passed else 'FAILED'}: "
+            f"{data['passed']}/{data['total']} checks"
+        )
+    return Exit.OK if card.all_passed else Exit.FAILURES
+
+
+def entry() -> None:
+    """Console-script entry point.
+
+    Leaves without the interpreter's teardown: every output file is closed and
+    fsynced by then, and the teardown measured 0.3-0.4 s after a 10,000-file run,
+    a third of a re-run over an unchanged tree.
+    """
+    cap_arenas()
+    pad_heap()
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError):  # a closed pipe (`indexer run --json | head`)
+            stream.flush()
+    logging.shutdown()
+    os._exit(code)

@@ -1,0 +1,137 @@
+"""The built-in extractors, one module per format, registered like any plugin.
+
+The specs name their functions lazily (`_Lazy`): the registry, cache keys and
+capabilities need only names, versions and options, so a run that finds its tree
+unchanged never imports the extractors and their parsers (a fifth of its start-up).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from indexer._spec import ExtractorSpec
+
+__all__ = ["BUILTIN_SPECS", "VERSIONS"]
+
+VERSIONS = {
+    "csv": "1", "eml": "1", "html": "1", "image": "1", "json": "1", "pdf": "2", "text": "1",
+}  # fmt: skip
+"""Each built-in's output version: bump it here when the extractor's output changes,
+and incremental runs re-extract its documents. (Each module's `VERSION` reads it.)"""
+
+_LIMIT = ("max_chunk_chars",)
+_OCR = ("ocr_mode", "ocr_engine", "ocr_language", "ocr_dpi", "ocr_page_timeout")
+IMAGE_EXTENSIONS = ("png", "jpg", "jpeg", "tif", "tiff", "bmp", "gif", "webp")
+
+
+class _Lazy:
+    """A built-in extractor's function, imported on its first call; pickled by name."""
+
+    __slots__ = ("_function", "module", "name")
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module = module
+        self.name = name
+        self._function: Any = None
+
+    def __call__(self, *args: Any) -> Any:
+        function = self._function
+        if function is None:
+            function = self._function = getattr(importlib.import_module(self.module), self.name)
+        return function(*args)
+
+    def __reduce__(self) -> tuple[type[_Lazy], tuple[str, str]]:
+        return _Lazy, (self.module, self.name)
+
+    def __repr__(self) -> str:
+        return f"<{self.module}.{self.name}>"
+
+    def __eq__(self, other: object) -> bool:  # the same function, wherever unpickled
+        if not isinstance(other, _Lazy):
+            return NotImplemented
+        return (self.module, self.name) == (other.module, other.name)
+
+    def __hash__(self) -> int:
+        return hash((self.module, self.name))
+
+
+def _lazy(kind: str, name: str) -> Any:
+    return _Lazy(f"indexer.formats.{kind}", name)
+
+
+BUILTIN_SPECS = (
+    ExtractorSpec(
+        name="csv",
+        kind="csv",
+        extensions=("csv", "tsv"),
+        version=VERSIONS["csv"],
+        extract=_lazy("csv", "extract"),
+        chunker=_lazy("csv", "chunk"),
+        builtin=True,
+        options_used=("rows_per_chunk", *_LIMIT),
+    ),
+    ExtractorSpec(
+        name="eml",
+        kind="eml",
+        extensions=("eml",),
+        # html-only mails are rendered by the html extractor, so its upgrades count too;
+        # which attachments become documents (images, with OCR) is part of a mail's output
+        version=f"{VERSIONS['eml']}+html.{VERSIONS['html']}+image.{VERSIONS['image']}",
+        extract=_lazy("eml", "extract"),
+        chunker=_lazy("eml", "chunk"),
+        builtin=True,
+        options_used=_LIMIT,
+    ),
+    ExtractorSpec(
+        name="html",
+        kind="html",
+        extensions=("html", "htm", "xhtml"),
+        version=VERSIONS["html"],
+        extract=_lazy("html", "extract"),
+        chunker=_lazy("html", "chunk"),
+        builtin=True,
+        options_used=_LIMIT,
+    ),
+    ExtractorSpec(
+        name="image",
+        kind="image",
+        extensions=IMAGE_EXTENSIONS,
+        version=VERSIONS["image"],
+        extract=_lazy("image", "extract"),
+        isolated=True,  # OCR runs a child process per page: a timeout and a memory cap
+        builtin=True,
+        options_used=(*_OCR, *_LIMIT),
+    ),
+    ExtractorSpec(
+        name="json",
+        kind="json",
+        extensions=("json", "jsonl", "ndjson"),
+        version=VERSIONS["json"],
+        extract=_lazy("json", "extract"),
+        chunker=_lazy("json", "chunk"),
+        builtin=True,
+        options_used=_LIMIT,
+    ),
+    ExtractorSpec(
+        name="pdf",
+        kind="pdf",
+        extensions=("pdf",),
+        version=VERSIONS["pdf"],
+        extract=_lazy("pdf", "extract"),
+        isolated=True,
+        builtin=True,
+        options_used=("pdf_engine", *_OCR, *_LIMIT),
+    ),
+    ExtractorSpec(
+        name="text",
+        kind="text",
+        extensions=(),
+        version=VERSIONS["text"],
+        extract=_lazy("text", "extract"),
+        chunker=_lazy("text", "chunk"),
+        builtin=True,
+        fallback=True,
+        options_used=_LIMIT,
+    ),
+)

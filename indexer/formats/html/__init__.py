@@ -1,0 +1,194 @@
+"""`html`: web pages as Markdown, chunked by block, each chunk with its heading path.
+
+The page is decoded as a browser would (`_html_source`) and parsed by Lexbor
+(selectolax) into the DOM a browser with scripting on builds. Scripts, styles,
+`<noscript>`, templates, SVG, iframes, `<select>` lists and the head are
+dropped. The first `<main>` is rendered when it has content, else the one
+outermost `<article>`, else the body (`_markdown`). Each Markdown block
+(paragraph, heading, list, quote, table, fenced code block, rule) is one chunk;
+a block over `max_chunk_chars` is split along its own syntax: a table's pieces
+each repeat the header, a code block's are each fenced. `meta` is
+`{"headings": [...]}`, the heading path in force where the block starts (a
+heading's own ends with itself). The `<title>` goes in the document's metadata.
+
+A page with no visible content but non-blank source (only a `<script>`, only a
+`<title>`) still gives one chunk, `degraded: true`: the title, else the source
+with its tags stripped. So does a page nested too deep to parse in linear time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from html import unescape
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from indexer._text import gc_paused
+from indexer._types import Chunk, Extracted, Options, make_chunk
+from indexer.formats import VERSIONS
+from indexer.formats.html.dom import SVG, TEMPLATE, TITLE
+from indexer.formats.html.markdown import render
+from indexer.formats.html.mdsyntax import Block, split_block
+from indexer.formats.html.source import decode_ascii_html, decode_html, too_deep
+
+__all__ = ["VERSION", "chunk", "extract", "page_title", "visible_text"]
+
+VERSION = VERSIONS["html"]  # bumped in indexer/formats/__init__.py
+
+_TAG = re.compile(r"<[^<>]*>")
+
+
+def extract(data: bytes, path: str, options: Options) -> Extracted:
+    """Decode `data` as a browser would and render it; see `chunk`."""
+    # Lexbor reads UTF-8: ASCII source is that already (and never UTF-16 without NULs).
+    if data.isascii() and b"\x00" not in data:
+        return _chunk(decode_ascii_html(data), data, options)
+    return _chunk(decode_html(data), None, options)
+
+
+def chunk(text: str, options: Options) -> Extracted:
+    """Render already-decoded HTML as Markdown and chunk it by block.
+
+    Returns no chunks only for blank input; otherwise at least one, none longer
+    than `options.max_chunk_chars`. Never raises on any input.
+    """
+    return _chunk(text, None, options)
+
+
+def _chunk(text: str, raw: bytes | None, options: Options) -> Extracted:
+    # The walk makes a few objects per node, all acyclic: collections of the
+    # growing heap would cost a third of a large page's time.
+    with gc_paused():
+        return _render_page(text, raw, options)
+
+
+def _render_page(text: str, raw: bytes | None, options: Options) -> Extracted:
+    if not text.strip():
+        return Extracted(kind="html", text="")
+    if raw is None:
+        raw = text.encode("utf-8", "ignore")  # lone surrogates go, as selectolax drops them
+    if too_deep(raw):
+        return _degraded(visible_text(text), {}, options)
+    tree = LexborHTMLParser(raw, scripting=True)
+    title = page_title(tree)
+    metadata = {"title": title} if title else {}
+    blocks = _render_first(tree)
+    if not blocks:
+        return _degraded(title or visible_text(text), metadata, options)
+    return Extracted(
+        kind="html",
+        text="\n\n".join([block.text for block in blocks]),
+        chunks=_chunks(blocks, options.max_chunk_chars),
+        metadata=metadata,
+    )
+
+
+def page_title(tree: LexborHTMLParser) -> str | None:
+    """Return the document's `<title>` text, whitespace collapsed, or None."""
+    title = _head_title(tree)
+    if title is None:
+        # In document order, so a title in the head comes first. (Lexbor's own
+        # walk: a CSS query costs a selector compile per call.) Any <title>
+        # element has a `<title` in the source, so the walk is the test for it too.
+        title = next((node for node in tree.tags("title") if not _in_svg(node)), None)
+        if title is None:
+            return None
+    return " ".join(title.text(deep=True).split()) or None
+
+
+def _head_title(tree: LexborHTMLParser) -> LexborNode | None:
+    """The first `<title>` among the head's children, before any `<template>`; or None.
+
+    That is the document's first `<title>`: only the `<html>` and head elements
+    come before the head's children, which hold no elements but a template's.
+    Reading a few children costs a tenth of Lexbor's walk of the whole tree.
+    """
+    head = tree.head
+    child = head.first_child if head is not None else None
+    while child is not None:
+        tag = child.tag_id
+        if tag == TITLE:
+            return child
+        if tag == TEMPLATE:
+            return None
+        child = child.next
+    return None
+
+
+def visible_text(text: str) -> str:
+    """Return `text` without comments and tags, entities decoded, whitespace collapsed.
+
+    When nothing is left, returns `text` trimmed. Linear in the length of `text`.
+    """
+    stripped = " ".join(unescape(_TAG.sub(" ", _without_comments(text))).split())
+    return stripped or text.strip()
+
+
+def _without_comments(text: str) -> str:
+    parts: list[str] = []
+    pos = 0
+    while (start := text.find("<!--", pos)) >= 0:
+        parts.append(text[pos:start])
+        end = text.find("-->", start + 4)
+        if end < 0:  # an unclosed comment runs to the end, as in a browser
+            return " ".join(parts)
+        pos = end + 3
+    parts.append(text[pos:])
+    return " ".join(parts)
+
+
+def _degraded(visible: str, metadata: dict[str, str], options: Options) -> Extracted:
+    block = Block(visible, "para", ())
+    return Extracted(
+        kind="html",
+        text=visible,
+        chunks=_chunks([block], options.max_chunk_chars),
+        degraded=True,
+        metadata=metadata,
+    )
+
+
+def _in_svg(node: LexborNode) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.tag_id == SVG:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _render_first(tree: LexborHTMLParser) -> list[Block]:
+    for root in _roots(tree):
+        blocks = render(root)
+        if blocks:
+            return blocks
+    return []
+
+
+def _roots(tree: LexborHTMLParser) -> Iterator[LexborNode]:
+    """The candidate roots, in order; each is looked for only when the one before is empty.
+
+    (Lexbor's own walks: a CSS query costs a selector compile per call.)
+    """
+    yield from tree.tags("main")[:1]
+    articles = tree.tags("article")
+    # One outermost <article> is the content; several are a listing (use the body).
+    # (A node's `css` matches the node itself too.)
+    if len(articles) == 1 or (articles and len(articles[0].css("article")) == len(articles)):
+        yield articles[0]
+    body = tree.body or tree.root
+    if body is not None:
+        yield body
+
+
+def _chunks(blocks: list[Block], max_chars: int) -> tuple[Chunk, ...]:
+    chunks: list[Chunk] = []
+    for block in blocks:
+        text, _, headings = block
+        if len(text) <= max_chars:
+            chunks.append(make_chunk(text, {"headings": list(headings)}))
+        else:
+            pieces = split_block(block, max_chars)
+            chunks.extend(make_chunk(p, {"headings": list(headings)}) for p in pieces)
+    return tuple(chunks)

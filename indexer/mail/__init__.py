@@ -1,1 +1,0 @@
-"""Mail archives: mbox files split into messages, Maildir folders, attachments as children."""

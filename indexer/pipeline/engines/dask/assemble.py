@@ -1,0 +1,143 @@
+"""The dask driver's side of a run: partitions' staged files in, the local engine's files out.
+
+Each partition arrives as a `PartResult`: the folder its successful attempt wrote
+(`<prefix>documents.ndjson`, `<prefix>chunks-00000.ndjson`, ..., `.layout.ndjson`)
+and their manifest entries. Taken in partition order, the shards are renamed to the
+global sequence (`chunks-00000.ndjson`, ...; renaming keeps their bytes, so their
+entries hold), their layout lines are renamed alike, and the documents are streamed
+into one `documents.ndjson` while `ChangeTracker` writes `changes.ndjson`: line for
+line what the local engine writes, because a partition's shard boundaries are the
+local engine's (`ShardWriter`). The layout lets the next run link unchanged shards
+and recognise an unchanged tree, as after a local run.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import anyio
+import orjson
+
+from indexer.pipeline.output.changes import CHANGES, ChangeTracker
+from indexer.pipeline.output.shards import LAYOUT, SHARD_PATTERN, layout_line
+from indexer.pipeline.output.staged import Staged, Tally
+from indexer.pipeline.output.staging import DOCUMENTS, FileInfo, NdjsonFile
+
+_READ_HINT = 1 << 20
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PartResult:
+    """What a worker reports for one partition: small metadata, never the chunks."""
+
+    index: int
+    """The partition's position in the walk (its first entry is `index * shard_files`)."""
+    folder: Path
+    """The attempt folder holding the partition's files; other attempts are ignored."""
+    documents: FileInfo
+    shards: tuple[FileInfo, ...]
+    tally: Tally
+    redo: int = 0
+    """Files it stored no output for (`BatchExtractor.redo`)."""
+
+
+class Assembler:
+    """Folds `PartResult`s, in partition order, into one staged output in `staging`."""
+
+    def __init__(self, staging: Path, previous: dict[str, int] | None) -> None:
+        self._staging = staging
+        self._documents = NdjsonFile(staging / DOCUMENTS)
+        self._changes = NdjsonFile(staging / CHANGES) if previous is not None else None
+        self._tracker = ChangeTracker(previous or {})
+        self._shards: list[FileInfo] = []
+        self._layout = NdjsonFile(staging / LAYOUT)
+        self._next = 0
+        self.tally = Tally()
+        self.redo = 0
+        """Files the partitions stored no output for: the next run does them again."""
+
+    async def add(self, part: PartResult) -> None:
+        """Append the next partition. Raises RuntimeError when it is out of order or
+        its files disagree with its report (a shared filesystem that lost a write)."""
+        if part.index != self._next:
+            raise RuntimeError(f"partition {part.index} arrived, expected {self._next}")
+        layout = await anyio.to_thread.run_sync(_layout, part.folder / LAYOUT)
+        if [entry["name"] for entry in layout] != [info.name for info in part.shards]:
+            raise RuntimeError(f"partition {part.index}: its layout does not list its shards")
+        for info, entry in zip(part.shards, layout, strict=True):
+            name = SHARD_PATTERN.format(len(self._shards))
+            await anyio.to_thread.run_sync(
+                _move, part.folder / info.name, info, self._staging / name
+            )
+            self._shards.append(replace(info, name=name))
+            await self._layout.write(layout_line(name, entry["docs"]))
+        lines = await self._append_documents(part.folder / part.documents.name)
+        if lines != part.documents.records:
+            raise RuntimeError(
+                f"partition {part.index}: {lines} document lines, "
+                f"its worker reported {part.documents.records}"
+            )
+        merge(self.tally, part.tally)
+        self.redo += part.redo
+        self._next += 1
+
+    async def _append_documents(self, path: Path) -> int:
+        handle: BinaryIO = await anyio.to_thread.run_sync(open, path, "rb")
+        count = 0
+        try:
+            while lines := await anyio.to_thread.run_sync(handle.readlines, _READ_HINT):
+                for line in lines:
+                    await self._documents.write(line)
+                    record = orjson.loads(line)
+                    change = self._tracker.see(record["path"], record["doc_id"], line)
+                    if change is not None and self._changes is not None:
+                        await self._changes.write(change)
+                count += len(lines)
+        finally:
+            handle.close()
+        return count
+
+    async def finish(self) -> Staged:
+        """Close the output files; return what is staged, as `Engine.run` does."""
+        doc_info = await self._documents.close()
+        await self._layout.close()
+        files = [doc_info.name, *(s.name for s in self._shards), LAYOUT]
+        if self._changes is not None:
+            for line in self._tracker.removed():
+                await self._changes.write(line)
+            files.append((await self._changes.close()).name)
+            self.tally.changes = dict(self._tracker.counts)
+        manifest_files = {
+            "documents": doc_info.to_dict(),
+            "shards": [s.to_dict() for s in self._shards],
+        }
+        return Staged(files=files, manifest_files=manifest_files, tally=self.tally, redo=self.redo)
+
+
+def merge(total: Tally, part: Tally) -> None:
+    """Add a partition's counts to `total`: numbers and per-key counts add up, and the
+    slowest files are the overall top ten."""
+    for spec in fields(Tally):
+        mine, theirs = getattr(total, spec.name), getattr(part, spec.name)
+        if isinstance(mine, int):
+            setattr(total, spec.name, mine + theirs)
+        elif isinstance(mine, dict):
+            for key, n in theirs.items():
+                mine[key] = mine.get(key, 0) + n
+        else:
+            setattr(total, spec.name, sorted([*mine, *theirs], reverse=True)[:10])
+
+
+def _layout(path: Path) -> list[dict[str, Any]]:
+    """A partition's layout lines, in shard order."""
+    return [orjson.loads(line) for line in path.read_bytes().splitlines()]
+
+
+def _move(src: Path, info: FileInfo, dst: Path) -> None:
+    size = src.stat().st_size
+    if size != info.bytes:
+        raise RuntimeError(f"{src} has {size} bytes, its worker reported {info.bytes}")
+    os.replace(src, dst)

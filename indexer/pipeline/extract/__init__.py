@@ -1,0 +1,1 @@
+"""Walk entries to file outcomes: read, extract in worker processes, attachments as children."""

@@ -1,0 +1,157 @@
+"""Functions that run inside worker processes; module-level so they pickle by reference.
+
+The worker does all the per-document CPU work: extraction, attachments, and the
+rendering of output lines, so what crosses the pipe back is a few byte strings per
+document and the parent only routes, writes and stores them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+
+from indexer._extract import run_extractor
+from indexer._pickling import slotted_state
+from indexer._types import Options
+from indexer.pipeline.extract.reading import read_one
+from indexer.pipeline.output.records import Rendered, render, unit_docs
+from indexer.pipeline.output.units import Child, Unit
+from indexer.registry import ExtractorSpec, Registry
+
+
+@slotted_state
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One document to extract: its bytes and the facts its records carry.
+
+    With `path`, the worker reads the file itself (`data` and `sha256` empty until
+    then): its bytes then never cross the pipe.
+    """
+
+    spec: ExtractorSpec
+    rel: str
+    data: bytes
+    sha256: str
+    size: int
+    path: bytes | None = None
+    limit: int = 0
+    """With `path`: the size above which the file is `too_large`."""
+
+
+@slotted_state
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """A job's result: rendered output and the cache entry, or a unit still to complete."""
+
+    docs: tuple[Rendered, ...]
+    deps: tuple[str, ...]
+    """The cache keys its attachments were extracted under (see `BatchExtractor.current`)."""
+    pending: Unit | None
+    """Set instead of `docs` when children must still go through the isolated pool."""
+    seconds: float
+    sha256: str = ""
+    """The content hash (computed by the worker for a job it read itself)."""
+    read_error: str | None = None
+    """Why a job with `path` could not be read (no docs then)."""
+    bytes_read: int = 0
+    stored: bool = False
+    """Already in the state (set by the run for slow isolated files)."""
+
+
+def extract_jobs(
+    jobs: list[Job], options: Options, registry: Registry, digests: dict[str, str]
+) -> list[Finished]:
+    """Extract, expand attachments, key children, render and encode each job.
+
+    Never raises for a bad document: `run_extractor` turns exceptions into results.
+    """
+    out = []
+    for job in jobs:
+        if job.path is not None:
+            loaded = read_job(job)
+            if isinstance(loaded, Finished):
+                out.append(loaded)
+                continue
+            job = loaded
+        started = time.perf_counter()
+        unit = _extract_unit(job, options, registry)
+        seconds = time.perf_counter() - started
+        if any(c.pending is not None for c in unit.children):
+            done = Finished(
+                docs=(), deps=(), pending=_textless_unit(unit), seconds=seconds,
+                sha256=job.sha256, bytes_read=len(job.data),
+            )  # fmt: skip
+        else:
+            done = finish(job, keyed(unit, digests), seconds, len(job.data))
+        out.append(done)
+    return out
+
+
+def read_job(job: Job) -> Job | Finished:
+    """A job that was to read its file (`path`), with the bytes and hash read; or the
+    `Finished` that says why the file could not be read."""
+    assert job.path is not None
+    read = read_one(job.path, job.limit)
+    if read.error is not None:
+        return Finished(docs=(), deps=(), pending=None, seconds=0.0, read_error=read.error)
+    assert read.sha256 is not None
+    return Job(job.spec, job.rel, read.data, read.sha256, job.size)
+
+
+def extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
+    """The job's document and, for mail, its attachments; whole texts dropped.
+
+    The output holds chunks only, so `Extracted.text` would only double what
+    crosses the pipe and what the cache stores.
+    """
+    return _textless_unit(_extract_unit(job, options, registry))
+
+
+def _extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
+    doc = run_extractor(job.spec, job.rel, job.data, options)
+    if job.spec.kind != "eml":
+        return Unit(doc=doc)
+    # Here, not at the top: the parent imports this module for its job types, and the
+    # MIME machinery (email.policy and its regexes) is only a worker's business.
+    from indexer.pipeline.extract.attachments import expand
+
+    return Unit(doc=doc, children=tuple(expand(job.data, doc, options, registry)))
+
+
+def _textless_unit(unit: Unit) -> Unit:
+    """`unit` without whole texts, to cross a pipe (rendering needs only chunks)."""
+    doc = replace(unit.doc, text="")
+    return Unit(doc=doc, children=tuple(_textless(c) for c in unit.children))
+
+
+def finish(job: Job, unit: Unit, seconds: float, bytes_read: int = 0) -> Finished:
+    """Render a complete (keyed) unit's documents."""
+    docs = unit_docs(job.rel, job.spec.kind, job.spec.name, job.sha256, job.size, unit, seconds)
+    deps = tuple(c.key for c in unit.children if c.key is not None)
+    return Finished(
+        docs=tuple(render(d) for d in docs), deps=deps, pending=None, seconds=seconds,
+        sha256=job.sha256, bytes_read=bytes_read,
+    )  # fmt: skip
+
+
+def keyed(unit: Unit, digests: dict[str, str]) -> Unit:
+    """`unit` with each extracted child's cache key recorded (see `cache_key`)."""
+    if not unit.children:
+        return unit
+    # Here, not at the top: `keys` imports the config and the walk, which a worker
+    # otherwise never needs (30 ms of each worker's start).
+    from indexer.pipeline.incremental.keys import cache_key
+
+    children = tuple(
+        replace(c, key=cache_key(c.sha256, c.extractor, digests[c.extractor]))
+        if c.extractor is not None and c.extractor in digests
+        else c
+        for c in unit.children
+    )
+    return replace(unit, children=children)
+
+
+def _textless(child: Child) -> Child:
+    if child.extracted is None:
+        return child
+    return replace(child, extracted=replace(child.extracted, text=""))

@@ -1,0 +1,1 @@
+"""What earlier runs extracted (SQLite state, cache keys, walk digests), reused by the next."""

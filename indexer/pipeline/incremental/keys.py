@@ -1,0 +1,76 @@
+"""Which extractor a walk entry goes to, and the key its output is stored under.
+
+Kept apart from the extraction machinery (process pools, extractor modules), so
+that a re-run over an unchanged tree can check its keys' settings without importing it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from indexer._types import Options
+from indexer.config import Config
+from indexer.pipeline.walk.walker import Entry
+from indexer.registry import ExtractorSpec, Registry, extension_of
+
+
+def spec_for(registry: Registry, entry: Entry) -> ExtractorSpec:
+    """The extractor of a walk entry: `eml` for a Maildir or mbox message, else by path."""
+    if entry.mail or entry.data is not None:
+        return registry.for_path("message.eml")
+    return registry.for_path(entry.rel)
+
+
+def cache_key(sha256: str, extractor: str, digest: str) -> str:
+    """The cache key of an extractor's result on content `sha256` (see `BatchExtractor`)."""
+    return f"{sha256}:{extractor}:{digest}"
+
+
+class CacheKeys:
+    """The cache keys of this run's options: what a stored output is valid under."""
+
+    def __init__(self, config: Config, registry: Registry) -> None:
+        options = config.extract_options()
+        limits = f"{config.timeout:g}s/{config.max_memory_mb}MB"
+        self.digests = {spec.name: _digest(options, spec, limits) for spec in registry.extractors()}
+        """Per extractor name, the digest of its version and the options it uses."""
+
+    def key(self, sha256: str, spec: ExtractorSpec, entry: Entry) -> str:
+        """The cache key of `spec`'s output on content `sha256` under this run's options.
+
+        The extension is part of it: extractors read some by it (`.jsonl`, `.tsv`).
+        Messages of an mbox or a Maildir are all `eml`, whatever their position.
+        """
+        ext = "eml" if entry.mail or entry.data is not None else extension_of(entry.rel)
+        return f"{cache_key(sha256, spec.name, self.digests[spec.name])}:{ext}"
+
+    def digest(self) -> str:
+        """One digest of every extractor's `digests` entry: equal digests, equal keys."""
+        raw = "\n".join(f"{name}={digest}" for name, digest in sorted(self.digests.items()))
+        return hashlib.sha256(raw.encode()).hexdigest()
+
+    def current(self, deps: tuple[str, ...]) -> bool:
+        """True when every attachment of a stored mail was extracted under today's key."""
+        for dep in deps:
+            extractor, _, digest = dep.split(":", 1)[-1].partition(":")
+            if self.digests.get(extractor) != digest:
+                return False
+        return True
+
+
+def _digest(options: Options, spec: ExtractorSpec, limits: str) -> str:
+    """Only the options the extractor declares it uses count, plus the isolation limits
+    for isolated extractors, so changing `rows_per_chunk` re-extracts CSV files and
+    nothing else. Extractors that use OCR count the installed engine's version too.
+    A stored mail also records its attachments' keys and is reused
+    only while they all still hold (`CacheKeys.current`)."""
+    raw = options.digest(spec.options_used) + f"|{spec.version}"
+    if spec.isolated:
+        raw += f"|{limits}"
+    if options.ocr_mode != "off" and "ocr_engine" in (spec.options_used or ("ocr_engine",)):
+        # Which engine (and version) is installed decides what a scan reads as: installing
+        # or upgrading it re-extracts the documents that use OCR.
+        from indexer.formats.ocr import identity
+
+        raw += f"|{identity(options.ocr_engine)}"
+    return hashlib.sha256(raw.encode()).hexdigest()[:16]

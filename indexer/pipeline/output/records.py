@@ -1,0 +1,284 @@
+"""What one walked file became, and the NDJSON records written for it.
+
+Every path the walker meets ends in exactly one `FileOutcome` with at least one
+`DocOutcome` (a skipped file gets a `skipped` document), so nothing vanishes.
+Record builders are pure functions of the outcome: no clocks, no randomness, no
+dict-order accidents, so the same input gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from indexer._pickling import slotted_state
+from indexer._types import Extracted
+
+if TYPE_CHECKING:  # the walk and its config are the parent's: a worker never imports them
+    from indexer.pipeline.output.units import Unit
+    from indexer.pipeline.walk.walker import Entry
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DocOutcome:
+    """One document: a file, or a part of one (a message of an mbox, an attachment)."""
+
+    path: str
+    """Relative POSIX path; children append `#<n>` or `#att/<k>/<name>`."""
+    kind: str | None
+    size: int
+    sha256: str | None
+    """Hash of the document's own bytes; None when they were never read."""
+    extractor: str | None = None
+    extracted: Extracted | None = None
+    """None for skipped documents."""
+    skip: str | None = None
+    """Why the document was passed over, else None."""
+    seconds: float = 0.0
+    """Extraction time; reported in run.json only, never in the output."""
+    container: bool = False
+    """An archive (an mbox) whose documents follow it; `ok` with no chunks of its own."""
+
+    @property
+    def status(self) -> str:
+        """`skipped`, or the extraction's status (`ok`, `degraded`, `empty`, `failed`)."""
+        if self.extracted is None:
+            return "skipped"
+        if self.container:
+            return "ok"
+        return self.extracted.status
+
+    @property
+    def reason(self) -> str | None:
+        """The skip reason or the failure reason, else None."""
+        if self.extracted is None:
+            return self.skip
+        return self.extracted.error or self.extracted.skipped
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FileOutcome:
+    """Everything one walk entry produced, tagged with its position in the walk."""
+
+    seq: int
+    docs: tuple[Rendered, ...]
+    extracted_now: int = 0
+    """How many documents were extracted in this run."""
+    reused: int = 0
+    """How many documents were reused from an earlier run's extraction."""
+    in_archive: bool = False
+    """A message split out of an mbox: counted as a document, not as a file."""
+    bytes_read: int = 0
+
+
+def doc_id(path: str) -> str:
+    """A document's stable id: derived from its relative path, never random."""
+    return hashlib.sha256(path.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+@slotted_state
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rendered:
+    """A document's output, as bytes: rendered where it was extracted (a worker process)."""
+
+    path: str
+    doc_id: str
+    block: bytes
+    """Its chunk records, one NDJSON line each, joined."""
+    count: int
+    """How many chunk records `block` holds."""
+    digest: str
+    """A hash of `block` (in the `documents.ndjson` record too)."""
+    line: bytes
+    """Its `documents.ndjson` line."""
+    status: str
+    kind: str | None
+    pages: int = 0
+    seconds: float = 0.0
+
+
+def render(doc: DocOutcome) -> Rendered:
+    """Return `doc`'s output lines and the facts the run's tallies need."""
+    did = doc_id(doc.path)
+    block, count = chunk_block(doc, did)
+    digest = hashlib.sha256(block).hexdigest()[:32]
+    record = document_record(doc, did, digest)
+    pages = 0 if doc.extracted is None else doc.extracted.metadata.get("pages", 0)
+    return Rendered(
+        path=doc.path,
+        doc_id=did,
+        block=block,
+        count=count,
+        digest=digest,
+        line=orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE),
+        status=doc.status,
+        kind=doc.kind,
+        pages=pages if isinstance(pages, int) else 0,
+        seconds=doc.seconds,
+    )
+
+
+def unit_docs(
+    rel: str,
+    kind: str,
+    extractor: str,
+    sha256: str | None,
+    size: int,
+    unit: Unit,
+    seconds: float = 0.0,
+) -> list[DocOutcome]:
+    """The documents of one extraction unit: the file, then its children in order."""
+    return [
+        DocOutcome(
+            path=rel, kind=kind, size=size, sha256=sha256,
+            extractor=extractor, extracted=unit.doc, seconds=seconds,
+        ),
+        *(
+            DocOutcome(
+                path=rel + child.suffix, kind=child.kind, size=child.size,
+                sha256=child.sha256, extractor=child.extractor, extracted=child.with_meta(),
+                skip=child.skip,
+            )
+            for child in unit.children
+        ),
+    ]  # fmt: skip
+
+
+def chunk_block(doc: DocOutcome, did: str) -> tuple[bytes, int]:
+    """Return `doc`'s chunk records, one NDJSON line each in chunk order, joined; and
+    how many there are (none for skipped documents).
+
+    Each line is the bytes `orjson.dumps` gives for the record
+    `{"id", "doc_id", "path", "kind", "chunk", "text", "meta", "degraded", "sha256"}`:
+    the fields a document's chunks share are encoded once into a line template, so a
+    chunk costs two `dumps` (its text, its meta) and a `%`, not a nine-key dict and
+    its dump (0.15 CPU s instead of 0.20 for the 50 MB corpus's 105,000 chunks).
+    """
+    if doc.extracted is None:
+        return b"", 0
+    chunks = doc.extracted.chunks
+    line = _chunk_line(doc, did, doc.extracted.degraded)
+    dump = orjson.dumps
+    block = b"".join([line % (i, i, dump(c.text), dump(c.meta)) for i, c in enumerate(chunks)])
+    return block, len(chunks)
+
+
+def _chunk_line(doc: DocOutcome, did: str, degraded: bool) -> bytes:
+    """The `%`-template of `doc`'s chunk lines: `%d` the chunk's number (twice), then
+    `%b` its encoded text and meta; every other field is encoded already."""
+    return b"".join(
+        (
+            b'{"id":', _literal(did)[:-1], b':%d"',  # "<doc id>:<chunk>"
+            b',"doc_id":', _literal(did),
+            b',"path":', _literal(doc.path),
+            b',"kind":', _literal(doc.kind),
+            b',"chunk":%d,"text":%b,"meta":%b',
+            b',"degraded":', _literal(degraded),
+            b',"sha256":', _literal(doc.sha256),
+            b"}\n",
+        )
+    )  # fmt: skip
+
+
+def _literal(value: object) -> bytes:
+    """`value` as JSON, escaped for a `%`-template."""
+    return orjson.dumps(value).replace(b"%", b"%%")
+
+
+def document_record(doc: DocOutcome, did: str, digest: str) -> dict[str, Any]:
+    """Return the `documents.ndjson` record of `doc`; `digest` hashes its chunk lines."""
+    extracted = doc.extracted
+    return {
+        "path": doc.path,
+        "doc_id": did,
+        "kind": doc.kind,
+        "bytes": doc.size,
+        "sha256": doc.sha256,
+        "status": doc.status,
+        "reason": doc.reason,
+        "extractor": doc.extractor,
+        "chunks": 0 if extracted is None else len(extracted.chunks),
+        "digest": digest,
+        "metadata": {} if extracted is None else extracted.metadata,
+    }
+
+
+def pack(docs: tuple[Rendered, ...]) -> bytes:
+    """Serialise rendered documents for the state's per-path output cache.
+
+    Each document is a JSON header line (with the byte lengths of what follows),
+    its `documents.ndjson` line and its chunk block, so `unpack` only slices.
+    """
+    parts: list[bytes] = []
+    for d in docs:
+        head = [d.path, d.doc_id, d.status, d.kind, d.pages, d.count, d.digest]
+        head += [len(d.line), len(d.block)]
+        parts += (orjson.dumps(head, option=orjson.OPT_APPEND_NEWLINE), d.line, d.block)
+    return b"".join(parts)
+
+
+def unpack(blob: bytes) -> tuple[Rendered, ...]:
+    """Inverse of `pack`."""
+    docs: list[Rendered] = []
+    at = 0
+    while at < len(blob):
+        end = blob.index(b"\n", at) + 1
+        path, did, status, kind, pages, count, digest, line_len, block_len = orjson.loads(
+            blob[at:end]
+        )
+        docs.append(
+            Rendered(
+                path=path, doc_id=did, line=blob[end : end + line_len],
+                block=blob[end + line_len : end + line_len + block_len], count=count,
+                digest=digest,
+                status=status, kind=kind, pages=pages,
+            )
+        )  # fmt: skip
+        at = end + line_len + block_len
+    return tuple(docs)
+
+
+def rebase(docs: tuple[Rendered, ...], old: str, new: str) -> tuple[Rendered, ...] | None:
+    """`docs` rendered for the file at `old`, re-rendered for the same content at `new`
+    (a rename or a copy): the same bytes `render` gives for `new`. None when a record
+    cannot be read back exactly (the caller extracts the file again then)."""
+    out: list[Rendered] = []
+    dump = orjson.dumps
+    try:
+        for d in docs:
+            if not d.path.startswith(old):
+                return None
+            path = new + d.path[len(old) :]
+            did = doc_id(path)
+            lines = []
+            for line in d.block.splitlines(keepends=True):
+                record = orjson.loads(line)
+                record.update(id=f"{did}:{record['chunk']}", doc_id=did, path=path)
+                lines.append(dump(record, option=orjson.OPT_APPEND_NEWLINE))
+            block = b"".join(lines)
+            digest = hashlib.sha256(block).hexdigest()[:32]
+            record = orjson.loads(d.line)
+            record.update(path=path, doc_id=did, digest=digest)
+            line = dump(record, option=orjson.OPT_APPEND_NEWLINE)
+            out.append(replace(d, path=path, doc_id=did, block=block, digest=digest, line=line))
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError, KeyError, TypeError):
+        return None
+    return tuple(out)
+
+
+def skipped(seq: int, entry: Entry) -> FileOutcome:
+    """The outcome of an entry the walk passed over: one `skipped` document."""
+    doc = DocOutcome(path=entry.rel, kind=None, size=entry.size, sha256=None, skip=entry.skip)
+    return FileOutcome(seq=seq, docs=(render(doc),))
+
+
+def container_outcome(seq: int, entry: Entry) -> FileOutcome:
+    """The outcome of an mbox file itself: `ok`, no chunks (its messages follow it)."""
+    doc = DocOutcome(
+        path=entry.rel, kind="mbox", size=entry.size, sha256=None, container=True,
+        extracted=Extracted(kind="mbox", text="", metadata={"container": "mbox"}),
+    )  # fmt: skip
+    return FileOutcome(seq=seq, docs=(render(doc),))

@@ -1,0 +1,1 @@
+"""One run of `indexer run`: lock, unchanged fast path, engine, commit, summary and run.json."""

@@ -1,0 +1,114 @@
+"""A re-run over a tree where nothing changed: re-commit the previous output as it is.
+
+The nightly cron run over an archive that did not change should cost a walk. Before
+the engine starts, the walk is compared with the one the committed output was made
+of; at the first difference the check stops and the normal run goes on (it then
+reuses everything it can, file by file). The tree counts as unchanged when:
+
+- the state notes the walk behind the committed output (`tree.Tree`, written in the
+  same transaction that notes the commit), for the manifest OUT holds now: a run
+  killed between its commit and that note left an older walk, tied to an older
+  manifest, which then does not count;
+- that manifest has this run's config digest and extractor versions, and the walk
+  was extracted under this run's cache-key settings (`CacheKeys.digest`);
+- this walk's digests (`tree.batch_digest`, per 512 entries) equal the noted ones,
+  batch by batch: every entry has the same path, size, mtime, inode, device and
+  verdict, and there are exactly as many.
+
+Same stat, same content: the fast path every re-run takes (see `state.py`). An
+mbox or a Maildir is no exception: an mbox with the same stat holds the same
+messages, and a Maildir's messages are files of the walk.
+
+Then the new generation is the previous one's files, hard-linked, with an empty
+`changes.ndjson`: byte for byte what the full pipeline would write.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from indexer.config import Config
+from indexer.pipeline.incremental.keys import CacheKeys
+from indexer.pipeline.incremental.tree import BATCH, Tree, batch_digest, digest_batches
+from indexer.pipeline.output.changes import CHANGES
+from indexer.pipeline.output.shards import LAYOUT
+from indexer.pipeline.output.staging import DOCUMENTS, MANIFEST
+from indexer.pipeline.walk.walker import Entry, iter_batches
+from indexer.registry import Registry
+
+_KEEP = 100_000
+"""Entries kept for the run when the tree changed (about 25 MB); beyond, it walks again."""
+
+
+def unchanged(
+    walked: Iterator[Entry],
+    previous_output: Path,
+    tree: Tree | None,
+    config: Config,
+    registry: Registry,
+) -> tuple[dict[str, Any] | None, Iterator[Entry] | None]:
+    """The previous manifest when the tree is unchanged (see the module doc), else None;
+    and, when it changed, the walk for the run to go on with: the entries read to tell
+    and the rest of `walked`, so that the run need not walk them again (None when more
+    than `_KEEP` were read: the run walks again from the start).
+
+    `tree`: the walk behind the committed output, as the state noted it. Blocking.
+    """
+    if config.full or tree is None:
+        return None, walked
+    if not (previous_output / LAYOUT).is_file():  # an output of an older version
+        return None, walked
+    try:
+        raw = (previous_output / MANIFEST).read_bytes()
+        old = orjson.loads(raw)
+    except (OSError, orjson.JSONDecodeError):
+        return None, walked
+    versions = {s.name: s.version for s in registry.extractors()}
+    if (
+        hashlib.sha256(raw).hexdigest() != tree.manifest
+        or old.get("config_digest") != config.digest()
+        or old.get("extractors") != versions
+        or CacheKeys(config, registry).digest() != tree.keys
+    ):
+        return None, walked
+    taken: list[Entry] = []
+    if _same_walk(walked, taken, digest_batches(tree.digests)):
+        return old, None
+    return None, (itertools.chain(taken, walked) if len(taken) <= _KEEP else None)
+
+
+def _same_walk(walked: Iterator[Entry], taken: list[Entry], digests: list[bytes]) -> bool:
+    """Walk on while each batch's digest equals the noted one; True when all did and
+    there were as many. Each batch walked joins `taken`."""
+    found = 0
+    for batch in iter_batches(walked, BATCH):
+        if len(taken) <= _KEEP:
+            taken.extend(batch)
+        try:
+            if found == len(digests) or batch_digest(batch) != digests[found]:
+                return False
+        except TypeError:  # an entry that cannot be digested: never the same
+            return False
+        found += 1
+    return found == len(digests)
+
+
+def stage_linked(previous_output: Path, staging: Path, manifest: dict[str, Any]) -> list[str]:
+    """Hard-link the previous generation's files into `staging` (copy where links fail),
+    with an empty changes file; return the names to commit besides the manifest."""
+    names = [DOCUMENTS, *(s["name"] for s in manifest["shards"]), LAYOUT]
+    for name in names:
+        try:
+            os.link(previous_output / name, staging / name)
+        except OSError:  # no hard links on this filesystem
+            shutil.copyfile(previous_output / name, staging / name)
+    (staging / CHANGES).write_bytes(b"")
+    return [*names, CHANGES]

@@ -1,0 +1,46 @@
+"""mbox files in the walk: the file's own record, then one entry per message, streamed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+from indexer.pipeline.walk.mbox import is_mbox, split
+from indexer.pipeline.walk.walker import Entry
+
+
+def is_container(entry: Entry) -> bool:
+    """True for an mbox file's own entry (its messages follow it in the walk)."""
+    return entry.skip is None and entry.data is None and is_mbox(entry.rel)
+
+
+def expand_archives(entries: Iterator[Entry], max_file_bytes: int) -> Iterator[Entry]:
+    """Yield every entry; after each mbox's entry, one entry per message in file order.
+
+    Message `n` (from 1) is `box.mbox#<n>` with its bytes in `data`. A non-blank file
+    with no `From ` separator at all is one message, when it is small enough to
+    read whole, so its text is never lost.
+    """
+    for entry in entries:
+        yield entry
+        if is_container(entry):
+            yield from _messages(entry, max_file_bytes)
+
+
+def _messages(entry: Entry, max_file_bytes: int) -> Iterator[Entry]:
+    count = 0
+    try:
+        with open(entry.path, "rb") as handle:
+            for count, message in enumerate(split(handle), start=1):
+                yield _message(entry, count, message)
+        if count == 0 and entry.size <= max_file_bytes:
+            with open(entry.path, "rb") as handle:
+                whole = handle.read(max_file_bytes + 1)
+            if whole.strip():
+                yield _message(entry, 1, whole)
+    except OSError as exc:
+        yield replace(_message(entry, count + 1, b""), skip="unreadable", detail=str(exc))
+
+
+def _message(entry: Entry, n: int, data: bytes) -> Entry:
+    return replace(entry, rel=f"{entry.rel}#{n}", size=len(data), data=data)

@@ -63,7 +63,7 @@ class Options:
         if self.ocr_engine not in OCR_ENGINES:
             raise ValueError(f"ocr_engine must be one of {OCR_ENGINES}, got {self.ocr_engine!r}")
         if not _LANGUAGES.fullmatch(self.ocr_language):
-            raise ValueError(f"ocr_language must look like eng or eng+deu, got {self.ocr_language!r}")
+            raise ValueError(f"ocr_language must be like eng or eng+deu, got {self.ocr_language!r}")
         if not 72 <= self.ocr_dpi <= 600:
             raise ValueError(f"ocr_dpi must be from 72 to 600, got {self.ocr_dpi}")
         if not 0 < self.ocr_page_timeout < 1e6:

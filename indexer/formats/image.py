@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from indexer._extract import failure_text
 from indexer._types import Chunk, Extracted, Options
-from indexer.formats import VERSIONS
-from indexer.formats import ocr
+from indexer.formats import VERSIONS, ocr
 
 if TYPE_CHECKING:
     from PIL.Image import Image

@@ -81,18 +81,20 @@ def identity(name: str) -> str:
     return f"{name}: not installed" if found is None else f"{name} {found.version}"
 
 
-def describe(options: Options) -> dict[str, Any]:
-    """Return what `indexer capabilities` says about OCR: mode, engine, version, languages."""
+def describe() -> dict[str, Any]:
+    """Return what `indexer capabilities` says about OCR: the engine `auto` uses (None when
+    none is installed) and each known engine's version and language models."""
     from indexer.formats.ocr import tesseract
 
     found = tesseract.installed()
-    return {
-        "mode": options.ocr_mode,
-        "engine": options.ocr_engine,
-        "installed": found is not None,
-        "version": None if found is None else found.version,
-        "languages": [] if found is None else list(tesseract.languages(found)),
-    }
+    engines = [
+        {
+            "name": "tesseract",
+            "version": None if found is None else found.version,
+            "languages": [] if found is None else list(tesseract.languages(found)),
+        }
+    ]
+    return {"active": None if found is None else f"tesseract {found.version}", "engines": engines}
 
 
 def paragraphs(text: str) -> list[str]:

@@ -21,7 +21,8 @@ def test_capabilities_is_deterministic_json_listing_every_extractor(
     assert capsys.readouterr().out == first
     data = json.loads(first)
     assert data["contract"] == "extractors-v1"
-    assert [e["name"] for e in data["extractors"]] == ["csv", "eml", "html", "json", "pdf", "text"]
+    names = [e["name"] for e in data["extractors"]]
+    assert names == ["csv", "eml", "html", "image", "json", "pdf", "text"]
     pdf = next(e for e in data["extractors"] if e["name"] == "pdf")
     assert pdf == {
         "name": "pdf",
@@ -33,6 +34,8 @@ def test_capabilities_is_deterministic_json_listing_every_extractor(
         "origin": "builtin",
     }
     assert data["chunkers"] == ["csv", "eml", "html", "json", "text"]
+    assert set(data["ocr"]) == {"active", "engines"}
+    assert [e["name"] for e in data["ocr"]["engines"]] == ["tesseract"]
 
 
 def test_extract_json_prints_the_result(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -57,9 +57,9 @@ def test_extension_of_ignores_dotfiles_and_trailing_dots() -> None:
 
 def test_builtins_register_through_the_public_api_and_are_marked() -> None:
     specs = {s.name: s for s in default_registry().extractors()}
-    assert sorted(specs) == ["csv", "eml", "html", "json", "pdf", "text"]
+    assert sorted(specs) == ["csv", "eml", "html", "image", "json", "pdf", "text"]
     assert all(s.builtin for s in specs.values())
-    assert [n for n, s in specs.items() if s.isolated] == ["pdf"]
+    assert sorted(n for n, s in specs.items() if s.isolated) == ["image", "pdf"]
     assert [s.name for s in default_registry().chunkers()] == ["csv", "eml", "html", "json", "text"]
 
 
@@ -135,6 +135,7 @@ def test_plugins_are_discovered_through_the_entry_point_group(
         "csv": "builtin",
         "eml": "builtin",
         "html": "builtin",
+        "image": "builtin",
         "json": "builtin",
         "pdf": "builtin",
         "shout": "plugin",
@@ -173,7 +174,8 @@ def test_an_extractor_that_raises_gives_a_failed_result_with_the_raw_text() -> N
 
 
 def test_builtin_versions_come_from_one_table() -> None:
-    """Each module's `VERSION` is its spec's; eml's also counts the html renderer's."""
+    """Each module's `VERSION` is its spec's; eml's also counts the html renderer's and the
+    image extractor's (which attachments become documents)."""
     import importlib
 
     from indexer.formats import VERSIONS
@@ -181,13 +183,15 @@ def test_builtin_versions_come_from_one_table() -> None:
     for spec in default_registry().extractors():
         module = importlib.import_module(f"indexer.formats.{spec.name}")
         assert VERSIONS[spec.name] == module.VERSION
-        expected = f"{VERSIONS['eml']}+html.{VERSIONS['html']}" if spec.name == "eml" else None
+        mail = f"{VERSIONS['eml']}+html.{VERSIONS['html']}+image.{VERSIONS['image']}"
+        expected = mail if spec.name == "eml" else None
         assert spec.version == (expected or VERSIONS[spec.name])
 
 
 def test_builtins_are_imported_only_when_first_called() -> None:
     """The registry and cache keys need no parser: a re-run that finds nothing changed
-    never imports one. A spec's function pickles by name and works after the trip."""
+    never imports one (the keys ask which OCR engine is installed: a light probe, no
+    Pillow). A spec's function pickles by name and works after the trip."""
     import pickle
     import subprocess
     import sys
@@ -199,7 +203,8 @@ def test_builtins_are_imported_only_when_first_called() -> None:
         "from indexer.config import Config\n"
         "registry = default_registry(); CacheKeys(Config(), registry)\n"
         "print(sorted(m for m in sys.modules if m.startswith('indexer.formats.')\n"
-        "      or m in ('selectolax', 'pypdfium2', 'indexer.pipeline.engines.local')))\n"
+        "      and not m.startswith('indexer.formats.ocr')\n"
+        "      or m in ('selectolax', 'pypdfium2', 'PIL', 'indexer.pipeline.engines.local')))\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -13,13 +13,12 @@ re-extracts what it can now read.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from indexer._text import normalize_newlines, split_paragraphs
+from indexer.formats.ocr.engine import Engine, OcrError
 
 if TYPE_CHECKING:
-    from PIL.Image import Image
-
     from indexer._types import Options
 
 __all__ = [
@@ -37,28 +36,6 @@ NOT_INSTALLED = "OCR not installed"
 
 _ALNUM = re.compile(r"\w")
 _SPACES = re.compile(r"[ \t\u00a0]+")
-
-
-class OcrError(Exception):
-    """The engine could not read one page; `reason` is short and stable."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-class Engine(Protocol):
-    """An OCR engine, ready to read pages in one language setting."""
-
-    @property
-    def label(self) -> str:
-        """The engine's name and version (`tesseract 5.3.0`), for `metadata["ocr"]`."""
-        ...
-
-    def recognize(self, image: Image, *, dpi: int) -> str:
-        """Return the text of `image` (greyscale, `dpi` dots per inch, 0 if unknown);
-        raises `OcrError`."""
-        ...
 
 
 def find_engine(options: Options) -> Engine | None:

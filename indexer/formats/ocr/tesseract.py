@@ -14,7 +14,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from indexer.formats.ocr import OcrError
+from indexer.formats.ocr.engine import OcrError
 
 if TYPE_CHECKING:
     from PIL.Image import Image

@@ -38,11 +38,16 @@ def _parser() -> argparse.ArgumentParser:
     ext.add_argument("file", type=Path)
     ext.add_argument("--json", action="store_true", help="print the full result as JSON")
     ext.add_argument("--pdf-engine", choices=("pdfium", "pdfplumber"), default="pdfium")
+    ext.add_argument("--ocr", choices=_OCR_MODES, default="auto", help="OCR of scans and images")
     sub.add_parser("capabilities", help="print what this installation can extract, as JSON")
     conf = sub.add_parser("conformance", help="check the extractors-v1 invariants")
     conf.add_argument("--corpus", type=Path, help="also check every file under this directory")
     conf.add_argument("--json", action="store_true", help="print the full scorecard as JSON")
+    conf.add_argument("--ocr", choices=_OCR_MODES, default="auto", help="OCR of scans and images")
     return parser
+
+
+_OCR_MODES = ("auto", "off", "force")
 
 
 def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -91,7 +96,7 @@ def _extract(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"indexer: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return Exit.USAGE
-    result = extract(str(args.file), data, Options(pdf_engine=args.pdf_engine))
+    result = extract(str(args.file), data, Options(pdf_engine=args.pdf_engine, ocr_mode=args.ocr))
     if args.json:
         payload = {**asdict(result), "status": result.status}
         sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
@@ -115,12 +120,13 @@ def _capabilities() -> int:
 def _conformance(args: argparse.Namespace) -> int:
     import anyio
 
+    from indexer._types import Options
     from indexer.conformance import check
 
     if args.corpus is not None and not args.corpus.is_dir():
         print(f"indexer: --corpus {args.corpus} is not a directory", file=sys.stderr)
         return Exit.USAGE
-    card = anyio.run(check, None, args.corpus)
+    card = anyio.run(check, None, args.corpus, Options(ocr_mode=args.ocr))
     if args.json:
         sys.stdout.buffer.write(orjson.dumps(card.to_dict(), option=orjson.OPT_INDENT_2) + b"\n")
     else:

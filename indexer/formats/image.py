@@ -4,9 +4,10 @@ A TIFF is read page by page; other formats by their first frame (an animation's
 later frames repeat it). Chunks are the paragraphs the engine found, with `{"page":
 n, "ocr": true}`; `metadata["ocr"]` names the engine and the pages it read.
 
-An image is `skipped`, with the reason, when it is too small to hold text (icons,
-spacers, bullets), when OCR is off or not installed, or when the engine finds no
-text in it (a photograph). One that Pillow cannot decode is `failed`. The engine
+An image is `skipped`, with the reason, when OCR is off or not installed (it is then
+not even decoded), when it is too small to hold text (icons, spacers, bullets), or
+when the engine finds no text in it (a photograph). One that Pillow cannot decode is
+`failed`. The engine
 runs as a child process, so the registry marks this extractor `isolated`.
 """
 
@@ -49,31 +50,31 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
     """
     if not data.strip():
         return Extracted(kind="image", text="")
+    if options.ocr_mode == "off":
+        return _skipped("OCR is off", {})
+    engine = ocr.find_engine(options)
+    if engine is None:
+        return _skipped(ocr.NOT_INSTALLED, {})
     from PIL import Image, UnidentifiedImageError
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Pillow warns of odd metadata and big images
         try:
             image = Image.open(io.BytesIO(data))
-            return _read(image, options)
+            return _read(image, engine, options)
         except (UnidentifiedImageError, Image.DecompressionBombError):
             return _failed("not a readable image")
         except (OSError, ValueError, SyntaxError, EOFError) as exc:
             return _failed(f"corrupt image: {_first_line(exc)}")
 
 
-def _read(image: Image, options: Options) -> Extracted:
+def _read(image: Image, engine: ocr.Engine, options: Options) -> Extracted:
     width, height = image.size
     metadata: dict[str, Any] = {"format": image.format, "width": width, "height": height}
     if min(width, height) < MIN_SIDE or width * height < MIN_PIXELS:
         return _skipped(f"image too small to hold text ({width}x{height} px)", metadata)
     if width * height > MAX_PIXELS:
         return _failed(f"image too large to OCR ({width}x{height} px)", metadata)
-    if options.ocr_mode == "off":
-        return _skipped("OCR is off", metadata)
-    engine = ocr.find_engine(options)
-    if engine is None:
-        return _skipped(ocr.NOT_INSTALLED, metadata)
     return _assemble(list(_pages(image, engine, options)), engine.label, metadata)
 
 

@@ -6,6 +6,7 @@ Suites (the issue each answers):
                  once (the machine's ceiling), in rounds; peak RSS (issue 3)
     incremental  first run, unchanged re-run, 1%-changed re-run (issue 4)
     mbox         a generated mbox through indexer run, and the split alone (issue 5)
+    ocr          scanned pages through indexer run at 1 and 2 workers; routing's cost (issue 16)
     all          every suite above, in that order
 
 Every process here keeps its heap between documents, as `indexer run`'s processes
@@ -30,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_kinds
 import bench_mbox
+import bench_ocr
 import bench_pipeline
 from bench_common import machine
 
@@ -41,6 +43,7 @@ SUITES: dict[str, Suite] = {
     "pipeline": (bench_pipeline.run_pipeline, bench_pipeline.render),
     "incremental": (bench_pipeline.run_incremental, bench_pipeline.render),
     "mbox": (bench_mbox.run, bench_mbox.render),
+    "ocr": (bench_ocr.run, bench_ocr.render),
 }
 
 
@@ -60,6 +63,7 @@ def parser() -> argparse.ArgumentParser:
     bench_kinds.add_arguments(p)
     bench_pipeline.add_arguments(p)
     bench_mbox.add_arguments(p)
+    bench_ocr.add_arguments(p)
     return p
 
 

@@ -33,9 +33,9 @@ from bench_common import (
 )
 
 sys.path.insert(0, str(ROOT / "tests" / "formats"))
-import scanmaker  # noqa: E402
+import scanmaker
 
-from indexer import Options, extract  # noqa: E402
+from indexer import Options, extract
 
 SCANS = ROOT.parent / "shared" / "formats" / "scans"
 MEDICAL = "markitdown-test-files/MEDRPT-2024-PAT-3847_medical_report_scan.pdf"

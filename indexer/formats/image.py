@@ -62,8 +62,10 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
         try:
             image = Image.open(io.BytesIO(data))
             return _read(image, engine, options)
-        except (UnidentifiedImageError, Image.DecompressionBombError):
+        except UnidentifiedImageError:
             return _failed("not a readable image")
+        except Image.DecompressionBombError:
+            return _failed("image too large to OCR")
         except (OSError, ValueError, SyntaxError, EOFError) as exc:
             return _failed(f"corrupt image: {_first_line(exc)}")
 
@@ -83,9 +85,11 @@ def _pages(image: Image, engine: ocr.Engine, options: Options) -> Iterator[list[
 
     Raises `OSError` (or `EOFError`) for a frame that cannot be decoded.
     """
+    from PIL import ImageOps
+
     for frame in _frames(image):
         dpi = _declared_dpi(frame)
-        grey = _greyscale(frame)
+        grey = _greyscale(ImageOps.exif_transpose(frame))  # a photo taken sideways
         scale = _scale(grey.size, dpi, options.ocr_dpi)
         if scale < 1:
             size = (max(1, round(grey.width * scale)), max(1, round(grey.height * scale)))

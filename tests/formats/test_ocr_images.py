@@ -138,3 +138,33 @@ def _save(image: Image.Image, kind: str) -> bytes:
     buffer = io.BytesIO()
     image.save(buffer, format=kind)
     return buffer.getvalue()
+
+
+def test_a_photo_taken_sideways_is_turned_upright_by_its_exif_orientation() -> None:
+    real_engine()
+    upright = scanmaker.page(1, dpi=200, angle=0.3, seed=6)
+    stored = upright.transpose(Image.Transpose.ROTATE_90)  # as a phone held sideways keeps it
+    exif = Image.Exif()
+    exif[0x0112] = 6  # Orientation: turn 90 degrees clockwise to show
+    buffer = io.BytesIO()
+    stored.save(buffer, format="JPEG", quality=85, exif=exif, dpi=(200, 200))
+    result = indexer.extract("phone.jpg", buffer.getvalue())
+    assert scanmaker.word_f1(result.text, scanmaker.text_of(1)) >= 0.93
+
+
+def test_an_image_that_claims_billions_of_pixels_fails_undecoded() -> None:
+    real_engine()
+    result = indexer.extract("bomb.png", _png_header(60_000, 60_000))
+    assert (result.status, result.error) == ("failed", "image too large to OCR")
+
+
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG whose header claims `width` x `height` grey pixels, and no pixels at all."""
+    import struct
+    import zlib
+
+    head = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    chunk = b"IHDR" + head
+    ihdr = struct.pack(">I", len(head)) + chunk + struct.pack(">I", zlib.crc32(chunk))
+    end = struct.pack(">I", 0) + b"IEND" + struct.pack(">I", zlib.crc32(b"IEND"))
+    return b"\x89PNG\r\n\x1a\n" + ihdr + end

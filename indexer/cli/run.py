@@ -14,21 +14,9 @@ import anyio
 import orjson
 
 from indexer.cli.exits import Exit, signal_exit
-from indexer.config import Config, load_config
+from indexer.config import FLAGS, Config, load_config
 from indexer.errors import ConfigError, LockHeld
 from indexer.pipeline.run.lock import hold
-
-_FLAGS: tuple[tuple[str, str, Any, str], ...] = (
-    ("--workers", "workers", int, "extraction worker processes (default: all cores)"),
-    ("--pdf-workers", "pdf_workers", int, "isolated PDF worker processes (default: all cores)"),
-    ("--timeout", "timeout", float, "seconds one PDF may take before its worker is killed"),
-    ("--max-memory", "max_memory_mb", int, "address-space cap of an isolated worker, in MB"),
-    ("--max-failures", "max_failures", int, "failed documents tolerated before exit code 1"),
-    ("--pdf-engine", "pdf_engine", str, "pdfium (fast) or pdfplumber (tables as Markdown)"),
-    ("--ocr", "ocr_mode", str, "OCR of scans and images: auto (default), off or force"),
-    ("--engine", "engine", str, "local (default) or dask"),
-    ("--scheduler", "scheduler", str, "dask scheduler address (default: a local cluster)"),
-)
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,30 +24,16 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("source", type=Path, metavar="SOURCE", help="folder to index")
     parser.add_argument("--out", type=Path, required=True, metavar="OUT", help="output folder")
     parser.add_argument("--config", type=Path, metavar="FILE", help="TOML config (see configs/)")
-    for flag, dest, kind, text in _FLAGS:
-        parser.add_argument(flag, dest=dest, type=kind, default=None, help=text)
-    parser.add_argument("--full", action="store_true", default=None, help="re-extract everything")
-    parser.add_argument(
-        "--allow-empty",
-        action="store_true",
-        default=None,
-        help="index an empty SOURCE even when OUT indexes documents (off: exit 2)",
-    )
-    parser.add_argument(
-        "--quiet",
-        action="store_true",
-        default=None,
-        help="no progress bar; errors and summary only",
-    )
-    parser.add_argument(
-        "--json", action="store_true", default=None, help="print the summary as JSON on stdout"
-    )
+    for flag in FLAGS:  # each overrides one config key; None means "not given"
+        kind: dict[str, Any] = (
+            {"action": "store_true"} if flag.type is None else {"type": flag.type}
+        )
+        parser.add_argument(flag.flag, dest=flag.key, default=None, help=flag.help, **kind)
 
 
 def run_command(args: argparse.Namespace) -> int:
     """Execute `indexer run`; return its exit code."""
-    overrides = {dest: getattr(args, dest) for _, dest, _, _ in _FLAGS}
-    overrides.update(full=args.full, allow_empty=args.allow_empty, quiet=args.quiet, json=args.json)
+    overrides = {flag.key: getattr(args, flag.key) for flag in FLAGS}
     try:
         config = load_config(
             str(args.config) if args.config else None,

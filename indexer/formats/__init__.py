@@ -15,7 +15,7 @@ from indexer._spec import ExtractorSpec
 __all__ = ["BUILTIN_SPECS", "VERSIONS"]
 
 VERSIONS = {
-    "csv": "1", "eml": "1", "html": "1", "image": "1", "json": "1", "pdf": "2", "text": "1",
+    "csv": "1", "eml": "1", "html": "2", "image": "1", "json": "1", "pdf": "2", "text": "1",
 }  # fmt: skip
 """Each built-in's output version: bump it here when the extractor's output changes,
 and incremental runs re-extract its documents. (Each module's `VERSION` reads it.)"""
@@ -81,7 +81,7 @@ BUILTIN_SPECS = (
         extract=_lazy("eml", "extract"),
         chunker=_lazy("eml", "chunk"),
         builtin=True,
-        options_used=_LIMIT,
+        options_used=("html_mail_main_content", *_LIMIT),
     ),
     ExtractorSpec(
         name="html",
@@ -91,7 +91,7 @@ BUILTIN_SPECS = (
         extract=_lazy("html", "extract"),
         chunker=_lazy("html", "chunk"),
         builtin=True,
-        options_used=_LIMIT,
+        options_used=("html_main_content", *_LIMIT),
     ),
     ExtractorSpec(
         name="image",

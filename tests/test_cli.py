@@ -21,8 +21,12 @@ def test_capabilities_is_deterministic_json_listing_every_extractor(
     assert capsys.readouterr().out == first
     data = json.loads(first)
     assert data["contract"] == "extractors-v1"
-    names = [e["name"] for e in data["extractors"]]
-    assert names == ["csv", "eml", "html", "image", "json", "pdf", "text"]
+    assert [e["name"] for e in data["extractors"]] == [
+        "archive", "csv", "eml", "html", "image", "json", "msg", "pdf", "rtf", "spreadsheet",
+        "text",
+    ]  # fmt: skip
+    sheets = next(e for e in data["extractors"] if e["name"] == "spreadsheet")
+    assert sheets["extensions"] == ["xlsx", "xlsm", "xlsb", "xls", "ods"] and sheets["isolated"]
     pdf = next(e for e in data["extractors"] if e["name"] == "pdf")
     assert pdf == {
         "name": "pdf",

@@ -57,9 +57,13 @@ def test_extension_of_ignores_dotfiles_and_trailing_dots() -> None:
 
 def test_builtins_register_through_the_public_api_and_are_marked() -> None:
     specs = {s.name: s for s in default_registry().extractors()}
-    assert sorted(specs) == ["csv", "eml", "html", "image", "json", "pdf", "text"]
+    assert sorted(specs) == [
+        "archive", "csv", "eml", "html", "image", "json", "msg", "pdf", "rtf", "spreadsheet",
+        "text",
+    ]  # fmt: skip
     assert all(s.builtin for s in specs.values())
-    assert sorted(n for n, s in specs.items() if s.isolated) == ["image", "pdf"]
+    isolated = sorted(n for n, s in specs.items() if s.isolated)
+    assert isolated == ["image", "pdf", "rtf", "spreadsheet"]
     assert [s.name for s in default_registry().chunkers()] == ["csv", "eml", "html", "json", "text"]
 
 
@@ -141,13 +145,17 @@ def test_plugins_are_discovered_through_the_entry_point_group(
 
     origins = {e["name"]: e["origin"] for e in capabilities(loaded)["extractors"]}
     assert origins == {
+        "archive": "builtin",
         "csv": "builtin",
         "eml": "builtin",
         "html": "builtin",
         "image": "builtin",
         "json": "builtin",
+        "msg": "builtin",
         "pdf": "builtin",
+        "rtf": "builtin",
         "shout": "plugin",
+        "spreadsheet": "builtin",
         "text": "builtin",
     }
 
@@ -183,18 +191,22 @@ def test_an_extractor_that_raises_gives_a_failed_result_with_the_raw_text() -> N
 
 
 def test_builtin_versions_come_from_one_table() -> None:
-    """Each module's `VERSION` is its spec's; eml's also counts the html renderer's and the
-    image extractor's (which attachments become documents)."""
+    """Each module's `VERSION` is its spec's; eml's and msg's also count the html renderer's,
+    and they and archives the image extractor's (image attachments and members)."""
     import importlib
 
     from indexer.formats import VERSIONS
 
+    embeds = {
+        "archive": f"+image.{VERSIONS['image']}",
+        "eml": f"+html.{VERSIONS['html']}+image.{VERSIONS['image']}",
+        "msg": f"+html.{VERSIONS['html']}+image.{VERSIONS['image']}",
+        "spreadsheet": f"+html.{VERSIONS['html']}+csv.{VERSIONS['csv']}",
+    }
     for spec in default_registry().extractors():
-        module = importlib.import_module(f"indexer.formats.{spec.name}")
+        module = importlib.import_module(spec.extract.module)  # type: ignore[attr-defined]
         assert VERSIONS[spec.name] == module.VERSION
-        mail = f"{VERSIONS['eml']}+html.{VERSIONS['html']}+image.{VERSIONS['image']}"
-        expected = mail if spec.name == "eml" else None
-        assert spec.version == (expected or VERSIONS[spec.name])
+        assert spec.version == VERSIONS[spec.name] + embeds.get(spec.name, "")
 
 
 def test_builtins_are_imported_only_when_first_called() -> None:

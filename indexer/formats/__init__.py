@@ -15,7 +15,8 @@ from indexer._spec import ExtractorSpec
 __all__ = ["BUILTIN_SPECS", "VERSIONS"]
 
 VERSIONS = {
-    "csv": "1", "eml": "1", "html": "2", "image": "1", "json": "1", "pdf": "2", "text": "1",
+    "archive": "1", "csv": "1", "eml": "1", "html": "2", "image": "1", "json": "1", "msg": "1",
+    "pdf": "2", "rtf": "1", "spreadsheet": "1", "text": "1",
 }  # fmt: skip
 """Each built-in's output version: bump it here when the extractor's output changes,
 and incremental runs re-extract its documents. (Each module's `VERSION` reads it.)"""
@@ -61,6 +62,16 @@ def _lazy(kind: str, name: str) -> Any:
 
 
 BUILTIN_SPECS = (
+    ExtractorSpec(
+        name="archive",
+        kind="archive",
+        extensions=("zip", "tar", "tgz", "tbz", "tbz2", "txz", "gz", "bz2", "xz"),
+        # image members became documents (OCR) rather than `binary` skips
+        version=f"{VERSIONS['archive']}+image.{VERSIONS['image']}",
+        extract=_lazy("archive", "extract"),
+        builtin=True,
+        options_used=("containers", *_LIMIT),
+    ),
     ExtractorSpec(
         name="csv",
         kind="csv",
@@ -114,6 +125,16 @@ BUILTIN_SPECS = (
         options_used=_LIMIT,
     ),
     ExtractorSpec(
+        name="msg",
+        kind="msg",
+        extensions=("msg",),
+        # like eml: html-only messages are rendered by the html extractor, images read
+        version=f"{VERSIONS['msg']}+html.{VERSIONS['html']}+image.{VERSIONS['image']}",
+        extract=_lazy("msg", "extract"),
+        builtin=True,
+        options_used=_LIMIT,
+    ),
+    ExtractorSpec(
         name="pdf",
         kind="pdf",
         extensions=("pdf",),
@@ -122,6 +143,27 @@ BUILTIN_SPECS = (
         isolated=True,
         builtin=True,
         options_used=("pdf_engine", *_OCR, *_LIMIT),
+    ),
+    ExtractorSpec(
+        name="rtf",
+        kind="rtf",
+        extensions=("rtf",),
+        version=VERSIONS["rtf"],
+        extract=_Lazy("indexer.formats.rtf", "extract"),
+        isolated=True,
+        builtin=True,
+        options_used=_LIMIT,
+    ),
+    ExtractorSpec(
+        name="spreadsheet",
+        kind="spreadsheet",
+        extensions=("xlsx", "xlsm", "xlsb", "xls", "ods"),
+        # an .xls that is really HTML or delimited text goes to those extractors
+        version=f"{VERSIONS['spreadsheet']}+html.{VERSIONS['html']}+csv.{VERSIONS['csv']}",
+        extract=_Lazy("indexer.formats.sheets", "extract"),
+        isolated=True,
+        builtin=True,
+        options_used=("rows_per_chunk", "max_sheet_cells", *_LIMIT),
     ),
     ExtractorSpec(
         name="text",

@@ -44,7 +44,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "blank.json").write_bytes(b"  \n ")
     (root / "bad.json").write_bytes(b'{"a": [1, 2')
     (root / ".hidden.txt").write_bytes(b"secret")
-    (root / "archive.zip").write_bytes(b"PK\x03\x04\x00\x00")
+    (root / "tune.mp3").write_bytes(b"ID3\x03\x00\x00")
     return root
 
 
@@ -71,7 +71,7 @@ def test_every_walked_path_has_exactly_one_document_in_walk_order(
         "skipped",
         "hidden",
     )
-    assert (by_path["archive.zip"]["status"], by_path["archive.zip"]["reason"]) == (
+    assert (by_path["tune.mp3"]["status"], by_path["tune.mp3"]["reason"]) == (
         "skipped",
         "binary",
     )

@@ -14,6 +14,7 @@ Suites (the issue each answers):
                  words kept, on ../shared/formats (issue 14)
     chunks       chunk sizes per kind, packed against the extractors' blocks, on
                  ../shared/corpus and ../shared/formats (issue 19)
+    ocr          scanned pages through indexer run at 1 and 2 workers; routing's cost (issue 16)
     all          every suite above, in that order
 
 Every process here keeps its heap between documents, as `indexer run`'s processes
@@ -41,6 +42,7 @@ import bench_chunks
 import bench_html_main
 import bench_kinds
 import bench_mbox
+import bench_ocr
 import bench_office
 import bench_pipeline
 import bench_sheets
@@ -59,6 +61,7 @@ SUITES: dict[str, Suite] = {
     "sheets": (bench_sheets.run, bench_sheets.render),
     "office": (bench_office.run, bench_office.render),
     "chunks": (bench_chunks.run, bench_chunks.render),
+    "ocr": (bench_ocr.run, bench_ocr.render),
 }
 
 
@@ -82,6 +85,7 @@ def parser() -> argparse.ArgumentParser:
     bench_sheets.add_arguments(p)
     bench_office.add_arguments(p)
     bench_chunks.add_arguments(p)
+    bench_ocr.add_arguments(p)
     return p
 
 

@@ -2,11 +2,12 @@
 
 Each corpus (`--chunk-corpora`, folders of `../shared`: `corpus` and `formats` by
 default; `INDEXER_SHARED` names another folder) is indexed twice by `indexer run`,
-with `--chunking blocks` and with the default packing. For the documents whose
-blocks hold more than `chunk_target` characters (joined as the packer joins them),
-it counts per kind the chunks' median length, the share under 200 characters, the
-longest and how many there are, in each mode. The numbers depend only on the code
-and the files (runs are deterministic), not on the machine.
+with `--chunking blocks` and with the default packing, OCR off (a scan's text would
+depend on the engine installed). For the documents whose blocks hold more than
+`chunk_target` characters (joined as the packer joins them), it counts per kind the
+chunks' median length, the share under 200 characters, the longest and how many
+there are, in each mode. The numbers depend only on the code and the files (runs
+are deterministic), not on the machine.
 
 Targets (on each corpus, per kind): packed median at least half of `chunk_target`,
 at most 10% of packed chunks under 200 characters; and on the whole output, no
@@ -62,7 +63,7 @@ def _index(src: Path, out: Path, mode: str) -> dict[str, list[dict[str, Any]]]:
     """`indexer run SRC --chunking MODE` (this checkout's code); its chunks by document."""
     argv = [
         sys.executable, "-m", "indexer", "run", str(src), "--out", str(fresh_dir(out)),
-        "--chunking", mode, "--quiet", "--max-failures", "1000000",
+        "--chunking", mode, "--ocr", "off", "--quiet", "--max-failures", "1000000",
     ]  # fmt: skip
     done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
     if done.returncode not in (0, 1):  # 1: failed documents, reported in the output

@@ -41,7 +41,8 @@ def runs(
     """The chunks of three runs: blocks, packed with the defaults, and packed with
     `chunk_max = max_chunk_chars` (no block is then cut)."""
     source: Path = request.getfixturevalue(request.param)
-    base = Config(workers=2, pdf_workers=2, max_failures=10**6)
+    # OCR off, as the other whole-corpus runs: tests/formats/ reads the scans
+    base = Config(workers=2, pdf_workers=2, max_failures=10**6, ocr_mode="off")
     configs = {
         "blocks": replace(base, chunking="blocks"),
         "packed": base,

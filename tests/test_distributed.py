@@ -26,7 +26,7 @@ import indexer
 from indexer._corpusgen import write_corpus
 from indexer.cli import main
 from indexer.config import Config
-from indexer.pipeline.engines.dask.driver import LOCAL_CLUSTER
+from indexer.pipeline.engines.dask.cluster import LOCAL_CLUSTER
 from indexer.pipeline.engines.dask.worker import (
     PartTask,
     StateRef,
@@ -34,7 +34,7 @@ from indexer.pipeline.engines.dask.worker import (
     release,
     run_partition,
 )
-from indexer.pipeline.engines.local import walk_entries
+from indexer.pipeline.engines.entries import walk_entries
 from indexer.pipeline.incremental.state import State
 from indexer.pipeline.run.runner import RunSummary
 from indexer.registry import Registry, default_registry
@@ -245,7 +245,7 @@ def test_an_unchanged_tree_after_a_dask_run_needs_no_cluster(
 ) -> None:
     """The dask driver notes its walk as the local engine does, so a night where
     nothing changed re-commits the output without connecting to the cluster."""
-    from indexer.pipeline.engines.dask import driver as distributed
+    from indexer.pipeline.engines.dask import driver
 
     source = tmp_path / "src"
     write_corpus(source, 60_000, seed=5)
@@ -257,7 +257,7 @@ def test_an_unchanged_tree_after_a_dask_run_needs_no_cluster(
     def unreachable(config: Config) -> Any:
         raise AssertionError("an unchanged tree connected to the cluster")
 
-    monkeypatch.setattr(distributed, "_connect", unreachable)
+    monkeypatch.setattr(driver, "connect", unreachable)
     again = indexer.run(source, out, config)
     assert json.loads((out / "run.json").read_bytes())["unchanged"] is True
     assert (again.extracted, again.reused) == (0, first.extracted)

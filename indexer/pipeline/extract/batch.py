@@ -41,9 +41,10 @@ from indexer.registry import ExtractorSpec, Registry
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class WorkItem:
-    """A walk entry to resolve."""
+    """A walk entry to resolve. Not frozen: one is made per entry, on the hot path, and a
+    frozen dataclass's `__init__` costs several times as much; nothing changes one."""
 
     seq: int
     """Its position in the walk."""

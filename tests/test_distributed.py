@@ -128,8 +128,8 @@ def test_a_worker_killed_mid_partition_changes_nothing_in_the_output(
     config = Config(engine="dask", scheduler=cluster.scheduler_address, shard_files=2)
     out = tmp_path / "dask"
     run = _Background(lambda: indexer.run(source, out, config, registry=registry))
-    attempts = _AttemptWatcher(out / ".staging" / "parts", run)
-    victim, partition = _busy_worker(client, out / ".staging" / "parts")
+    attempts = _AttemptWatcher(out / ".parts", run)
+    victim, partition = _busy_worker(client, out / ".parts")
     os.kill(victim, signal.SIGKILL)
     summary = run.result()
     assert victim not in client.run(os.getpid).values()
@@ -273,6 +273,33 @@ def test_an_unchanged_tree_after_a_dask_run_needs_no_cluster(
     fresh = tmp_path / "fresh"
     indexer.run(source, fresh, local)
     assert {**_files(out), "changes.ndjson": b""} == {**_files(fresh), "changes.ndjson": b""}
+
+
+def _listing(out: Path) -> list[str]:
+    """Every path in OUT, links and hidden ones included, but inside the state folder
+    (its outputs files are named by run and process)."""
+    return sorted(
+        p.relative_to(out).as_posix()
+        for p in out.rglob("*")
+        if p.relative_to(out).parts[0] != ".state" or p.name == ".state"
+    )
+
+
+def test_a_dask_out_holds_exactly_the_paths_a_local_out_holds(
+    cluster: LocalCluster, tmp_path: Path
+) -> None:
+    """No partition folder, attempt or second copy of the documents is committed."""
+    source = tmp_path / "src"
+    write_corpus(source, 80_000, seed=9)
+    config = Config(engine="dask", scheduler=cluster.scheduler_address, shard_files=3)
+    dask_out, local_out = tmp_path / "dask", tmp_path / "local"
+    for night in range(2):
+        indexer.run(source, dask_out, config)
+        indexer.run(source, local_out, _local_twin(config))
+        assert _listing(dask_out) == _listing(local_out)
+        assert not any("part" in name for name in _listing(dask_out)), _listing(dask_out)
+        first = sorted(p for p in source.rglob("*") if p.is_file())[night]
+        first.write_bytes(first.read_bytes() + b"\nChanged overnight.\n")
 
 
 def test_a_partition_joins_the_drivers_state_run_only_on_the_drivers_machine(

@@ -8,8 +8,8 @@ A partition is a contiguous slice of the walk that starts at a multiple of
 `shard_files`, so its shards begin where the local engine's do, and the flow run
 on a worker (with its own pools: PDF isolation happens on the worker) writes the
 very bytes the local engine would. Every attempt writes into a folder of its own
-under `.staging/parts/`; the driver uses only the folder that the successful
-attempt reports, so a partition retried
+under `OUT/.parts/`, beside the staging folder and never committed; the driver
+uses only the folder that the successful attempt reports, so a partition retried
 after a worker died never mixes files with the dead attempt. Workers on the
 driver's machine share its incremental state: they open the same SQLite file
 (WAL) and join the driver's run.
@@ -18,9 +18,11 @@ driver's machine share its incremental state: they open the same SQLite file
 from __future__ import annotations
 
 import contextlib
+import shutil
 import uuid
 from collections.abc import Iterator
 from dataclasses import replace
+from functools import partial
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -46,7 +48,9 @@ from indexer.pipeline.walk.walker import Entry
 if TYPE_CHECKING:
     from distributed import Client, Future
 
-PARTS = "parts"
+PARTS = ".parts"
+"""The partitions' attempt folders, in OUT beside the staging folder: what is staged
+and committed is only what the driver assembles from them."""
 RETRIES = 3
 """Extra attempts for a partition whose task raised. A worker that dies is different: its
 partitions are rescheduled, up to `distributed.scheduler.allowed-failures` times."""
@@ -60,9 +64,13 @@ async def stage(ctx: RunContext) -> Staged:
     `distributed` is not installed; any error of a partition that failed all its
     attempts, or of the cluster, propagates (nothing is committed then).
     """
-    parts = ctx.staging / PARTS
-    parts.mkdir()
-    return await _stage_parts(ctx, parts)
+    parts = ctx.staging.parent / PARTS
+    await anyio.to_thread.run_sync(_fresh, parts)
+    try:
+        return await _stage_parts(ctx, parts)
+    finally:
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(partial(shutil.rmtree, parts, ignore_errors=True))
 
 
 async def _stage_parts(ctx: RunContext, parts: Path) -> Staged:
@@ -133,6 +141,12 @@ async def _submit(
 
 def _take(entries: Iterator[Entry], n: int) -> tuple[Entry, ...]:
     return tuple(islice(entries, n))
+
+
+def _fresh(parts: Path) -> None:
+    """An empty `parts` folder (a killed run may have left one)."""
+    shutil.rmtree(parts, ignore_errors=True)
+    parts.mkdir()
 
 
 async def _release(client: Client, token: str) -> None:

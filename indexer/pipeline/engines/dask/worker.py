@@ -55,7 +55,7 @@ class PartTask:
     entries: tuple[Entry, ...]
     source: Path
     parts: Path
-    """`.staging/parts` in OUT: every worker must see the same folder."""
+    """`OUT/.parts` (`driver.PARTS`): every worker must see the same folder."""
     config: Config
     registry: Registry
     state: StateRef | None

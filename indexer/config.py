@@ -58,6 +58,7 @@ class Config:
     window: int = 1024
     engine: Literal["local", "dask"] = "local"
     scheduler: str | None = None
+    worker_wait: float = 60.0
     quiet: bool = False
     json: bool = False
     full: bool = False
@@ -147,6 +148,7 @@ TABLES: dict[str, tuple[str, ...]] = {
         "window",
         "engine",
         "scheduler",
+        "worker_wait",
         "quiet",
         "json",
         "full",
@@ -303,6 +305,7 @@ _CHECKS: dict[str, _Check] = {
     "window": _integer(1),
     "engine": _choice("local", "dask"),
     "scheduler": _scheduler,
+    "worker_wait": _seconds,
     "quiet": _boolean,
     "json": _boolean,
     "full": _boolean,

@@ -9,6 +9,8 @@ import re
 import signal
 import socket
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -300,6 +302,85 @@ def test_a_dask_out_holds_exactly_the_paths_a_local_out_holds(
         assert not any("part" in name for name in _listing(dask_out)), _listing(dask_out)
         first = sorted(p for p in source.rglob("*") if p.is_file())[night]
         first.write_bytes(first.read_bytes() + b"\nChanged overnight.\n")
+
+
+@pytest.fixture
+def empty_cluster() -> Iterator[LocalCluster]:
+    """A scheduler with no worker at all."""
+    with LocalCluster(n_workers=0, **LOCAL_CLUSTER) as running:
+        yield running
+
+
+def test_a_cluster_without_workers_fails_the_run_with_exit_3_after_worker_wait(
+    empty_cluster: LocalCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "a.txt").write_bytes(b"kept")
+    out = tmp_path / "out"
+    indexer.run(source, out, Config(workers=1, pdf_workers=1))
+    before = _files(out)
+    (source / "b.txt").write_bytes(b"new: work for a cluster that has no worker")
+    settings = tmp_path / "indexer.toml"
+    settings.write_text("[run]\nworker_wait = 2\n")
+    argv = ["run", str(source), "--out", str(out), "--config", str(settings), "--quiet"]
+    started = time.monotonic()
+    code = main([*argv, "--engine", "dask", "--scheduler", empty_cluster.scheduler_address])
+    waited = time.monotonic() - started
+    err = capsys.readouterr().err
+    assert code == 3, err
+    assert "NoWorkers" in err and "no worker for 2 s" in err and "nothing was committed" in err
+    assert 2 <= waited < 30
+    assert _files(out) == before
+    assert not (out / ".parts").exists()
+
+
+def test_the_last_worker_dying_mid_run_fails_the_run_after_worker_wait(
+    empty_cluster: LocalCluster, tmp_path: Path
+) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    for i in range(16):
+        (source / f"doc-{i:02d}.slow").write_bytes(f"slow document {i}".encode())
+    out = tmp_path / "out"
+    worker = _worker_process(empty_cluster.scheduler_address)
+    try:
+        config = Config(
+            engine="dask", scheduler=empty_cluster.scheduler_address, shard_files=2,
+            worker_wait=2,
+        )  # fmt: skip
+        registry = _registry(hostile.SLOW)
+        run = _Background(lambda: indexer.run(source, out, config, registry=registry))
+        deadline = time.monotonic() + 60
+        while not list(out.glob(".parts/*")) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert list(out.glob(".parts/*")), "the worker never started a partition"
+        worker.kill()
+        killed = time.monotonic()
+        with pytest.raises(BaseException) as failure:
+            run.result()
+        assert time.monotonic() - killed < 30
+    finally:
+        worker.kill()
+        worker.wait()
+    assert "NoWorkers" in repr(failure.value), repr(failure.value)
+    assert not (out / ".current").exists()  # nothing committed
+    assert not (out / ".parts").exists()
+
+
+def _worker_process(address: str) -> subprocess.Popen[bytes]:
+    """One dask worker process without a nanny (so that nothing restarts it), which
+    imports `hostile` as the test does."""
+    tests_dir = str(Path(__file__).parent)
+    path = os.pathsep.join([tests_dir, *filter(None, [os.environ.get("PYTHONPATH")])])
+    command = [
+        sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+        "--no-nanny", "--no-dashboard",
+    ]  # fmt: skip
+    return subprocess.Popen(
+        command, env={**os.environ, "PYTHONPATH": path},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
 
 
 def test_a_partition_joins_the_drivers_state_run_only_on_the_drivers_machine(

@@ -1,8 +1,10 @@
-"""The dask engine's cluster: connecting (or starting a local one), keeping `distributed` quiet."""
+"""The dask engine's cluster: connecting (or starting a local one), keeping `distributed`
+quiet, and failing a run that has had no worker for `worker_wait` seconds."""
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING, Any
@@ -28,6 +30,12 @@ nothing here. Set the same on the workers of a cluster of your own."""
 
 CLOSE_TIMEOUT = 30.0
 """Seconds that closing the client or the cluster, or releasing the workers, may take."""
+_POLL = 1.0
+"""Seconds between two looks at the cluster's workers (at most; less for a short wait)."""
+
+
+class NoWorkers(RuntimeError):
+    """The dask cluster had no worker for `worker_wait` seconds: the run cannot go on."""
 
 
 @asynccontextmanager
@@ -60,6 +68,26 @@ async def connect(config: Config) -> AsyncIterator[Client]:
         finally:
             if cluster is not None:
                 await unless_slow(cluster.close())
+
+
+async def watch_workers(client: Client, wait: float, where: str) -> None:
+    """Run until cancelled; raise `NoWorkers` once the cluster (at `where`) has had no
+    worker for `wait` seconds in a row (none connected yet, or the last one gone):
+    its tasks would wait for one forever."""
+    since: float | None = None
+    while True:
+        workers = len(await client.nthreads())  # type: ignore[no-untyped-call]
+        now = time.monotonic()
+        if workers:
+            since = None
+        elif since is None:
+            since = now
+        elif now - since >= wait:
+            raise NoWorkers(
+                f"the dask cluster at {where} has had no worker "
+                f"for {wait:g} s (worker_wait in [run])"
+            )
+        await anyio.sleep(min(_POLL, wait / 4))
 
 
 async def unless_slow(closing: Awaitable[Any] | None) -> None:

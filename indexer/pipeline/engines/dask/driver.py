@@ -32,7 +32,7 @@ from anyio.streams.memory import MemoryObjectSendStream
 
 from indexer.pipeline.engines.context import RunContext
 from indexer.pipeline.engines.dask.assemble import Assembler, PartResult
-from indexer.pipeline.engines.dask.cluster import connect, unless_slow
+from indexer.pipeline.engines.dask.cluster import connect, unless_slow, watch_workers
 from indexer.pipeline.engines.dask.worker import (
     PartTask,
     StateRef,
@@ -61,7 +61,8 @@ async def stage(ctx: RunContext) -> Staged:
 
     Connects to `config.scheduler`, or starts a `LocalCluster` of `config.workers`
     one-thread worker processes (closed at the end). Raises `ConfigError` when
-    `distributed` is not installed; any error of a partition that failed all its
+    `distributed` is not installed, `NoWorkers` when the cluster has had no worker
+    for `config.worker_wait` seconds; any error of a partition that failed all its
     attempts, or of the cluster, propagates (nothing is committed then).
     """
     parts = ctx.staging.parent / PARTS
@@ -81,7 +82,11 @@ async def _stage_parts(ctx: RunContext, parts: Path) -> Staged:
     entries = walk_entries(ctx.source, ctx.config, ctx.registry, ctx.walked, tree)
     async with connect(ctx.config) as client:
         try:
-            await _run_partitions(client, template, assembler, marking_seen(entries, ctx.state))
+            async with anyio.create_task_group() as tg:
+                where = ctx.config.scheduler or "a local cluster"
+                tg.start_soon(watch_workers, client, ctx.config.worker_wait, where)
+                await _run_partitions(client, template, assembler, marking_seen(entries, ctx.state))
+                tg.cancel_scope.cancel()
         finally:
             await _release(client, token)
     return replace(await assembler.finish(), tree=tree.value)

@@ -5,11 +5,9 @@ writer frees as it writes them in walk order: that bounds the outcomes waiting t
 be written, so memory does not grow with the corpus.
 
 Isolated work (a PDF) is also looked for beyond the window and sent to its pool as
-soon as it is found, within a budget of its own (`Window.early_room`). Without
-that, a tree whose PDFs come after thousands of mails kept the PDF pool idle until
-the window reached them, and then the general pool idle while the PDFs ran: on the
-benchmark's 50 MB corpus, `--workers 1` took the sum of both stretches. Early
-outcomes wait for their turn like any other, so the output is the same bytes.
+soon as it is found, within a budget of its own (`Window.early_room`), so that a tree
+whose PDFs come after thousands of mails does not keep one pool idle while the other
+works. Early outcomes wait for their turn like any other: the output is the same bytes.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
-"""Run configuration: every option of `indexer run`, its default and its checks.
+"""Run configuration: every option of `indexer run`, declared once.
 
-`load_config(path, overrides)` reads a TOML file (`configs/default.toml`
-documents every key), lays the command line's `overrides` on top and returns a
-frozen `Config`. Keys live in TOML tables (`[run]`, `[pdf]`, `[walk]`,
-`[extract]`, `[output]`) but are flat attributes of `Config`. Anything wrong (an
-unknown key, a wrong type, a value out of range) raises `ConfigError` naming the
+Each key is one field of `Config`, whose metadata gives its TOML table, its check,
+its comment in `configs/default.toml`, its command-line flag and whether it changes
+the output bytes. `TABLES`, `OUTPUT_KEYS`, `FLAGS` and `render_defaults()` (the
+text of `configs/default.toml`, compared by a test) are derived from those fields.
+`load_config(path, overrides)` reads a TOML file, lays the command line's overrides
+on top and returns a frozen `Config`; anything wrong raises `ConfigError` naming the
 key, the bad value and what is allowed, before any work starts.
 """
 
@@ -13,76 +14,387 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, Field, asdict, dataclass, field, fields
 from typing import Any, Literal
 
 import orjson
 
-from indexer._types import Options, PdfEngine
-from indexer.pipeline.walk.walker import WalkPolicy, compile_globs
+from indexer._config_checks import (
+    Check,
+    boolean,
+    choice,
+    globs,
+    integer,
+    option,
+    path_or_none,
+    scheduler_address,
+    seconds,
+)
+from indexer._types import Options, Packing, PdfEngine
+from indexer.errors import ConfigError
+from indexer.procpool.cpus import usable_cpus
 
-__all__ = ["TABLES", "Config", "ConfigError", "load_config", "usable_cpus"]
+__all__ = [
+    "FLAGS",
+    "OUTPUT_KEYS",
+    "TABLES",
+    "Config",
+    "ConfigError",
+    "Flag",
+    "load_config",
+    "render_defaults",
+]
 
 MiB = 1024 * 1024
 
 
-class ConfigError(ValueError):
-    """A configuration key has a bad value, or is not a key at all."""
+@dataclass(frozen=True, slots=True)
+class Flag:
+    """A command-line flag of `indexer run` that overrides one key."""
 
-    def __init__(self, key: str, message: str) -> None:
-        super().__init__(message)
-        self.key = key
-        """The offending key (`config` for the file itself)."""
-        self.message = message
-        """What is wrong, naming the key, the value and what is allowed."""
+    flag: str
+    """The flag, e.g. `--workers`."""
+    key: str
+    """The `Config` field it sets."""
+    type: type | None
+    """The argparse type of its value; None for a switch (`store_true`)."""
+    help: str
+    """Its one-line help."""
 
 
-def usable_cpus() -> int:
-    """Return how many CPUs this process may run on (its affinity mask), at least 1."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
+def _key(
+    table: str,
+    default: Any = MISSING,
+    *,
+    check: Check,
+    doc: str,
+    factory: Callable[[], Any] | None = None,
+    output: bool = False,
+    flag: str | None = None,
+    flag_type: type | None = None,
+    help: str = "",
+    toml: str | None = None,
+) -> Any:
+    """Declare one key: its table, default, check, doc and (optionally) its CLI flag.
+
+    `output` keys change the output bytes, so `Config.digest` covers them; `toml` is
+    the value's text in the defaults file where it is not the default's own (`"auto"`),
+    or a whole example line to show commented out (`# scheduler = ...`).
+    """
+    meta = {
+        "table": table,
+        "check": check,
+        "doc": doc,
+        "output": output,
+        "flag": flag,
+        "flag_type": flag_type,
+        "help": help,
+        "toml": toml,
+    }
+    if factory is not None:
+        return field(default_factory=factory, metadata=meta)
+    return field(default=default, metadata=meta)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Config:
     """Every option of a run. Raises `ConfigError` for a bad value."""
 
-    # [run]
-    workers: int = field(default_factory=usable_cpus)
-    pdf_workers: int = field(default_factory=usable_cpus)
-    max_failures: int = 0
-    batch_files: int = 64
-    batch_bytes: int = 4 * MiB
-    window: int = 1024
-    engine: Literal["local", "dask"] = "local"
-    scheduler: str | None = None
-    worker_wait: float = 60.0
-    quiet: bool = False
-    json: bool = False
-    full: bool = False
-    allow_empty: bool = False
-    # [pdf]
-    timeout: float = 120.0
-    max_memory_mb: int = 2048
-    recycle_after: int = 1000
-    # [walk]
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    skip_hidden: bool = True
-    max_file_bytes: int = 256 * MiB
-    # [extract]
-    rows_per_chunk: int = 20
-    max_chunk_chars: int = 4000
-    pdf_engine: PdfEngine = "pdfium"
-    # [output]
-    shard_bytes: int = 64 * MiB
-    shard_files: int = 10_000
+    workers: int = _key(
+        "run",
+        factory=usable_cpus,
+        check=integer(1, auto=True),
+        toml='"auto"',
+        doc='Extraction processes for everything but PDFs. "auto" = the CPUs this process may use.',
+        flag="--workers",
+        flag_type=int,
+        help="extraction worker processes (default: all cores)",
+    )
+    pdf_workers: int = _key(
+        "run",
+        factory=usable_cpus,
+        check=integer(1, auto=True),
+        toml='"auto"',
+        doc='Isolated processes that parse PDFs, one file at a time. "auto" = usable CPUs.',
+        flag="--pdf-workers",
+        flag_type=int,
+        help="isolated PDF worker processes (default: all cores)",
+    )
+    max_failures: int = _key(
+        "run",
+        0,
+        check=integer(0),
+        doc="Exit 1 (output still complete and committed) when more documents than this failed.",
+        flag="--max-failures",
+        flag_type=int,
+        help="failed documents tolerated before exit code 1",
+    )
+    batch_files: int = _key(
+        "run",
+        64,
+        check=integer(1),
+        doc="Small files are sent to a worker process in batches of at most this many files...",
+    )
+    batch_bytes: int = _key(
+        "run",
+        4 * MiB,
+        check=integer(1),
+        doc="...or this many bytes (4 MiB), whichever comes first: it amortises the round trip.",
+    )
+    window: int = _key(
+        "run",
+        1024,
+        check=integer(1),
+        doc="Reorder window, in documents: results arrive out of order and are written in walk\n"
+        "order; peak memory is bounded by this window and the largest file.",
+    )
+    engine: Literal["local", "dask"] = _key(
+        "run",
+        "local",
+        check=choice("local", "dask"),
+        doc='"local" (this machine\'s processes) or "dask" (a dask.distributed cluster).',
+        flag="--engine",
+        flag_type=str,
+        help="local (default) or dask",
+    )
+    scheduler: str | None = _key(
+        "run",
+        None,
+        check=scheduler_address,
+        toml='# scheduler = "tcp://127.0.0.1:8786"',
+        doc='Address of the dask scheduler; only with engine = "dask". Unset: a local cluster.',
+        flag="--scheduler",
+        flag_type=str,
+        help="dask scheduler address (default: a local cluster)",
+    )
+    worker_wait: float = _key(
+        "run",
+        60.0,
+        check=seconds,
+        doc="Seconds the dask engine waits for a worker, none connected yet or the last one gone,\n"
+        "before the run fails (exit 3, nothing committed) rather than wait forever.",
+    )
+    quiet: bool = _key(
+        "run",
+        False,
+        check=boolean,
+        doc="No progress bar: only errors and the final summary line.",
+        flag="--quiet",
+        help="no progress bar; errors and summary only",
+    )
+    json: bool = _key(
+        "run",
+        False,
+        check=boolean,
+        doc="Print the final summary as JSON on stdout (for cron).",
+        flag="--json",
+        help="print the summary as JSON on stdout",
+    )
+    full: bool = _key(
+        "run",
+        False,
+        check=boolean,
+        doc="Re-extract everything, ignoring what an earlier run in OUT could be reused for.",
+        flag="--full",
+        help="re-extract everything",
+    )
+    allow_empty: bool = _key(
+        "run",
+        False,
+        check=boolean,
+        doc="Index a SOURCE folder that holds nothing at all even when OUT indexes documents.\n"
+        "Off, such a run stops (exit 2) before committing: an unmounted archive would\n"
+        "otherwise empty the index and list every document as removed.",
+        flag="--allow-empty",
+        help="index an empty SOURCE even when OUT indexes documents (off: exit 2)",
+    )
+    timeout: float = _key(
+        "pdf",
+        120.0,
+        check=seconds,
+        output=True,
+        doc="Wall-clock limit per PDF file, in seconds; past it the file is recorded as failed "
+        "(timeout).",
+        flag="--timeout",
+        flag_type=float,
+        help="seconds one PDF may take before its worker is killed",
+    )
+    max_memory_mb: int = _key(
+        "pdf",
+        2048,
+        check=integer(64),
+        output=True,
+        doc="Address-space cap per isolated PDF worker, in MB; past it the file fails "
+        "(out_of_memory).",
+        flag="--max-memory",
+        flag_type=int,
+        help="address-space cap of an isolated worker, in MB",
+    )
+    recycle_after: int = _key(
+        "pdf",
+        1000,
+        check=integer(1),
+        doc="An isolated worker is replaced after parsing this many files, so leaks cannot\n"
+        "pile up (the memory cap above still stops any one file; files go to a worker four\n"
+        "per call, so it is replaced after at most this many). A replacement costs a few\n"
+        "hundred ms of imports, so a small value slows PDF-heavy runs.",
+    )
+    include: tuple[str, ...] = _key(
+        "walk",
+        (),
+        check=globs,
+        output=True,
+        doc="Globs a file's path (relative to SOURCE) must match; [] = every file. Gitignore-ish:\n"
+        '"*.pdf" matches at any depth, "reports/**" everything under reports/, "/a.txt" only at '
+        "the top.",
+    )
+    exclude: tuple[str, ...] = _key(
+        "walk",
+        (),
+        check=globs,
+        output=True,
+        doc="Globs that exclude a file, or a whole directory (one record) when they match it.",
+    )
+    skip_hidden: bool = _key(
+        "walk",
+        True,
+        check=boolean,
+        output=True,
+        doc='Pass over names starting with "." (.git, node_modules, __pycache__ and virtualenvs '
+        "always are).",
+    )
+    max_file_bytes: int = _key(
+        "walk",
+        256 * MiB,
+        check=integer(1),
+        output=True,
+        doc="Files larger than this many bytes (256 MiB) are recorded as skipped (too_large).",
+    )
+    rows_per_chunk: int = _key(
+        "extract",
+        20,
+        check=option(int),
+        output=True,
+        doc="CSV data rows per chunk, each chunk prefixed with the header line.",
+    )
+    max_chunk_chars: int = _key(
+        "extract",
+        4000,
+        check=option(int),
+        output=True,
+        doc="No chunk is longer than this many characters (at least 64).",
+    )
+    pdf_engine: PdfEngine = _key(
+        "extract",
+        "pdfium",
+        check=option(str),
+        output=True,
+        doc='"pdfium" (fast, reading order) or "pdfplumber" (tables as Markdown).',
+        flag="--pdf-engine",
+        flag_type=str,
+        help="pdfium (fast) or pdfplumber (tables as Markdown)",
+    )
+    chunking: Literal["packed", "blocks"] = _key(
+        "chunking",
+        "packed",
+        check=choice("packed", "blocks"),
+        output=True,
+        doc='"packed": blocks joined to about chunk_target within a section, for retrieval;\n'
+        '"blocks": the extractors\' own chunks, exactly (extractors-v1).',
+        flag="--chunking",
+        flag_type=str,
+        help="packed (retrieval-sized chunks) or blocks (the extractors' own chunks)",
+    )
+    chunk_target: int = _key(
+        "chunking",
+        1200,
+        check=integer(1),
+        output=True,
+        doc="A chunk is closed once the next block would take it past this size.",
+    )
+    chunk_max: int = _key(
+        "chunking",
+        2000,
+        check=integer(1),
+        output=True,
+        doc="No chunk is larger (nor over max_chunk_chars characters); bigger blocks are cut\n"
+        "at sentence, then word boundaries, tables repeating their header rows.",
+    )
+    chunk_min: int = _key(
+        "chunking",
+        300,
+        check=integer(1),
+        output=True,
+        doc="A chunk smaller than this takes the next block even past the target.",
+    )
+    chunk_overlap: int = _key(
+        "chunking",
+        0,
+        check=integer(0),
+        output=True,
+        doc="Characters (or tokens) of a chunk's end repeated at the next one's start.",
+    )
+    chunk_unit: Literal["chars", "tokens"] = _key(
+        "chunking",
+        "chars",
+        check=choice("chars", "tokens"),
+        output=True,
+        doc='What sizes count: "chars", or "tokens" of the tokenizer below.',
+    )
+    tokenizer: str | None = _key(
+        "chunking",
+        None,
+        check=path_or_none,
+        output=True,
+        toml='# tokenizer = "/models/bge-small/tokenizer.json"',
+        doc='A local tokenizer.json (Hugging Face `tokenizers`), with chunk_unit = "tokens".',
+    )
+    chunk_prefix: bool = _key(
+        "chunking",
+        False,
+        check=boolean,
+        output=True,
+        doc="Start each chunk's text with its document title and top heading (for embedding);\n"
+        'meta "context" holds them either way.',
+    )
+    main_content: bool = _key(
+        "html",
+        True,
+        check=boolean,
+        output=True,
+        doc="Web pages (.html .htm .xhtml): render only the main content (the article, without\n"
+        "menus, footers, share bars, comments), links as their text. A page where no article\n"
+        "is found with confidence is rendered whole. false: the whole page, links as Markdown.",
+    )
+    mail_main_content: bool = _key(
+        "html",
+        False,
+        check=boolean,
+        output=True,
+        doc="The same for the HTML bodies of mails; off, a mail's HTML is rendered whole.",
+    )
+    shard_bytes: int = _key(
+        "output",
+        64 * MiB,
+        check=integer(1024),
+        output=True,
+        doc="A chunk shard rolls over before it would exceed this many bytes (64 MiB).",
+    )
+    shard_files: int = _key(
+        "output",
+        10_000,
+        check=integer(1),
+        output=True,
+        doc="A new shard also starts every this many walk entries. Boundaries then depend only on\n"
+        "the walk, not on extraction results, so each partition of the walk can be written\n"
+        "(and reused by an incremental run) independently of the others.",
+    )
 
     def __post_init__(self) -> None:
-        for key, check in _CHECKS.items():
-            object.__setattr__(self, key, check(key, getattr(self, key)))
+        for f in _FIELDS:
+            object.__setattr__(self, f.name, f.metadata["check"](f.name, getattr(self, f.name)))
+        self.packing()  # refuses sizes that cannot work together, naming the key
+        self._check_tokenizer()
         if self.scheduler is not None and self.engine != "dask":
             raise ConfigError(
                 "scheduler",
@@ -96,72 +408,104 @@ class Config:
             rows_per_chunk=self.rows_per_chunk,
             max_chunk_chars=self.max_chunk_chars,
             pdf_engine=self.pdf_engine,
+            packing=self.packing(),
+            html_main_content=self.main_content,
+            html_mail_main_content=self.mail_main_content,
         )
 
-    def walk_policy(self, claims: Callable[[str], bool]) -> WalkPolicy:
-        """Return the walk policy; `claims` says whether an extractor claims a rel path."""
-        return WalkPolicy(
-            include=self.include,
-            exclude=self.exclude,
-            skip_hidden=self.skip_hidden,
-            max_file_bytes=self.max_file_bytes,
-            claims=claims,
-        )
+    def packing(self) -> Packing:
+        """Return the chunk packing these settings ask for; raises `ConfigError`."""
+        try:
+            return Packing(
+                mode=self.chunking,
+                target=self.chunk_target,
+                maximum=self.chunk_max,
+                minimum=self.chunk_min,
+                overlap=self.chunk_overlap,
+                unit=self.chunk_unit,
+                tokenizer=self.tokenizer,
+                prefix=self.chunk_prefix,
+            )
+        except ValueError as exc:
+            raise ConfigError("chunking", f"[chunking]: {exc}") from exc
+
+    def _check_tokenizer(self) -> None:
+        if self.tokenizer is not None and not os.path.isfile(self.tokenizer):
+            raise ConfigError("tokenizer", f"tokenizer = {self.tokenizer!r}: no such file")
 
     def digest(self) -> str:
         """Return the sha256 (hex) of the settings that can change the output bytes.
 
-        Those are the extraction options, the walk's filters and the shard
-        settings, plus `timeout` and `max_memory_mb`: when they trigger, a PDF's
-        record reads `failed` instead of its text. Settings that change only speed
-        or reporting (workers, window, batches, engine, quiet, ...) are left out,
-        so `--workers 1` and `--workers 16` give the same digest.
+        Those are the keys declared `output=True`: the extraction options, the walk's
+        filters, the shard settings, and `timeout` and `max_memory_mb` (when they
+        trigger, a PDF's record reads `failed`). Settings that change only speed or
+        reporting are left out, so `--workers 1` and `--workers 16` give one digest.
         """
         values = asdict(self)
-        raw = orjson.dumps({k: values[k] for k in OUTPUT_KEYS}, option=orjson.OPT_SORT_KEYS)
+        keys = [k for k in OUTPUT_KEYS if self.chunking == "packed" or k not in _PACKING_KEYS]
+        raw = orjson.dumps({k: values[k] for k in keys}, option=orjson.OPT_SORT_KEYS)
         return hashlib.sha256(raw).hexdigest()
 
 
-OUTPUT_KEYS = (
-    "rows_per_chunk",
-    "max_chunk_chars",
-    "pdf_engine",
-    "include",
-    "exclude",
-    "skip_hidden",
-    "max_file_bytes",
-    # Shard boundaries move with these, so the shard files' bytes do too.
-    "shard_bytes",
-    "shard_files",
-    "timeout",
-    "max_memory_mb",
-)
+_FIELDS: tuple[Field[Any], ...] = fields(Config)
+
+TABLES: dict[str, tuple[str, ...]] = {}
+"""Which TOML table holds each key, in declaration order."""
+for _f in _FIELDS:
+    TABLES[_f.metadata["table"]] = (*TABLES.get(_f.metadata["table"], ()), _f.name)
+
+OUTPUT_KEYS: tuple[str, ...] = tuple(f.name for f in _FIELDS if f.metadata["output"])
 """The keys `Config.digest` covers."""
 
-TABLES: dict[str, tuple[str, ...]] = {
-    "run": (
-        "workers",
-        "pdf_workers",
-        "max_failures",
-        "batch_files",
-        "batch_bytes",
-        "window",
-        "engine",
-        "scheduler",
-        "worker_wait",
-        "quiet",
-        "json",
-        "full",
-        "allow_empty",
-    ),
-    "pdf": ("timeout", "max_memory_mb", "recycle_after"),
-    "walk": ("include", "exclude", "skip_hidden", "max_file_bytes"),
-    "extract": ("rows_per_chunk", "max_chunk_chars", "pdf_engine"),
-    "output": ("shard_bytes", "shard_files"),
-}
-"""Which TOML table holds each key."""
+FLAGS: tuple[Flag, ...] = tuple(
+    Flag(f.metadata["flag"], f.name, f.metadata["flag_type"], f.metadata["help"])
+    for f in _FIELDS
+    if f.metadata["flag"]
+)
+"""`indexer run`'s flags, each overriding one key."""
+
+_PACKING_KEYS = frozenset(TABLES["chunking"])
+"""With chunking = "blocks" these change nothing, so the digest leaves them out."""
 
 _TABLE_OF = {key: table for table, keys in TABLES.items() for key in keys}
+
+_HEADER = """\
+# indexer run: every configuration key, with its default.
+#
+# Use:  indexer run SOURCE --out OUT --config my.toml
+# Flags on the command line override this file. A key that is unknown, in the
+# wrong table, of the wrong type or out of range stops the run before any work
+# (exit 2) with a message naming it. This file is generated from indexer/config.py
+# (`render_defaults()`) and a test checks it, so what you read here is what you get.
+"""
+
+
+def render_defaults() -> str:
+    """Return the text of `configs/default.toml`: every key, its comment and its default."""
+    lines = [_HEADER]
+    for table, keys in TABLES.items():
+        lines.append(f"[{table}]")
+        for f in (f for f in _FIELDS if f.name in keys):
+            lines.extend(f"# {line}" for line in f.metadata["doc"].splitlines())
+            toml = f.metadata["toml"]
+            if toml is not None and toml.startswith("#"):
+                lines.append(toml)
+            else:
+                lines.append(f"{f.name} = {toml or _toml_value(f.default)}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, str):
+        return orjson.dumps(value).decode()
+    return str(value)
 
 
 def load_config(path: str | os.PathLike[str] | None, overrides: Mapping[str, object]) -> Config:
@@ -219,107 +563,3 @@ def _did_you_mean(key: str) -> str:
 
     close = difflib.get_close_matches(key, [*_TABLE_OF, *TABLES], n=1)
     return f"; did you mean {close[0]!r}?" if close else ""
-
-
-_Check = Callable[[str, Any], Any]
-
-
-def _integer(minimum: int, *, auto: bool = False) -> _Check:
-    allowed = f"an integer >= {minimum}" + (' or "auto" (usable CPUs)' if auto else "")
-
-    def check(key: str, value: Any) -> int:
-        if auto and value == "auto":
-            return usable_cpus()
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise ConfigError(key, f"{key} = {value!r} is not allowed: expected {allowed}")
-        return value
-
-    return check
-
-
-def _seconds(key: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e9:
-        raise ConfigError(key, f"{key} = {value!r} is not allowed: expected seconds > 0")
-    return float(value)
-
-
-def _boolean(key: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise ConfigError(key, f"{key} = {value!r} is not allowed: expected true or false")
-    return value
-
-
-def _choice(*allowed: str | None) -> _Check:
-    names = " or ".join(repr(a) for a in allowed if a is not None)
-
-    def check(key: str, value: Any) -> Any:
-        if value not in allowed or isinstance(value, bool):
-            raise ConfigError(key, f"{key} = {value!r} is not allowed: expected {names}")
-        return value
-
-    return check
-
-
-def _scheduler(key: str, value: Any) -> str | None:
-    if value is not None and (not isinstance(value, str) or not value.strip()):
-        raise ConfigError(key, f"{key} = {value!r} is not allowed: expected a scheduler address")
-    return value
-
-
-def _globs(key: str, value: Any) -> tuple[str, ...]:
-    if isinstance(value, str) or not isinstance(value, list | tuple):
-        raise ConfigError(key, f"{key} = {value!r} is not allowed: expected a list of globs")
-    for pattern in value:
-        if not isinstance(pattern, str):
-            raise ConfigError(key, f"{key}: {pattern!r} is not allowed: globs are strings")
-    try:
-        compile_globs(tuple(value))
-    except ValueError as exc:
-        raise ConfigError(key, f"{key}: {exc}") from exc
-    return tuple(value)
-
-
-def _option(kind: type[int] | type[str]) -> _Check:
-    """Check an extraction option against `Options`' own rules, the single source of them."""
-
-    def check(key: str, value: Any) -> Any:
-        if isinstance(value, bool) or not isinstance(value, kind):
-            expected = "an integer" if kind is int else "a string"
-            raise ConfigError(key, f"{key} = {value!r} is not allowed: expected {expected}")
-        try:
-            kwargs: dict[str, Any] = {key: value}
-            Options(**kwargs)
-        except ValueError as exc:
-            raise ConfigError(key, f"{key} = {value!r} is not allowed: {exc}") from exc
-        return value
-
-    return check
-
-
-_CHECKS: dict[str, _Check] = {
-    "workers": _integer(1, auto=True),
-    "pdf_workers": _integer(1, auto=True),
-    "max_failures": _integer(0),
-    "batch_files": _integer(1),
-    "batch_bytes": _integer(1),
-    "window": _integer(1),
-    "engine": _choice("local", "dask"),
-    "scheduler": _scheduler,
-    "worker_wait": _seconds,
-    "quiet": _boolean,
-    "json": _boolean,
-    "full": _boolean,
-    "allow_empty": _boolean,
-    "timeout": _seconds,
-    "max_memory_mb": _integer(64),
-    "recycle_after": _integer(1),
-    "include": _globs,
-    "exclude": _globs,
-    "skip_hidden": _boolean,
-    "max_file_bytes": _integer(1),
-    "rows_per_chunk": _option(int),
-    "max_chunk_chars": _option(int),
-    "pdf_engine": _option(str),
-    "shard_bytes": _integer(1024),
-    "shard_files": _integer(1),
-}

@@ -6,6 +6,7 @@ Suites (the issue each answers):
                  once (the machine's ceiling), in rounds; peak RSS (issue 3)
     incremental  first run, unchanged re-run, 1%-changed re-run (issue 4)
     mbox         a generated mbox through indexer run, and the split alone (issue 5)
+    html-main    main-content extraction vs whole-page HTML and trafilatura (issue 17)
     all          every suite above, in that order
 
 Every process here keeps its heap between documents, as `indexer run`'s processes
@@ -28,6 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_html_main
 import bench_kinds
 import bench_mbox
 import bench_pipeline
@@ -41,6 +43,7 @@ SUITES: dict[str, Suite] = {
     "pipeline": (bench_pipeline.run_pipeline, bench_pipeline.render),
     "incremental": (bench_pipeline.run_incremental, bench_pipeline.render),
     "mbox": (bench_mbox.run, bench_mbox.render),
+    "html-main": (bench_html_main.run, bench_html_main.render),
 }
 
 

@@ -43,7 +43,7 @@ from indexer._types import DEFAULT_OPTIONS
 from indexer.config import Config
 from indexer.pipeline.extract.tasks import Job, extract_jobs
 from indexer.pipeline.output.records import pack
-from indexer.pipeline.walk.walker import walk
+from indexer.pipeline.walk.walker import policy_for, walk
 from indexer.registry import default_registry
 
 
@@ -364,7 +364,7 @@ def _write_small(root: Path, rng: random.Random, i: int) -> None:
 
 def stat_cost(src: Path, repeat: int = 3) -> Measured:
     """The best of `repeat` full walks of `src` (listing and stat of every entry)."""
-    policy = Config().walk_policy(default_registry().handles)
+    policy = policy_for(Config(), default_registry().handles)
     runs = [run_function(lambda: sum(1 for _ in walk(src, policy)))[0] for _ in range(repeat)]
     return min(runs, key=lambda m: m.wall)
 

@@ -11,7 +11,11 @@ from typing import Any
 import pytest
 
 from indexer import Options
-from indexer.config import OUTPUT_KEYS, TABLES, Config, ConfigError, load_config, usable_cpus
+from indexer._types import Packing
+from indexer.config import FLAGS, OUTPUT_KEYS, TABLES, Config, load_config, render_defaults
+from indexer.errors import ConfigError
+from indexer.pipeline.walk.walker import policy_for
+from indexer.procpool.cpus import usable_cpus
 
 DEFAULT_TOML = Path(__file__).resolve().parent.parent / "configs" / "default.toml"
 FIELDS = [f.name for f in fields(Config)]
@@ -25,6 +29,27 @@ def config_file(tmp_path: Path, text: str) -> str:
 
 def test_default_toml_is_exactly_the_built_in_defaults() -> None:
     assert load_config(str(DEFAULT_TOML), {}) == Config() == load_config(None, {})
+
+
+def test_default_toml_is_the_file_rendered_from_the_declarations() -> None:
+    """Regenerate with: python -c "import sys; from indexer.config import render_defaults;
+    sys.stdout.write(render_defaults())" > configs/default.toml"""
+    assert DEFAULT_TOML.read_text(encoding="utf-8") == render_defaults()
+
+
+def test_every_flag_of_indexer_run_sets_its_declared_key(tmp_path: Path) -> None:
+    import argparse
+
+    from indexer.cli.run import add_run_arguments
+
+    parser = argparse.ArgumentParser()
+    add_run_arguments(parser)
+    for flag in FLAGS:
+        value = [] if flag.type is None else [{int: "7", float: "7", str: "dask"}[flag.type]]
+        args = parser.parse_args(["src", "--out", "out", flag.flag, *value])
+        expected = True if flag.type is None else flag.type(value[0])
+        assert getattr(args, flag.key) == expected, flag
+    assert {f.flag for f in FLAGS} >= {"--workers", "--timeout", "--max-memory", "--full"}
 
 
 def test_default_toml_documents_every_key_in_its_table() -> None:
@@ -86,6 +111,8 @@ def test_auto_means_the_usable_cpus() -> None:
         ("[extract]\nmax_chunk_chars = 10\n", "max_chunk_chars", ["10", ">= 64"]),
         ("[extract]\nmax_chunk_chars = 99.5\n", "max_chunk_chars", ["99.5", "integer"]),
         ("[extract]\npdf_engine = 'mupdf'\n", "pdf_engine", ["'mupdf'", "pdfplumber"]),
+        ("[html]\nmain_content = 'yes'\n", "main_content", ["'yes'", "true or false"]),
+        ("[extract]\nmain_content = false\n", "main_content", ["[html]"]),
         ("[output]\nshard_bytes = 64\n", "shard_bytes", ["64", ">= 1024"]),
         ("[output]\nshard_files = 0\n", "shard_files", ["0", ">= 1"]),
         ("[run\n", "config", ["config.toml", "line 1"]),
@@ -135,7 +162,8 @@ def test_digest_covers_output_settings_only() -> None:
     differ: list[dict[str, Any]] = [
         {"rows_per_chunk": 5}, {"pdf_engine": "pdfplumber"}, {"include": ["*.csv"]},
         {"exclude": ["x"]}, {"skip_hidden": False}, {"max_file_bytes": 10}, {"shard_bytes": 2048},
-        {"shard_files": 2}, {"timeout": 9}, {"max_memory_mb": 512},
+        {"shard_files": 2}, {"timeout": 9}, {"max_memory_mb": 512}, {"main_content": False},
+        {"mail_main_content": True},
     ]  # fmt: skip
     digests = {load_config(None, change).digest() for change in differ}
     assert base not in digests and len(digests) == len(differ)
@@ -143,12 +171,14 @@ def test_digest_covers_output_settings_only() -> None:
 
 def test_extract_options_and_walk_policy() -> None:
     config = Config(rows_per_chunk=3, max_chunk_chars=100, pdf_engine="pdfplumber",
+                    main_content=False, mail_main_content=True,
                     include=["*.txt"], exclude=("tmp",), skip_hidden=False, max_file_bytes=99)  # type: ignore[arg-type]  # fmt: skip
     assert config.include == ("*.txt",)
     assert config.extract_options() == Options(
-        rows_per_chunk=3, max_chunk_chars=100, pdf_engine="pdfplumber"
-    )
-    policy = config.walk_policy(str.isupper)
+        rows_per_chunk=3, max_chunk_chars=100, pdf_engine="pdfplumber",
+        html_main_content=False, html_mail_main_content=True, packing=Packing(),
+    )  # fmt: skip
+    policy = policy_for(config, str.isupper)
     assert (policy.include, policy.exclude, policy.skip_hidden, policy.max_file_bytes) == (
         ("*.txt",), ("tmp",), False, 99)  # fmt: skip
     assert policy.claims is str.isupper

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from indexer import extract
+from indexer import Options, extract
 from indexer._text import decode
 
 GOLDEN = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "leanctx-golden.json"
@@ -26,9 +26,9 @@ REGISTRY_INPUTS = (
 """The inputs of the golden cases with `registry_chunkers` outputs, in file order."""
 
 
-def outcome(path: str, source: str) -> tuple[str, list[str]]:
+def outcome(path: str, source: str, options: Options | None = None) -> tuple[str, list[str]]:
     """Return the text and chunk texts `extract()` gives for `source` named `path`."""
-    result = extract(path, source.encode())
+    result = extract(path, source.encode(), options)
     return result.text, [c.text for c in result.chunks]
 
 

@@ -1,15 +1,6 @@
 """The `indexer` command line: `run`, `extract`, `capabilities`, `conformance`.
 
-Exit codes (also in `--help` and the README):
-
-    0   success: every document accounted for, failures within --max-failures
-    1   too many failed documents (the output is still complete and committed),
-        or a conformance check failed
-    2   usage or configuration error, or an empty SOURCE over an OUT that indexes
-        documents without --allow-empty (nothing was done)
-    3   fatal error: nothing was committed, the previous output is intact
-    75  another run holds the lock on OUT (try again later)
-    130 / 143  interrupted by SIGINT / SIGTERM (the previous output is intact)
+Exit codes are declared in `indexer.cli.exits` (and printed by `--help`).
 """
 
 from __future__ import annotations
@@ -26,27 +17,13 @@ from pathlib import Path
 import orjson
 
 from indexer._malloc import cap_arenas, pad_heap
+from indexer.cli.exits import Exit, epilog
 
-EXIT_OK = 0
-EXIT_FAILURES = 1
-EXIT_USAGE = 2
-EXIT_FATAL = 3
-EXIT_LOCKED = 75
-
-_EPILOG = """exit codes:
-  0    success: every document accounted for, failures within --max-failures
-  1    too many failed documents (output still complete and committed),
-       or a conformance check failed
-  2    usage or configuration error, or an empty SOURCE over a non-empty OUT
-       without --allow-empty (nothing was done)
-  3    fatal error: nothing committed, the previous output intact
-  75   another run holds the lock on OUT
-  130  interrupted (SIGINT), 143 terminated (SIGTERM): previous output intact
-"""
+_EPILOG = epilog()
 
 
 def _parser() -> argparse.ArgumentParser:
-    from indexer import __version__
+    from indexer._version import __version__
 
     parser = argparse.ArgumentParser(
         prog="indexer",
@@ -62,6 +39,14 @@ def _parser() -> argparse.ArgumentParser:
     ext.add_argument("file", type=Path)
     ext.add_argument("--json", action="store_true", help="print the full result as JSON")
     ext.add_argument("--pdf-engine", choices=("pdfium", "pdfplumber"), default="pdfium")
+    ext.add_argument(
+        "--whole-page", action="store_true", help="web pages: the whole page, not the article"
+    )
+    ext.add_argument(
+        "--show-dropped",
+        action="store_true",
+        help="web pages: also print what main-content extraction left out, and why",
+    )
     sub.add_parser("capabilities", help="print what this installation can extract, as JSON")
     conf = sub.add_parser("conformance", help="check the extractors-v1 invariants")
     conf.add_argument("--corpus", type=Path, help="also check every file under this directory")
@@ -107,32 +92,45 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _extract(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from indexer import Options, extract
+    from indexer._extract import extract
+    from indexer._types import Options
 
     try:
         data = args.file.read_bytes()
     except OSError as exc:
         print(f"indexer: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
-        return EXIT_USAGE
-    result = extract(str(args.file), data, Options(pdf_engine=args.pdf_engine))
+        return Exit.USAGE
+    options = Options(pdf_engine=args.pdf_engine, html_main_content=not args.whole_page)
+    result = extract(str(args.file), data, options)
+    dropped = _dropped(data) if args.show_dropped and result.kind == "html" else []
     if args.json:
         payload = {**asdict(result), "status": result.status}
+        if args.show_dropped:
+            payload["dropped"] = [{"why": why, "text": text} for why, text in dropped]
         sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
-        return EXIT_OK
+        return Exit.OK
     print(f"kind: {result.kind}  status: {result.status}  chunks: {len(result.chunks)}")
     if result.error:
         print(f"error: {result.error}")
     for i, chunk in enumerate(result.chunks):
         meta = orjson.dumps(chunk.meta).decode()
         print(f"--- chunk {i} {meta}\n{chunk.text}")
-    return EXIT_OK
+    for why, text in dropped:
+        print(f"--- dropped: {why}\n{text}")
+    return Exit.OK
+
+
+def _dropped(data: bytes) -> list[tuple[str, str]]:
+    from indexer.formats import html
+
+    return html.dropped(data)
 
 
 def _capabilities() -> int:
     from indexer.capabilities import capabilities
 
     sys.stdout.buffer.write(orjson.dumps(capabilities(), option=orjson.OPT_INDENT_2) + b"\n")
-    return EXIT_OK
+    return Exit.OK
 
 
 def _conformance(args: argparse.Namespace) -> int:
@@ -142,7 +140,7 @@ def _conformance(args: argparse.Namespace) -> int:
 
     if args.corpus is not None and not args.corpus.is_dir():
         print(f"indexer: --corpus {args.corpus} is not a directory", file=sys.stderr)
-        return EXIT_USAGE
+        return Exit.USAGE
     card = anyio.run(check, None, args.corpus)
     if args.json:
         sys.stdout.buffer.write(orjson.dumps(card.to_dict(), option=orjson.OPT_INDENT_2) + b"\n")
@@ -155,7 +153,7 @@ def _conformance(args: argparse.Namespace) -> int:
             f"conformance {'passed' if card.all_passed else 'FAILED'}: "
             f"{data['passed']}/{data['total']} checks"
         )
-    return EXIT_OK if card.all_passed else EXIT_FAILURES
+    return Exit.OK if card.all_passed else Exit.FAILURES
 
 
 def entry() -> None:

@@ -7,17 +7,21 @@ pools) and `dask` (partitions on a dask cluster); both stage the same bytes.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from indexer.config import Config
 from indexer.pipeline.incremental.state import State
-from indexer.pipeline.output.staged import Staged
 from indexer.pipeline.walk.walker import Entry
 from indexer.registry import Registry
 
+if TYPE_CHECKING:  # a re-run over an unchanged tree never imports the pools
+    from indexer.procpool.pool import WorkerPool
+
+Pools = tuple["WorkerPool", "WorkerPool"]
+"""The open (general, isolated) process pools an engine stages on."""
 OnProgress = Callable[[str, Any], None]
 """Progress events: `walked` (a count), `started` (paths), `done` (a `FileOutcome`)."""
 
@@ -44,24 +48,13 @@ class RunContext:
     """Receives progress events, for engines that report them (`Engine.progress`)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Engine:
-    """An engine: its `stage` function, and whether it reports progress events."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Stretch:
+    """A contiguous stretch of the walk to stage: all of it, or one dask partition."""
 
-    stage: Callable[[RunContext], Awaitable[Staged]]
-    progress: bool
-
-
-def engine(name: str) -> Engine:
-    """The engine called `name` (`local` or `dask`, as `Config.engine` allows).
-
-    Imported on demand: a re-run over an unchanged tree needs no engine, and the
-    local one brings the pools, the extractors and the mail handling with it.
-    """
-    if name == "dask":
-        from indexer.pipeline.engines.dask.driver import stage as on_dask
-
-        return Engine(on_dask, progress=False)
-    from indexer.pipeline.engines.local import stage as local
-
-    return Engine(local, progress=True)
+    entries: Iterator[Entry]
+    first_seq: int = 0
+    """The walk position of its first entry. A partition's is a multiple of
+    `shard_files`, so that its shards start where the whole walk's would."""
+    prefix: str = ""
+    """Prefix of the names of the files it writes (a partition's)."""

@@ -11,7 +11,7 @@ from indexer.config import Config
 from indexer.pipeline.incremental.state import State
 from indexer.pipeline.incremental.tree import Digests
 from indexer.pipeline.walk.mailbox import expand_archives
-from indexer.pipeline.walk.walker import Entry, walk
+from indexer.pipeline.walk.walker import Entry, policy_for, walk
 from indexer.registry import Registry
 
 _HELD_BYTES = 64 << 20
@@ -30,7 +30,7 @@ def walk_entries(
     """The entries a run processes, in order: the walk (`walked` if given, else a new
     one), digested into `tree` if given, each mbox followed by its messages."""
     if walked is None:
-        walked = walk(source, config.walk_policy(registry.handles))
+        walked = walk(source, policy_for(config, registry.handles))
     if tree is not None:
         walked = tree.follow(walked)
     return expand_archives(walked, config.max_file_bytes)

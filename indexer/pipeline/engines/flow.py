@@ -12,15 +12,15 @@ The local engine stages the whole walk; a dask worker stages one partition.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from indexer.pipeline.engines.context import RunContext
+from indexer.pipeline.engines.context import Pools, RunContext, Stretch
 from indexer.pipeline.engines.dispatch import Batch, Dispatcher, Taken, Window
 from indexer.pipeline.engines.entries import take
 from indexer.pipeline.engines.writer import Writer
@@ -30,26 +30,9 @@ from indexer.pipeline.incremental.keys import spec_for
 from indexer.pipeline.output.records import FileOutcome, container_outcome, skipped
 from indexer.pipeline.output.staged import Staged
 from indexer.pipeline.walk.mailbox import is_container
-from indexer.pipeline.walk.walker import Entry
-from indexer.procpool.pool import WorkerPool
-
-Pools = tuple[WorkerPool, WorkerPool]
-"""The open (general, isolated) process pools."""
 
 _WALK_BATCH = 256
 """Walk entries read per thread hop."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Stretch:
-    """A contiguous stretch of the walk to stage: all of it, or one dask partition."""
-
-    entries: Iterator[Entry]
-    first_seq: int = 0
-    """The walk position of its first entry. A partition's is a multiple of
-    `shard_files`, so that its shards start where the whole walk's would."""
-    prefix: str = ""
-    """Prefix of the names of the files it writes (a partition's)."""
 
 
 async def stage_stretch(ctx: RunContext, pools: Pools, stretch: Stretch) -> Staged:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from indexer.config import Config
-from indexer.pipeline.engines.context import RunContext
+from indexer.pipeline.engines.context import Pools, RunContext, Stretch
 from indexer.pipeline.engines.entries import marking_seen, walk_entries
-from indexer.pipeline.engines.flow import Pools, Stretch, stage_stretch
+from indexer.pipeline.engines.flow import stage_stretch
 from indexer.pipeline.extract.calls import ISOLATED_PER_CALL
 from indexer.pipeline.incremental.tree import Digests
 from indexer.pipeline.output.staged import Staged

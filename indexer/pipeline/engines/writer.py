@@ -10,21 +10,17 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream
 
-from indexer.pipeline.engines.context import OnProgress, RunContext
+from indexer.pipeline.engines.context import OnProgress, RunContext, Stretch
 from indexer.pipeline.engines.dispatch import Window
 from indexer.pipeline.output.changes import CHANGES, ChangeTracker
 from indexer.pipeline.output.records import FileOutcome
 from indexer.pipeline.output.shards import LAYOUT, PreviousShards, ShardWriter
 from indexer.pipeline.output.staged import Staged, Tally
 from indexer.pipeline.output.staging import DOCUMENTS, NdjsonFile
-
-if TYPE_CHECKING:
-    from indexer.pipeline.engines.flow import Stretch
 
 
 class Writer:

@@ -16,6 +16,7 @@ import anyio
 from indexer._extract import failure_text
 from indexer._types import Chunk, Extracted, Options
 from indexer.config import Config
+from indexer.errors import PoolError
 from indexer.pipeline.extract.tasks import (
     Finished,
     Job,
@@ -28,7 +29,7 @@ from indexer.pipeline.extract.tasks import (
 from indexer.pipeline.extract.timed import extract_timed
 from indexer.pipeline.incremental.keys import CacheKeys
 from indexer.pipeline.output.units import Child, Unit
-from indexer.procpool.pool import PoolError, WorkerPool
+from indexer.procpool.pool import WorkerPool
 from indexer.procpool.worker import Shared
 from indexer.registry import Registry
 
@@ -53,8 +54,8 @@ class PoolCalls:
         self.registry = registry
         self.general, self.isolated = pools
         self.keys = CacheKeys(config, registry)
-        options: Options = config.extract_options()
-        self._shared = (Shared(options), Shared(registry), Shared(self.keys.digests))
+        self.options: Options = config.extract_options()
+        self._shared = (Shared(self.options), Shared(registry), Shared(self.keys.digests))
         """The arguments every call passes, pickled once (see `Shared`)."""
 
     async def extract(self, jobs: list[Job], on_isolated: OnIsolated) -> list[Finished]:
@@ -120,7 +121,7 @@ class PoolCalls:
                 return loaded
             job = loaded
         unit = Unit(doc=self._pool_failure(job.spec.kind, exc))
-        return finish(job, unit, 0.0, len(job.data))
+        return finish(job, unit, 0.0, self.options, len(job.data))
 
     async def _complete(self, job: Job, done: Finished) -> Finished:
         """Extract a unit's pending (isolated) children, then render it here."""
@@ -138,7 +139,7 @@ class PoolCalls:
                     tg.start_soon(one, i)
         complete = keyed(replace(unit, children=tuple(children)), self.keys.digests)
         job = replace(job, sha256=done.sha256)  # the worker may have read and hashed it
-        return finish(job, complete, done.seconds, done.bytes_read)
+        return finish(job, complete, done.seconds, self.options, done.bytes_read)
 
     async def _isolated_child(self, child: Child) -> Child:
         assert child.pending is not None and child.extractor is not None

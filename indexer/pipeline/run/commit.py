@@ -8,8 +8,9 @@ import logging
 import time
 from pathlib import Path
 
+from indexer.errors import StateDamaged
 from indexer.pipeline.incremental.keys import CacheKeys
-from indexer.pipeline.incremental.state import State, StateDamaged
+from indexer.pipeline.incremental.state import State
 from indexer.pipeline.incremental.tree import Tree
 from indexer.pipeline.output.staged import Staged, manifest
 from indexer.pipeline.output.staging import CURRENT, commit

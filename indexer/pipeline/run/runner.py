@@ -24,7 +24,6 @@ from indexer.pipeline.run.commit import commit_run
 from indexer.pipeline.run.interrupts import Interrupts
 from indexer.pipeline.run.lock import hold
 from indexer.pipeline.run.summary import RunSummary
-from indexer.pipeline.run.with_engine import stage_and_commit
 from indexer.registry import Registry, default_registry
 
 __all__ = ["RunSummary", "execute", "index", "run"]
@@ -51,7 +50,7 @@ def run(
     nothing is committed and `out`'s previous output is intact. Starts an event loop
     of its own only when the tree changed.
     """
-    return execute(source, out, config, registry=registry, progress=progress, enter=anyio.run)
+    return execute(source, out, config, registry=registry, progress=progress)
 
 
 async def index(
@@ -78,10 +77,11 @@ def execute(
     *,
     registry: Registry | None,
     progress: bool,
-    enter: Enter[RunSummary],
+    enter: Enter[RunSummary] | None = None,
     interrupts: Interrupts | None = None,
 ) -> RunSummary:
-    """Run one indexing run (blocking); `enter` runs the engine's event loop.
+    """Run one indexing run (blocking); `enter` runs the engine's event loop (by default
+    a loop of its own, `anyio.run`).
 
     With `interrupts` installed, a signal before the commit raises `Interrupted`
     (nothing committed); one after the commit began is only noted in it. Raises
@@ -98,7 +98,15 @@ def execute(
             if begun.staged is not None:
                 interrupts.commit_begins()
                 return commit_run(spec, begun, begun.staged, sweep=False)
+            # Imported here: a re-run over an unchanged tree needs no engine phase.
+            from indexer.pipeline.run.with_engine import stage_and_commit
+
             engine = partial(stage_and_commit, spec, begun, interrupts)
-            return interrupts.looping(lambda: enter(engine))
+            return interrupts.looping(lambda: (enter or _own_loop)(engine))
         finally:
             begun.state.close()
+
+
+def _own_loop(fn: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run `fn` in an event loop of its own (`anyio` is looked into only when needed)."""
+    return anyio.run(fn)

@@ -9,15 +9,17 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from indexer.pipeline.engines.context import RunContext, engine
-from indexer.pipeline.incremental.state import State, StateDamaged
+from indexer.errors import StateDamaged
+from indexer.pipeline.engines import engine
+from indexer.pipeline.engines.context import RunContext
+from indexer.pipeline.incremental.state import State
 from indexer.pipeline.output.staged import Staged
 from indexer.pipeline.output.staging import prepare_staging
 from indexer.pipeline.run.begin import Begun, RunSpec
 from indexer.pipeline.run.commit import commit_run
 from indexer.pipeline.run.interrupts import Interrupts
 from indexer.pipeline.run.summary import RunSummary
-from indexer.pipeline.walk.walker import walk
+from indexer.pipeline.walk.walker import policy_for, walk
 
 if TYPE_CHECKING:
     from indexer.pipeline.run.progress import Progress
@@ -85,7 +87,7 @@ async def _with_progress(spec: RunSpec, ctx: RunContext) -> Staged:
 
 async def _count(spec: RunSpec, bar: Progress) -> None:
     """Count the walk's entries for the progress line's total."""
-    policy = spec.config.walk_policy(spec.registry.handles)
+    policy = policy_for(spec.config, spec.registry.handles)
     bar.total = await anyio.to_thread.run_sync(
         lambda: sum(1 for _ in walk(spec.source, policy)), abandon_on_cancel=True
     )

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from indexer.config import Config, ConfigError
+from indexer.config import Config
+from indexer.errors import ConfigError, IndexerError
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -34,7 +35,7 @@ _POLL = 1.0
 """Seconds between two looks at the cluster's workers (at most; less for a short wait)."""
 
 
-class NoWorkers(RuntimeError):
+class NoWorkers(IndexerError, RuntimeError):
     """The dask cluster had no worker for `worker_wait` seconds: the run cannot go on."""
 
 

@@ -23,9 +23,9 @@ from typing import Any
 from anyio.from_thread import start_blocking_portal
 
 from indexer.config import Config
-from indexer.pipeline.engines.context import RunContext
+from indexer.pipeline.engines.context import Pools, RunContext, Stretch
 from indexer.pipeline.engines.dask.assemble import PartResult
-from indexer.pipeline.engines.flow import Pools, Stretch, stage_stretch
+from indexer.pipeline.engines.flow import stage_stretch
 from indexer.pipeline.engines.local import make_pools
 from indexer.pipeline.incremental.state import State
 from indexer.pipeline.output.staged import Staged

@@ -15,8 +15,11 @@ from typing import Any, Literal
 
 import orjson
 
+from indexer._limits import ContainerLimits
+
 KINDS = ("json", "csv", "eml", "html", "pdf", "text")
-"""The seed's kind tags, exactly."""
+"""The seed's kind tags, exactly. Later built-ins (the office formats) and plugins add
+their own kinds through the registry; `capabilities` lists them all."""
 
 PdfEngine = Literal["pdfium", "pdfplumber"]
 
@@ -69,6 +72,8 @@ class Options:
     """No chunk is longer than this; longer ones are split at a boundary."""
     pdf_engine: PdfEngine = "pdfium"
     """`pdfium` (fast, reading order) or `pdfplumber` (tables as Markdown)."""
+    max_sheet_cells: int = 2_000_000
+    """A spreadsheet sheet whose cells pass this is cut to the rows that fit (degraded)."""
     packing: Packing = BLOCKS
     """How the pipeline packs a document's chunks (`indexer.chunking`); extractors
     ignore it, and `extract()` returns their own chunks whatever it says."""
@@ -76,12 +81,16 @@ class Options:
     """Web pages: render only the main content (the article), not menus and footers."""
     html_mail_main_content: bool = False
     """HTML mail bodies: the same, for the `text/html` parts of a mail."""
+    containers: ContainerLimits = field(default_factory=ContainerLimits)
+    """What an archive may unpack, and the globs its members must pass."""
 
     def __post_init__(self) -> None:
         if self.rows_per_chunk < 1:
             raise ValueError(f"rows_per_chunk must be >= 1, got {self.rows_per_chunk}")
         if self.max_chunk_chars < 64:
             raise ValueError(f"max_chunk_chars must be >= 64, got {self.max_chunk_chars}")
+        if self.max_sheet_cells < 1:
+            raise ValueError(f"max_sheet_cells must be >= 1, got {self.max_sheet_cells}")
         if self.pdf_engine not in ("pdfium", "pdfplumber"):
             raise ValueError(f"pdf_engine must be pdfium or pdfplumber, got {self.pdf_engine!r}")
 
@@ -121,7 +130,7 @@ class Extracted:
     """What an extractor made of one document."""
 
     kind: str
-    """One of `KINDS` (or a plugin's own kind)."""
+    """One of `KINDS`, or the kind of another registered extractor (`docx`, a plugin's)."""
     text: str
     """The document's whole clean text."""
     chunks: tuple[Chunk, ...] = ()

@@ -7,6 +7,11 @@ Suites (the issue each answers):
     incremental  first run, unchanged re-run, 1%-changed re-run (issue 4)
     mbox         a generated mbox through indexer run, and the split alone (issue 5)
     html-main    main-content extraction vs whole-page HTML and trafilatura (issue 17)
+    archives     a zip of ~1,000 mixed files against the same files unpacked (issue 15)
+    sheets       spreadsheets and RTF: recall of markitdown's words, speed against
+                 markitdown and kreuzberg, peak RSS on generated workbooks (issue 14)
+    office       the office formats against markitdown and kreuzberg, and markitdown's
+                 words kept, on ../shared/formats (issue 14)
     all          every suite above, in that order
 
 Every process here keeps its heap between documents, as `indexer run`'s processes
@@ -29,10 +34,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_archives
 import bench_html_main
 import bench_kinds
 import bench_mbox
+import bench_office
 import bench_pipeline
+import bench_sheets
 from bench_common import machine
 
 import indexer
@@ -44,6 +52,9 @@ SUITES: dict[str, Suite] = {
     "incremental": (bench_pipeline.run_incremental, bench_pipeline.render),
     "mbox": (bench_mbox.run, bench_mbox.render),
     "html-main": (bench_html_main.run, bench_html_main.render),
+    "archives": (bench_archives.run, bench_archives.render),
+    "sheets": (bench_sheets.run, bench_sheets.render),
+    "office": (bench_office.run, bench_office.render),
 }
 
 
@@ -63,6 +74,9 @@ def parser() -> argparse.ArgumentParser:
     bench_kinds.add_arguments(p)
     bench_pipeline.add_arguments(p)
     bench_mbox.add_arguments(p)
+    bench_archives.add_arguments(p)
+    bench_sheets.add_arguments(p)
+    bench_office.add_arguments(p)
     return p
 
 

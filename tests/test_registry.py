@@ -57,9 +57,14 @@ def test_extension_of_ignores_dotfiles_and_trailing_dots() -> None:
 
 def test_builtins_register_through_the_public_api_and_are_marked() -> None:
     specs = {s.name: s for s in default_registry().extractors()}
-    assert sorted(specs) == ["csv", "eml", "html", "json", "pdf", "text"]
+    assert sorted(specs) == [
+        "archive", "csv", "doc", "docx", "eml", "epub", "html", "json", "msg", "odp", "odt", "pdf",
+        "ppt", "pptx", "rtf", "spreadsheet", "text",
+    ]  # fmt: skip
     assert all(s.builtin for s in specs.values())
-    assert [n for n, s in specs.items() if s.isolated] == ["pdf"]
+    assert sorted(n for n, s in specs.items() if s.isolated) == [
+        "doc", "docx", "epub", "odp", "odt", "pdf", "ppt", "pptx", "rtf", "spreadsheet",
+    ]  # fmt: skip
     assert [s.name for s in default_registry().chunkers()] == ["csv", "eml", "html", "json", "text"]
 
 
@@ -140,15 +145,9 @@ def test_plugins_are_discovered_through_the_entry_point_group(
     from indexer.capabilities import capabilities
 
     origins = {e["name"]: e["origin"] for e in capabilities(loaded)["extractors"]}
-    assert origins == {
-        "csv": "builtin",
-        "eml": "builtin",
-        "html": "builtin",
-        "json": "builtin",
-        "pdf": "builtin",
-        "shout": "plugin",
-        "text": "builtin",
-    }
+    from indexer.formats import BUILTIN_SPECS
+
+    assert origins == {"shout": "plugin", **{s.name: "builtin" for s in BUILTIN_SPECS}}
 
 
 def _raises(data: bytes, path: str, options: Options) -> Extracted:
@@ -182,16 +181,22 @@ def test_an_extractor_that_raises_gives_a_failed_result_with_the_raw_text() -> N
 
 
 def test_builtin_versions_come_from_one_table() -> None:
-    """Each module's `VERSION` is its spec's; eml's also counts the html renderer's."""
+    """Each module's `VERSION` is its spec's; the kinds rendered through the html (and csv)
+    extractors also count those renderers'."""
     import importlib
 
     from indexer.formats import VERSIONS
 
+    embeds = {
+        "eml": f"+html.{VERSIONS['html']}",
+        "msg": f"+html.{VERSIONS['html']}",
+        "epub": f"+html.{VERSIONS['html']}",
+        "spreadsheet": f"+html.{VERSIONS['html']}+csv.{VERSIONS['csv']}",
+    }
     for spec in default_registry().extractors():
-        module = importlib.import_module(f"indexer.formats.{spec.name}")
+        module = importlib.import_module(spec.extract.module)  # type: ignore[attr-defined]
         assert VERSIONS[spec.name] == module.VERSION
-        expected = f"{VERSIONS['eml']}+html.{VERSIONS['html']}" if spec.name == "eml" else None
-        assert spec.version == (expected or VERSIONS[spec.name])
+        assert spec.version == VERSIONS[spec.name] + embeds.get(spec.name, "")
 
 
 def test_builtins_are_imported_only_when_first_called() -> None:

@@ -14,7 +14,11 @@ from indexer._spec import ExtractorSpec
 
 __all__ = ["BUILTIN_SPECS", "VERSIONS"]
 
-VERSIONS = {"csv": "1", "eml": "1", "html": "2", "json": "1", "pdf": "1", "text": "1"}
+VERSIONS = {
+    "archive": "1", "csv": "1", "doc": "1", "docx": "1", "eml": "1", "epub": "1", "html": "2",
+    "json": "1", "msg": "1", "odp": "1", "odt": "1", "pdf": "1", "ppt": "1", "pptx": "1",
+    "rtf": "1", "spreadsheet": "1", "text": "1",
+}  # fmt: skip
 """Each built-in's output version: bump it here when the extractor's output changes,
 and incremental runs re-extract its documents. (Each module's `VERSION` reads it.)"""
 
@@ -58,6 +62,15 @@ def _lazy(kind: str, name: str) -> Any:
 
 BUILTIN_SPECS = (
     ExtractorSpec(
+        name="archive",
+        kind="archive",
+        extensions=("zip", "tar", "tgz", "tbz", "tbz2", "txz", "gz", "bz2", "xz"),
+        version=VERSIONS["archive"],
+        extract=_lazy("archive", "extract"),
+        builtin=True,
+        options_used=("containers", *_LIMIT),
+    ),
+    ExtractorSpec(
         name="csv",
         kind="csv",
         extensions=("csv", "tsv"),
@@ -99,6 +112,16 @@ BUILTIN_SPECS = (
         options_used=_LIMIT,
     ),
     ExtractorSpec(
+        name="msg",
+        kind="msg",
+        extensions=("msg",),
+        # like eml: html-only messages are rendered by the html extractor
+        version=f"{VERSIONS['msg']}+html.{VERSIONS['html']}",
+        extract=_lazy("msg", "extract"),
+        builtin=True,
+        options_used=_LIMIT,
+    ),
+    ExtractorSpec(
         name="pdf",
         kind="pdf",
         extensions=("pdf",),
@@ -107,6 +130,51 @@ BUILTIN_SPECS = (
         isolated=True,
         builtin=True,
         options_used=("pdf_engine", *_LIMIT),
+    ),
+    *(
+        ExtractorSpec(
+            name=kind,
+            kind=kind,
+            extensions=extensions,
+            # an e-book's chapters are rendered by the html extractor: its upgrades count too
+            version=f"{VERSIONS[kind]}+html.{VERSIONS['html']}"
+            if kind == "epub"
+            else VERSIONS[kind],
+            extract=_lazy(kind, "extract"),
+            isolated=True,  # ZIP and OLE containers read by third-party parsers
+            builtin=True,
+            options_used=_LIMIT,
+        )
+        for kind, extensions in (
+            ("doc", ("doc", "dot")),
+            ("docx", ("docx", "docm", "dotx", "dotm")),
+            ("epub", ("epub",)),
+            ("odp", ("odp", "otp")),
+            ("odt", ("odt", "ott")),
+            ("ppt", ("ppt", "pps", "pot")),
+            ("pptx", ("pptx", "pptm", "ppsx", "potx")),
+        )
+    ),
+    ExtractorSpec(
+        name="rtf",
+        kind="rtf",
+        extensions=("rtf",),
+        version=VERSIONS["rtf"],
+        extract=_Lazy("indexer.formats.rtf", "extract"),
+        isolated=True,
+        builtin=True,
+        options_used=_LIMIT,
+    ),
+    ExtractorSpec(
+        name="spreadsheet",
+        kind="spreadsheet",
+        extensions=("xlsx", "xlsm", "xlsb", "xls", "ods"),
+        # an .xls that is really HTML or delimited text goes to those extractors
+        version=f"{VERSIONS['spreadsheet']}+html.{VERSIONS['html']}+csv.{VERSIONS['csv']}",
+        extract=_Lazy("indexer.formats.sheets", "extract"),
+        isolated=True,
+        builtin=True,
+        options_used=("rows_per_chunk", "max_sheet_cells", *_LIMIT),
     ),
     ExtractorSpec(
         name="text",

@@ -168,6 +168,13 @@ class Config:
         flag_type=str,
         help="dask scheduler address (default: a local cluster)",
     )
+    worker_wait: float = _key(
+        "run",
+        60.0,
+        check=seconds,
+        doc="Seconds the dask engine waits for a worker, none connected yet or the last one gone,\n"
+        "before the run fails (exit 3, nothing committed) rather than wait forever.",
+    )
     quiet: bool = _key(
         "run",
         False,

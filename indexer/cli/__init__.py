@@ -9,6 +9,7 @@ import argparse
 import contextlib
 import logging
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -173,6 +174,9 @@ def entry() -> None:
     cap_arenas()
     pad_heap()
     code = main()
+    # The run is over, committed or not: a late signal must not change its exit status.
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_IGN)
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError):  # a closed pipe (`indexer run --json | head`)
             stream.flush()

@@ -67,7 +67,7 @@ class Staged:
     """The digests of the walk behind the staged output (`tree.Digests`), when known."""
     redo: int = 0
     """Files stored with no output for reuse (`BatchExtractor.redo`): the next run does
-    them again, so the state notes no walk for this output (`runner._tree`)."""
+    them again, so the state notes no walk for this output (`run.commit._tree`)."""
 
 
 def manifest(config: Config, registry: Registry, staged: Staged) -> dict[str, Any]:

@@ -12,8 +12,9 @@ import pytest
 
 from indexer._corpusgen import MAKERS
 from indexer.config import Config
+from indexer.pipeline.engines.context import RunContext
 from indexer.pipeline.engines.dispatch import EARLY_BYTES, Window
-from indexer.pipeline.engines.local import Engine
+from indexer.pipeline.engines.local import stage
 from indexer.pipeline.output.records import FileOutcome, Rendered
 from indexer.registry import default_registry
 
@@ -37,8 +38,11 @@ def _run(src: Path, staging: Path, window: int) -> tuple[list[tuple[str, Any]], 
     events: list[tuple[str, Any]] = []
     staging.mkdir()
     config = Config(workers=1, pdf_workers=1, window=window, batch_files=4)
-    engine = Engine(src, staging, config, default_registry(), on_progress=_note(events))
-    anyio.run(engine.run)
+    ctx = RunContext(
+        source=src, staging=staging, config=config, registry=default_registry(),
+        on_progress=_note(events),
+    )  # fmt: skip
+    anyio.run(stage, ctx)
     files = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(staging.iterdir())}
     return events, files
 

@@ -9,6 +9,8 @@ import re
 import signal
 import socket
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -26,7 +28,7 @@ import indexer
 from indexer._corpusgen import write_corpus
 from indexer.cli import main
 from indexer.config import Config
-from indexer.pipeline.engines.dask.driver import LOCAL_CLUSTER
+from indexer.pipeline.engines.dask.cluster import LOCAL_CLUSTER
 from indexer.pipeline.engines.dask.worker import (
     PartTask,
     StateRef,
@@ -34,7 +36,7 @@ from indexer.pipeline.engines.dask.worker import (
     release,
     run_partition,
 )
-from indexer.pipeline.engines.local import walk_entries
+from indexer.pipeline.engines.entries import walk_entries
 from indexer.pipeline.incremental.state import State
 from indexer.pipeline.run.runner import RunSummary
 from indexer.registry import Registry, default_registry
@@ -85,7 +87,7 @@ def test_dask_output_equals_the_local_engines_byte_for_byte(tmp_path: Path) -> N
     source = tmp_path / "src"
     write_corpus(source, 400_000, seed=11)
     (source / "empty.txt").write_bytes(b"")
-    (source / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    (source / "tune.mp3").write_bytes(b"ID3\x03\x00\x00")
     (source / "crash.segv").write_bytes(b"dies on the worker")
     (source / "archive.mbox").write_bytes(b"".join(_message(i) for i in range(40)))
     registry = _registry(hostile.SEGFAULT)
@@ -128,8 +130,8 @@ def test_a_worker_killed_mid_partition_changes_nothing_in_the_output(
     config = Config(engine="dask", scheduler=cluster.scheduler_address, shard_files=2)
     out = tmp_path / "dask"
     run = _Background(lambda: indexer.run(source, out, config, registry=registry))
-    attempts = _AttemptWatcher(out / ".staging" / "parts", run)
-    victim, partition = _busy_worker(client, out / ".staging" / "parts")
+    attempts = _AttemptWatcher(out / ".parts", run)
+    victim, partition = _busy_worker(client, out / ".parts")
     os.kill(victim, signal.SIGKILL)
     summary = run.result()
     assert victim not in client.run(os.getpid).values()
@@ -245,7 +247,7 @@ def test_an_unchanged_tree_after_a_dask_run_needs_no_cluster(
 ) -> None:
     """The dask driver notes its walk as the local engine does, so a night where
     nothing changed re-commits the output without connecting to the cluster."""
-    from indexer.pipeline.engines.dask import driver as distributed
+    from indexer.pipeline.engines.dask import driver
 
     source = tmp_path / "src"
     write_corpus(source, 60_000, seed=5)
@@ -257,7 +259,7 @@ def test_an_unchanged_tree_after_a_dask_run_needs_no_cluster(
     def unreachable(config: Config) -> Any:
         raise AssertionError("an unchanged tree connected to the cluster")
 
-    monkeypatch.setattr(distributed, "_connect", unreachable)
+    monkeypatch.setattr(driver, "connect", unreachable)
     again = indexer.run(source, out, config)
     assert json.loads((out / "run.json").read_bytes())["unchanged"] is True
     assert (again.extracted, again.reused) == (0, first.extracted)
@@ -273,6 +275,112 @@ def test_an_unchanged_tree_after_a_dask_run_needs_no_cluster(
     fresh = tmp_path / "fresh"
     indexer.run(source, fresh, local)
     assert {**_files(out), "changes.ndjson": b""} == {**_files(fresh), "changes.ndjson": b""}
+
+
+def _listing(out: Path) -> list[str]:
+    """Every path in OUT, links and hidden ones included, but inside the state folder
+    (its outputs files are named by run and process)."""
+    return sorted(
+        p.relative_to(out).as_posix()
+        for p in out.rglob("*")
+        if p.relative_to(out).parts[0] != ".state" or p.name == ".state"
+    )
+
+
+def test_a_dask_out_holds_exactly_the_paths_a_local_out_holds(
+    cluster: LocalCluster, tmp_path: Path
+) -> None:
+    """No partition folder, attempt or second copy of the documents is committed."""
+    source = tmp_path / "src"
+    write_corpus(source, 80_000, seed=9)
+    config = Config(engine="dask", scheduler=cluster.scheduler_address, shard_files=3)
+    dask_out, local_out = tmp_path / "dask", tmp_path / "local"
+    for night in range(2):
+        indexer.run(source, dask_out, config)
+        indexer.run(source, local_out, _local_twin(config))
+        assert _listing(dask_out) == _listing(local_out)
+        assert not any("part" in name for name in _listing(dask_out)), _listing(dask_out)
+        first = sorted(p for p in source.rglob("*") if p.is_file())[night]
+        first.write_bytes(first.read_bytes() + b"\nChanged overnight.\n")
+
+
+@pytest.fixture
+def empty_cluster() -> Iterator[LocalCluster]:
+    """A scheduler with no worker at all."""
+    with LocalCluster(n_workers=0, **LOCAL_CLUSTER) as running:
+        yield running
+
+
+def test_a_cluster_without_workers_fails_the_run_with_exit_3_after_worker_wait(
+    empty_cluster: LocalCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "a.txt").write_bytes(b"kept")
+    out = tmp_path / "out"
+    indexer.run(source, out, Config(workers=1, pdf_workers=1))
+    before = _files(out)
+    (source / "b.txt").write_bytes(b"new: work for a cluster that has no worker")
+    settings = tmp_path / "indexer.toml"
+    settings.write_text("[run]\nworker_wait = 2\n")
+    argv = ["run", str(source), "--out", str(out), "--config", str(settings), "--quiet"]
+    started = time.monotonic()
+    code = main([*argv, "--engine", "dask", "--scheduler", empty_cluster.scheduler_address])
+    waited = time.monotonic() - started
+    err = capsys.readouterr().err
+    assert code == 3, err
+    assert "NoWorkers" in err and "no worker for 2 s" in err and "nothing was committed" in err
+    assert 2 <= waited < 30
+    assert _files(out) == before
+    assert not (out / ".parts").exists()
+
+
+def test_the_last_worker_dying_mid_run_fails_the_run_after_worker_wait(
+    empty_cluster: LocalCluster, tmp_path: Path
+) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    for i in range(16):
+        (source / f"doc-{i:02d}.slow").write_bytes(f"slow document {i}".encode())
+    out = tmp_path / "out"
+    worker = _worker_process(empty_cluster.scheduler_address)
+    try:
+        config = Config(
+            engine="dask", scheduler=empty_cluster.scheduler_address, shard_files=2,
+            worker_wait=2,
+        )  # fmt: skip
+        registry = _registry(hostile.SLOW)
+        run = _Background(lambda: indexer.run(source, out, config, registry=registry))
+        deadline = time.monotonic() + 60
+        while not list(out.glob(".parts/*")) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert list(out.glob(".parts/*")), "the worker never started a partition"
+        worker.kill()
+        killed = time.monotonic()
+        with pytest.raises(BaseException) as failure:
+            run.result()
+        assert time.monotonic() - killed < 30
+    finally:
+        worker.kill()
+        worker.wait()
+    assert "NoWorkers" in repr(failure.value), repr(failure.value)
+    assert not (out / ".current").exists()  # nothing committed
+    assert not (out / ".parts").exists()
+
+
+def _worker_process(address: str) -> subprocess.Popen[bytes]:
+    """One dask worker process without a nanny (so that nothing restarts it), which
+    imports `hostile` as the test does."""
+    tests_dir = str(Path(__file__).parent)
+    path = os.pathsep.join([tests_dir, *filter(None, [os.environ.get("PYTHONPATH")])])
+    command = [
+        sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+        "--no-nanny", "--no-dashboard",
+    ]  # fmt: skip
+    return subprocess.Popen(
+        command, env={**os.environ, "PYTHONPATH": path},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
 
 
 def test_a_partition_joins_the_drivers_state_run_only_on_the_drivers_machine(

@@ -29,8 +29,8 @@ MEANING = {
     Exit.FATAL: "fatal error (disk full, unreadable SOURCE): nothing committed, "
     "the previous output intact",
     Exit.LOCKED: "another run holds the lock on OUT (EX_TEMPFAIL: try again later)",
-    Exit.SIGINT: "interrupted by SIGINT: the previous output intact",
-    Exit.SIGTERM: "terminated by SIGTERM: the previous output intact",
+    Exit.SIGINT: "interrupted by SIGINT before the commit: the previous output intact",
+    Exit.SIGTERM: "terminated by SIGTERM before the commit: the previous output intact",
 }
 """One line per code, for `--help` and the README."""
 

@@ -10,13 +10,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import anyio
 import orjson
 
 from indexer.cli.exits import Exit, signal_exit
 from indexer.config import FLAGS, Config, load_config
 from indexer.errors import ConfigError, LockHeld
-from indexer.pipeline.run.lock import hold
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,70 +48,35 @@ def run_command(args: argparse.Namespace) -> int:
     return _run(args.source, args.out, config)
 
 
-class _Stopped(BaseException):
-    """SIGTERM while no event loop runs. A BaseException, as KeyboardInterrupt is for
-    SIGINT: no `except Exception` on the way may take it for a file's error."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
 def _run(source: Path, out: Path, config: Config) -> int:
-    """Begin the run without an event loop: a tree that did not change is committed
-    again right there, and asyncio is never imported (70-85 ms of a 0.6 s re-run).
-    Otherwise the engine runs in an event loop, on what `begin` started."""
-    from indexer.pipeline.output.staging import staging_discarded
-    from indexer.pipeline.run.runner import begin, check_paths, finish_unchanged
-    from indexer.registry import default_registry
+    """Run it under this process's SIGINT and SIGTERM handling; return the exit code.
 
-    previous = signal.signal(signal.SIGTERM, _stop)
-    try:
-        src, dst = check_paths(source, out)
-        registry = default_registry()
-        with hold(dst), staging_discarded(dst):
-            begun = begin(src, dst, config, registry)
-            if begun.staged is not None:
-                return _report(finish_unchanged(dst, config, registry, begun), config)
-            signal.signal(signal.SIGTERM, previous)  # the event loop watches it now
-            return anyio.run(_run_engine, src, dst, out, config, registry, begun)
-    except KeyboardInterrupt:
-        return _interrupted(out, signal.SIGINT)
-    except _Stopped as stop:
-        return _interrupted(out, stop.signum)
-    except Exception as exc:
-        return _failed(exc, out)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    A signal stops the run until its commit begins; one that comes later is only
+    reported: the output is committed, and the exit code says so.
+    """
+    from indexer.pipeline.run.interrupts import Interrupted, Interrupts
+    from indexer.pipeline.run.runner import execute
 
-
-def _stop(signum: int, frame: object) -> None:
-    raise _Stopped(signum)
-
-
-async def _run_engine(
-    src: Path, dst: Path, out: Path, config: Config, registry: Any, begun: Any
-) -> int:
-    """Run the engine on what `begin` started, watching SIGINT and SIGTERM."""
-    from indexer.pipeline.run.runner import RunSummary, finish_with_engine
-
-    caught: list[int] = []
-    summary: RunSummary | None = None
     progress = sys.stderr.isatty() and not config.quiet
-    try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(_watch_signals, tg.cancel_scope, caught)
-            summary = await finish_with_engine(src, dst, config, registry, begun, progress=progress)
-            tg.cancel_scope.cancel()
-    except Exception as group:
-        return _failed(group, out)
-    if caught:
-        return _interrupted(out, caught[0])
-    assert summary is not None
-    return _report(summary, config)
+    with Interrupts().installed() as interrupts:
+        try:
+            summary = execute(
+                source, out, config, registry=None, progress=progress, interrupts=interrupts
+            )
+        except Interrupted as stop:
+            return _interrupted(out, stop.signum)
+        except Exception as exc:
+            if interrupts.caught is not None:  # an error of a run the signal cut short
+                return _interrupted(out, interrupts.caught)
+            return _failed(exc, out)
+        if interrupts.caught is not None:
+            name = signal.Signals(interrupts.caught).name
+            print(f"indexer: {name} came after the commit; the run completed", file=sys.stderr)
+        return _report(summary, config)
 
 
 def _interrupted(out: Path, signum: int) -> int:
+    """The exit code and message of a run stopped by a signal before its commit."""
     print(f"indexer: interrupted; {_kept(out)}", file=sys.stderr)
     return signal_exit(signum)
 
@@ -148,14 +111,6 @@ def _leaf(exc: BaseException) -> BaseException:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     return exc
-
-
-async def _watch_signals(scope: anyio.CancelScope, caught: list[int]) -> None:
-    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async for signum in signals:
-            caught.append(signum)
-            scope.cancel()
-            return
 
 
 def _changes(counts: dict[str, int]) -> str:

@@ -1,1 +1,36 @@
-"""Engines that stage a run: `local` (this machine's processes) and `dask` (a cluster)."""
+"""The engines, by name: `local` (this machine's process pools) and `dask` (a cluster).
+
+Both meet the run at one seam, `stage(ctx: RunContext) -> Staged` (`context.py`), and
+stage the same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from indexer.pipeline.engines.context import RunContext
+from indexer.pipeline.output.staged import Staged
+
+
+@dataclass(frozen=True, slots=True)
+class Engine:
+    """An engine: its `stage` function, and whether it reports progress events."""
+
+    stage: Callable[[RunContext], Awaitable[Staged]]
+    progress: bool
+
+
+def engine(name: str) -> Engine:
+    """The engine called `name` (`local` or `dask`, as `Config.engine` allows).
+
+    Imported on demand: a re-run over an unchanged tree needs no engine, and the
+    local one brings the pools, the extractors and the mail handling with it.
+    """
+    if name == "dask":
+        from indexer.pipeline.engines.dask.driver import stage as on_dask
+
+        return Engine(on_dask, progress=False)
+    from indexer.pipeline.engines.local import stage as local
+
+    return Engine(local, progress=True)

@@ -5,11 +5,9 @@ writer frees as it writes them in walk order: that bounds the outcomes waiting t
 be written, so memory does not grow with the corpus.
 
 Isolated work (a PDF) is also looked for beyond the window and sent to its pool as
-soon as it is found, within a budget of its own (`Window.early_room`). Without
-that, a tree whose PDFs come after thousands of mails kept the PDF pool idle until
-the window reached them, and then the general pool idle while the PDFs ran: on the
-benchmark's 50 MB corpus, `--workers 1` took the sum of both stretches. Early
-outcomes wait for their turn like any other, so the output is the same bytes.
+soon as it is found, within a budget of its own (`Window.early_room`), so that a tree
+whose PDFs come after thousands of mails does not keep one pool idle while the other
+works. Early outcomes wait for their turn like any other: the output is the same bytes.
 """
 
 from __future__ import annotations
@@ -21,7 +19,7 @@ from dataclasses import dataclass, field
 import anyio
 from anyio.streams.memory import MemoryObjectSendStream
 
-from indexer.pipeline.extract.batch import Work, WorkItem
+from indexer.pipeline.extract.batch import WorkItem
 from indexer.pipeline.output.records import FileOutcome
 
 LOOKAHEAD = 8192
@@ -35,25 +33,33 @@ _STRETCH = 256
 _POLL = 0.05
 """While the window is full, how often to look whether early work may be sent."""
 
-Taken = tuple[int, dict[int, FileOutcome], Work]
-"""A stretch of the walk: its length, the outcomes settled already by position, and
-the work left, in walk order."""
+
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """A stretch of the walk, read by the dispatcher's `take`."""
+
+    count: int
+    """Its length."""
+    settled: dict[int, FileOutcome]
+    """The outcomes settled already (skipped, containers, current output), by position."""
+    work: list[WorkItem]
+    """The rest, in walk order."""
 
 
 @dataclass(slots=True)
 class Batch:
     """Work gathered for one `BatchExtractor.process` call."""
 
-    stream: MemoryObjectSendStream[Work]
+    stream: MemoryObjectSendStream[list[WorkItem]]
     max_files: int
     max_bytes: int
-    items: Work = field(default_factory=list)
+    items: list[WorkItem] = field(default_factory=list)
     size: int = 0
 
     def add(self, item: WorkItem) -> bool:
         """Add `item`; True when the batch is full and should be sent."""
         self.items.append(item)
-        self.size += item[1].size
+        self.size += item.entry.size
         return len(self.items) >= self.max_files or self.size >= self.max_bytes
 
     async def send(self) -> None:
@@ -144,15 +150,15 @@ class Lookahead:
 
     def add(self, taken: Taken) -> None:
         """Hold a stretch read from the walk at `end`."""
-        count, settled, work = taken
-        todo = iter(work)
+        settled = taken.settled
+        todo = iter(taken.work)
         item = next(todo, None)
         sizes = self._sizes
-        for seq in range(self.end, self.end + count):
-            if item is not None and item[0] == seq:
+        for seq in range(self.end, self.end + taken.count):
+            if item is not None and item.seq == seq:
                 self.slots.append(item)
-                size = len(item[1].data or b"")
-                if item[2].isolated:
+                size = len(item.entry.data or b"")
+                if item.spec.isolated:
                     self.isolated.append(item)
                 item = next(todo, None)
             else:
@@ -254,8 +260,8 @@ class Dispatcher:
         sent = False
         while ahead.isolated and self.window.early_room():
             item = ahead.isolated.popleft()
-            ahead.early.add(item[0])
-            self.window.sent_early(item[0])
+            ahead.early.add(item.seq)
+            self.window.sent_early(item.seq)
             sent = True
             if self.alone.add(item):
                 await self._settle()
@@ -277,7 +283,7 @@ class Dispatcher:
                 # scraps would make batches of one or two files.
                 await self._settle()
                 for batch in (self.general, self.alone):
-                    if batch.items and self.window.written >= batch.items[0][0]:
+                    if batch.items and self.window.written >= batch.items[0].seq:
                         await batch.send()
                 await self.window.admit(lambda: self._look_ahead(ahead, take))
             seq, slot = ahead.seq, ahead.pop()
@@ -285,7 +291,7 @@ class Dispatcher:
                 self._done.append(slot)
                 continue
             work += 1
-            if not slot[2].isolated:
+            if not slot.spec.isolated:
                 batch = self.general
             elif seq in ahead.early:
                 ahead.early.discard(seq)

@@ -4,89 +4,66 @@ Unchanged files (same size, mtime, inode and device, current key) are settled in
 the walk's thread by `prepare`: their stored output is written as it is. For the
 rest, `process` reads and hashes them in one thread hop and looks their key up
 among all stored outputs (a copy, a rename, a touch), or, with nothing stored yet
-(a first run), lets the worker read them. What is left goes to a process pool (the
-isolated one for extractors that ask for it, and a mail's attached PDFs), which
-sends back rendered output lines. Outputs are stored every half second, in one
-transaction (`_FLUSH_EVERY`), so a killed run loses only what was in flight and
-the last half second.
+(a first run), lets the worker read them. What is left goes to a process pool
+(`calls.PoolCalls`), which sends back rendered output lines; outputs are stored
+in the state by `store.Store`.
 """
 
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import anyio
 import orjson
 
-from indexer._extract import failed, failure_text
-from indexer._types import Chunk, Extracted, Options
+from indexer._extract import failed
+from indexer._types import Options
 from indexer.config import Config
-from indexer.errors import PoolError
+from indexer.pipeline.extract.calls import PoolCalls
 from indexer.pipeline.extract.reading import Content, ReadResult, read_files
-from indexer.pipeline.extract.tasks import (
-    Finished,
-    Job,
-    extract_jobs,
-    extract_unit,
-    extract_units,
-    finish,
-    keyed,
-    read_job,
-)
-from indexer.pipeline.extract.timed import extract_timed
-from indexer.pipeline.incremental.keys import CacheKeys
-from indexer.pipeline.incremental.state import FileRow, Known, State
+from indexer.pipeline.extract.store import Store
+from indexer.pipeline.extract.tasks import Finished, Job
+from indexer.pipeline.incremental.state import Known, State
 from indexer.pipeline.output.records import (
     DocOutcome,
     FileOutcome,
     Rendered,
-    pack,
     rebase,
     render,
     unit_docs,
     unpack,
 )
-from indexer.pipeline.output.units import POOL_FAILURES, Child, Unit
+from indexer.pipeline.output.units import Unit
 from indexer.pipeline.walk.walker import Entry
 from indexer.procpool.pool import WorkerPool
-from indexer.procpool.worker import Shared
 from indexer.registry import ExtractorSpec, Registry
 
 log = logging.getLogger(__name__)
 
-_FLUSH_EVERY = 0.5
-"""Seconds between stores of finished results: one transaction per half second, not
-per batch. Each commit rewrites every index page it touches (64 KiB pages, random
-keys), so storing 82,000 mails 64 at a time cost 5.8 CPU s and 19 s of writes,
-against 2.3 and 3.6 in transactions of 2,000. A killed run loses at most this much
-finished work."""
-ISOLATED_PER_CALL = 4
-"""Isolated files (PDFs) sent to a worker in one call, each under its own deadline."""
-_BACKSTOP_SECONDS = 5.0
-"""Added to a multi-job isolated call's timeout: its jobs' own deadlines come first."""
-_GENERAL_BASE_MB = 1024
-_GENERAL_PER_FILE = 12
-"""A text format's worker holds up to about eleven times its file at its peak (a JSON
-Lines file of 200 MB: 2.3 GB; plain text: six times)."""
+
+@dataclass(slots=True)
+class WorkItem:
+    """A walk entry to resolve. Not frozen: one is made per entry, on the hot path, and a
+    frozen dataclass's `__init__` costs several times as much; nothing changes one."""
+
+    seq: int
+    """Its position in the walk."""
+    entry: Entry
+    spec: ExtractorSpec
+    """The extractor it goes to."""
+    known: Known | None = None
+    """What the state knew of it, when its size, mtime, inode and device were unchanged."""
 
 
-def general_memory_mb(max_file_bytes: int) -> int:
-    """The address-space cap of a general (text formats) worker, in MB: room for the
-    largest file the walk lets through. A document that needs more fails alone, as
-    `out_of_memory`, instead of taking the machine's memory."""
-    return _GENERAL_BASE_MB + _GENERAL_PER_FILE * -(-max_file_bytes // (1 << 20))
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """Walk entries split by `BatchExtractor.prepare`."""
 
-
-_FLUSH_BYTES = 32 << 20
-"""Store sooner when the buffered outputs reach this size (memory bound)."""
-
-WorkItem = tuple[int, Entry, ExtractorSpec, Known | None]
-"""A walk entry to resolve: its position, the entry, its extractor, and what the
-state knew of it when its size, mtime, inode and device were unchanged."""
-Work = list[WorkItem]
+    ready: list[FileOutcome]
+    """Entries whose stored output is current, as finished outcomes."""
+    work: list[WorkItem]
+    """The rest, in walk order, with what the state knew of each."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +74,22 @@ class Hit:
     deps: tuple[str, ...]
 
 
+@dataclass(slots=True)
+class _File:
+    """One work item while `process` resolves it."""
+
+    item: WorkItem
+    sha256: str | None
+    key: str | None
+    by_worker: bool = False
+    """Read by the worker that extracts it (nothing stored could be found for it)."""
+    read: ReadResult | None = None
+    hit: Hit | None = None
+    fresh: Finished | None = None
+    stored: bool = False
+    """Its output is buffered for the state already (isolated files, as their call ends)."""
+
+
 class BatchExtractor:
     """Resolves batches of walk entries into `FileOutcome`s."""
 
@@ -104,33 +97,23 @@ class BatchExtractor:
         self,
         config: Config,
         registry: Registry,
-        general: WorkerPool,
-        isolated: WorkerPool,
+        pools: tuple[WorkerPool, WorkerPool],
         state: State | None,
     ) -> None:
         self.config = config
-        self.registry = registry
-        self.options: Options = config.extract_options()
-        self.general = general
-        self.isolated = isolated
+        self.calls = PoolCalls(config, registry, pools)
+        self.keys = self.calls.keys
         self.state = state
-        self._rows: list[FileRow] = []
-        """Finished results not stored yet (see `_FLUSH_EVERY`)."""
-        self._row_bytes = 0
-        self._flushed = time.monotonic()
-        self.redo = 0
-        """Files extracted or read with no output stored (failures from the isolation
-        limits, read errors): the next run does them again, so a tree holding one is
-        never re-committed as unchanged (`unchanged.py`)."""
+        self.store = Store(state) if state is not None else None
         self.workers_read = state is None or state.empty()
         """Nothing to find by content: workers read new files themselves."""
-        self.keys = CacheKeys(config, registry)
-        self._shared = (Shared(self.options), Shared(registry), Shared(self.keys.digests))
-        """The arguments every call passes, pickled once (see `Shared`)."""
 
-    def prepare(
-        self, items: list[tuple[int, Entry, ExtractorSpec]]
-    ) -> tuple[list[FileOutcome], Work]:
+    @property
+    def redo(self) -> int:
+        """Files extracted or read with no output stored (`Store.redo`)."""
+        return self.store.redo if self.store is not None else 0
+
+    def prepare(self, items: list[WorkItem]) -> Prepared:
         """Split walk entries into those whose stored output is current, as finished
         outcomes, and the work left. Blocking (it queries the state): call it in a thread.
 
@@ -138,361 +121,176 @@ class BatchExtractor:
         written from that output as it is: no read, no decoding, no rendering, no
         trip through a worker.
         """
-        known = self.state.known([e for _, e, _ in items]) if self.state else [None] * len(items)
+        if self.state is None:
+            return Prepared([], items)
+        known = self.state.known([item.entry for item in items])
         ready: list[FileOutcome] = []
-        work: Work = []
-        for (seq, entry, spec), k in zip(items, known, strict=True):
-            if (
-                k is not None
-                and k.output is not None
-                and k.key == self.keys.key(k.sha256, spec, entry)
+        work: list[WorkItem] = []
+        for item, k in zip(items, known, strict=True):
+            if k is None:
+                work.append(item)
+            elif (
+                k.output is not None
+                and k.key == self.keys.key(k.sha256, item.spec, item.entry)
                 and self.keys.current(k.deps)
             ):
-                ready.append(_reused(seq, entry, unpack(k.output)))
+                ready.append(_reused(item.seq, item.entry, unpack(k.output)))
             else:
-                work.append((seq, entry, spec, k))
-        return ready, work
+                work.append(WorkItem(item.seq, item.entry, item.spec, k))
+        return Prepared(ready, work)
 
-    async def process(self, work: Work) -> list[FileOutcome]:
+    async def process(self, work: list[WorkItem]) -> list[FileOutcome]:
         """Return one outcome per entry of `work`, in the same order. Never raises for a file."""
-        entries = [entry for _, entry, _, _ in work]
-        hashes = [k.sha256 if k else None for _, _, _, k in work]
-        keys = [
-            self.keys.key(h, spec, entry) if h else None
-            for h, (_, entry, spec, _) in zip(hashes, work, strict=True)
-        ]
-        found = await self._lookup(keys, entries)
+        files = [self._start(item) for item in work]
+        await self._find(files)
         # With nothing stored yet (a first run, --full) there is nothing to find by
         # content: the worker reads the file itself, and its bytes skip the pipe.
-        by_worker = {
-            i for i, e in enumerate(entries) if self.workers_read and e.data is None and not keys[i]
-        }
-        to_read = [i for i, hit in enumerate(found) if hit is None and i not in by_worker]
-        reads = dict(zip(to_read, await self._read([entries[i] for i in to_read]), strict=True))
-        for i, read in reads.items():
-            if read.sha256 is not None:
-                hashes[i] = read.sha256
-                keys[i] = self.keys.key(read.sha256, work[i][2], entries[i])
-        sizes = [len(reads[i].data) for i in reads]
-        second = await self._lookup([keys[i] for i in reads], [entries[i] for i in reads], sizes)
-        for i, hit in zip(reads, second, strict=True):
-            found[i] = hit
-        todo = sorted(
-            [i for i, read in reads.items() if read.error is None and found[i] is None]
-            + list(by_worker)
-        )
-        limit = self.config.max_file_bytes
-        jobs = [
-            Job(work[i][2], entries[i].rel, b"", "", _size(entries[i]), entries[i].path, limit)
-            if i in by_worker
-            # The size of the bytes read, as the hash: the file may have changed since its stat.
-            else Job(work[i][2], entries[i].rel, reads[i].data, hashes[i] or "", len(reads[i].data))
-            for i in todo
+        if self.workers_read:
+            for f in files:
+                f.by_worker = f.item.entry.data is None and not f.key
+        reads = [f for f in files if f.hit is None and not f.by_worker]
+        await self._read(reads)
+        await self._find(reads)
+        todo = [
+            f
+            for f in files
+            if f.by_worker or (f.read is not None and f.read.error is None and f.hit is None)
         ]
-        stored = [(entries[i], keys[i], work[i][3]) for i in todo]
-        fresh = dict(zip(todo, await self._extract(jobs, stored), strict=True))
-        for i in by_worker:
-            done = fresh[i]
-            if done.read_error is not None:
-                reads[i] = ReadResult(error=done.read_error)
-                del fresh[i]
-            else:
-                hashes[i] = done.sha256
-                keys[i] = self.keys.key(done.sha256, work[i][2], entries[i])
-        outcomes = [
-            self._outcome(seq, e, spec, hashes[i], reads.get(i), found[i], fresh.get(i))
-            for i, (seq, e, spec, _) in enumerate(work)
-        ]
-        await self._remember(work, hashes, keys, found, fresh, outcomes)
+        await self._extract(todo)
+        outcomes = [self._outcome(f) for f in files]
+        await self._remember(files, outcomes)
         return outcomes
 
-    async def _read(self, entries: list[Entry]) -> list[ReadResult]:
-        """Read and hash `entries` in one thread hop; none for nothing (a first run's
-        workers read their files: a hop per batch cost its PDFs a third of the parent's
-        time, one PDF a batch)."""
-        if not entries:
-            return []
-        sources = [_source(entry) for entry in entries]
-        return await anyio.to_thread.run_sync(read_files, sources, self.config.max_file_bytes)
+    def _start(self, item: WorkItem) -> _File:
+        known = item.known
+        if known is None:
+            return _File(item, None, None)
+        return _File(item, known.sha256, self.keys.key(known.sha256, item.spec, item.entry))
 
-    async def _lookup(
-        self, keys: Sequence[str | None], entries: list[Entry], sizes: list[int] | None = None
-    ) -> list[Hit | None]:
-        """Stored outputs under each key, rendered for each entry's path; None for misses.
+    async def _read(self, files: list[_File]) -> None:
+        """Read and hash `files` in one thread hop; none for nothing (a first run's
+        workers read their files: a hop per batch of one PDF is costly)."""
+        if not files:
+            return
+        sources = [_source(f.item.entry) for f in files]
+        reads = await anyio.to_thread.run_sync(read_files, sources, self.config.max_file_bytes)
+        for f, read in zip(files, reads, strict=True):
+            f.read = read
+            if read.sha256 is not None:
+                f.sha256 = read.sha256
+                f.key = self.keys.key(read.sha256, f.item.spec, f.item.entry)
 
-        `sizes`: the sizes of the bytes just read, which a stored output must say too
-        (an older version took the walk's size for a file rewritten before its read).
-        """
-        wanted = [k for k in keys if k]
-        if self.state is None or not wanted:
-            return [None] * len(keys)
-        return await anyio.to_thread.run_sync(self._hits, keys, entries, sizes)
+    async def _find(self, files: list[_File]) -> None:
+        """Look each file's key up among the stored outputs (`hit`: None for misses)."""
+        if self.state is not None and any(f.key for f in files):
+            await anyio.to_thread.run_sync(self._hits, files)
 
-    def _hits(
-        self, keys: Sequence[str | None], entries: list[Entry], sizes: list[int] | None
-    ) -> list[Hit | None]:
+    def _hits(self, files: list[_File]) -> None:
+        """Set each file's `hit`: the output stored under its key, rendered for its path,
+        when its attachments' keys are current (blocking)."""
         assert self.state is not None
-        stored = iter(self.state.lookup([k for k in keys if k]))
-        out: list[Hit | None] = []
-        for i, (key, entry) in enumerate(zip(keys, entries, strict=True)):
-            found = next(stored) if key else None
+        stored = iter(self.state.lookup([f.key for f in files if f.key]))
+        for f in files:
+            found = next(stored) if f.key else None
+            f.hit = None
             if found is None or not self.keys.current(found.deps):
-                out.append(None)
                 continue
             docs = unpack(found.output)
-            if sizes is not None and orjson.loads(docs[0].line)["bytes"] != sizes[i]:
-                out.append(None)
-                continue
-            if found.path != entry.rel:  # a copy or a rename: the records name the path
-                rebased = rebase(docs, found.path, entry.rel)
+            if f.read is not None and _stored_size(docs) != len(f.read.data):
+                continue  # an older version took the walk's size of a file rewritten since
+            rel = f.item.entry.rel
+            if found.path != rel:  # a copy or a rename: the records name the path
+                rebased = rebase(docs, found.path, rel)
                 if rebased is None:
-                    out.append(None)
                     continue
                 docs = rebased
-            out.append(Hit(docs, found.deps))
-        return out
+            f.hit = Hit(docs, found.deps)
+
+    async def _extract(self, todo: list[_File]) -> None:
+        """Extract `todo` in the pools into each file's `fresh`; a file its worker could
+        not read gets that `read` error instead."""
+        if not todo:
+            return
+        jobs = [self._job(f) for f in todo]
+
+        async def stored(group: list[int], done: list[Finished]) -> None:
+            await self._store_isolated([todo[i] for i in group], done)
+
+        results = await self.calls.extract(jobs, stored)
+        for f, done in zip(todo, results, strict=True):
+            if f.by_worker and done.read_error is not None:
+                f.read = ReadResult(error=done.read_error)
+                continue
+            f.fresh = done
+            if f.by_worker:
+                f.sha256 = done.sha256
+                f.key = self.keys.key(done.sha256, f.item.spec, f.item.entry)
+
+    def _job(self, f: _File) -> Job:
+        entry, spec = f.item.entry, f.item.spec
+        if f.by_worker:
+            limit = self.config.max_file_bytes
+            return Job(spec, entry.rel, b"", "", _size(entry), entry.path, limit)
+        assert f.read is not None  # the size of the bytes read, as the hash: not the stat's
+        return Job(spec, entry.rel, f.read.data, f.sha256 or "", len(f.read.data))
+
+    async def _store_isolated(self, files: list[_File], results: list[Finished]) -> None:
+        """Buffer isolated files' outputs as their call ends: a slow PDF's batch-mates
+        are stored without waiting for it."""
+        if self.store is None:
+            return
+        for f, done in zip(files, results, strict=True):
+            key = f.key
+            if key is None and done.sha256:  # read by the worker
+                key = self.keys.key(done.sha256, f.item.spec, f.item.entry)
+            if key is not None and done.read_error is None:
+                self.store.add(f.item.entry, done.sha256, key, done.docs, done.deps, f.item.known)
+                f.stored = True
+        await self.store.maybe_flush()
 
     async def flush(self) -> None:
         """Store every finished result still buffered (call when the last batch is done)."""
-        if self.state is not None:
-            await self._flush_rows()
+        if self.store is not None:
+            await self.store.flush()
 
-    async def _remember(
-        self,
-        work: Work,
-        hashes: list[str | None],
-        keys: list[str | None],
-        found: list[Hit | None],
-        fresh: dict[int, Finished],
-        outcomes: list[FileOutcome],
-    ) -> None:
+    async def _remember(self, files: list[_File], outcomes: list[FileOutcome]) -> None:
         """Buffer each file's output under its key (isolated ones are buffered already)."""
-        if self.state is None:
+        store = self.store
+        if store is None:
             return
-        for i, ((_, entry, _, before), h, k, o) in enumerate(
-            zip(work, hashes, keys, outcomes, strict=True)
-        ):
-            if i in fresh and fresh[i].stored:
+        for f, outcome in zip(files, outcomes, strict=True):
+            if f.stored:
                 continue
-            if not (h and k):  # not even read: nothing to store
-                self.redo += 1
+            if not (f.sha256 and f.key):  # not even read: nothing to store
+                store.redo += 1
                 continue
-            hit = found[i]
-            deps = hit.deps if hit is not None else fresh[i].deps if i in fresh else ()
+            hit, fresh = f.hit, f.fresh
+            deps = hit.deps if hit is not None else fresh.deps if fresh is not None else ()
             # A stored output found by its key is settled, a failure too (see `RETRY`).
-            self._buffer(entry, h, k, o.docs, deps, before, settled=hit is not None)
-        await self._maybe_flush()
+            store.add(
+                f.item.entry, f.sha256, f.key, outcome.docs, deps, f.item.known,
+                settled=hit is not None,
+            )  # fmt: skip
+        await store.maybe_flush()
 
-    def _buffer(
-        self,
-        entry: Entry,
-        sha256: str,
-        key: str,
-        docs: tuple[Rendered, ...],
-        deps: tuple[str, ...],
-        before: Known | None,
-        *,
-        settled: bool = False,
-    ) -> None:
-        """Add a file's row to those stored at the next flush. A failure from the
-        isolation limits is stored under its key only when `settled` (found stored
-        under it) or when `before`, what the state held for the file, is the same
-        failure stored once (see `RETRY`)."""
-        output = pack(docs)
-        if not (settled or _cacheable(docs) or _failed_alike(before, key, output)):
-            key += RETRY
-            self.redo += 1
-        self._rows.append((entry, sha256, key, output, deps))
-        self._row_bytes += sum(map(len, output))
-
-    async def _maybe_flush(self) -> None:
-        if time.monotonic() - self._flushed >= _FLUSH_EVERY or self._row_bytes >= _FLUSH_BYTES:
-            await self._flush_rows()
-
-    async def _flush_rows(self) -> None:
-        """Store the buffered results, in one thread hop and one transaction."""
-        assert self.state is not None
-        rows, self._rows, self._row_bytes = self._rows, [], 0
-        self._flushed = time.monotonic()
-        if rows:
-            await anyio.to_thread.run_sync(self.state.record, rows)
-
-    async def _extract(
-        self, jobs: list[Job], stored: list[tuple[Entry, str | None, Known | None]]
-    ) -> list[Finished]:
-        plain = [i for i, job in enumerate(jobs) if not job.spec.isolated]
-        alone = [i for i, job in enumerate(jobs) if job.spec.isolated]
-        out: dict[int, Finished] = {}
-
-        async def isolated(group: list[int]) -> None:
-            # The batch's isolated jobs go to the pool's processes a few per call, each
-            # under its own deadline (`timed`). A call's finished work is not held
-            # hostage until the whole batch is done: it joins a buffer that is stored
-            # every half second (a thread hop per file cost more than a parse).
-            await self._run_batch(self.isolated, [jobs[i] for i in group], group, out)
-            for i in group:
-                done = out[i] = await self._complete(jobs[i], out[i])
-                entry, key, before = stored[i]
-                if key is None and done.sha256:  # read by the worker
-                    key = self.keys.key(done.sha256, jobs[i].spec, entry)
-                if self.state is not None and key is not None and done.read_error is None:
-                    self._buffer(entry, done.sha256, key, done.docs, done.deps, before)
-                    out[i] = replace(done, stored=True)
-            if self.state is not None:
-                await self._maybe_flush()
-
-        async with anyio.create_task_group() as tg:
-            if plain:
-                tg.start_soon(self._run_batch, self.general, [jobs[i] for i in plain], plain, out)
-            # One call per process, of at most `ISOLATED_PER_CALL` files (and never more
-            # than a worker may take before it is recycled).
-            cap = min(ISOLATED_PER_CALL, self.config.recycle_after)
-            per_call = min(cap, max(1, -(-len(alone) // self.isolated.size)))
-            for at in range(0, len(alone), per_call):
-                tg.start_soon(isolated, alone[at : at + per_call])
-        return [
-            out[i] if jobs[i].spec.isolated else await self._complete(jobs[i], out[i])
-            for i in range(len(jobs))
-        ]
-
-    async def _run_batch(
-        self, pool: WorkerPool, jobs: list[Job], slots: list[int], out: dict[int, Finished]
-    ) -> None:
-        """Extract `jobs` in one call into `out` at `slots`; when the call fails, each
-        job again in a call of its own, so that the failure stays with its file.
-
-        Several isolated jobs run each under its own deadline in the worker (`timed`):
-        the call's own timeout, a multiple of it, is only a backstop.
-        """
-        seconds = self.config.timeout
-        try:
-            if pool is self.isolated and len(jobs) > 1:
-                backstop = seconds * len(jobs) + _BACKSTOP_SECONDS
-                call = pool.run(extract_timed, jobs, *self._shared, seconds, timeout=backstop)
-            else:
-                call = pool.run(extract_jobs, jobs, *self._shared, timeout=seconds)
-            out.update(zip(slots, await call, strict=True))
-            return
-        except PoolError as exc:
-            if len(jobs) == 1:
-                out[slots[0]] = await self._failed_job(jobs[0], exc)
-                return
-            log.debug("batch of %d failed (%s); retrying one by one", len(jobs), exc.reason)
-        for slot, job in zip(slots, jobs, strict=True):
-            await self._run_batch(pool, [job], [slot], out)
-
-    async def _failed_job(self, job: Job, exc: PoolError) -> Finished:
-        """The failure record of a job its worker died on. A job the worker was to read
-        is read here, so the record carries the file's hash as any other run's would."""
-        if job.path is not None:
-            loaded = await anyio.to_thread.run_sync(read_job, job)
-            if isinstance(loaded, Finished):
-                return loaded
-            job = loaded
-        unit = Unit(doc=self._pool_failure(job.spec.kind, exc))
-        return finish(job, unit, 0.0, self.options, len(job.data))
-
-    async def _complete(self, job: Job, done: Finished) -> Finished:
-        """Extract a unit's pending (isolated) children, then render it here."""
-        unit = done.pending
-        if unit is None:
-            return done
-        children = await self._resolve(unit.children)
-        complete = keyed(replace(unit, children=children), self.keys.digests)
-        job = replace(job, sha256=done.sha256)  # the worker may have read and hashed it
-        return finish(job, complete, done.seconds, self.options, done.bytes_read)
-
-    async def _resolve(self, children: tuple[Child, ...]) -> tuple[Child, ...]:
-        """`children` with the pending ones extracted: isolated ones a call each in the
-        isolated pool, the others (an archive's members) in batches in the general pool,
-        their own children spliced in after them and, if pending, resolved in turn."""
-        found: list[list[Child]] = [[child] for child in children]
-        general = [
-            i
-            for i, c in enumerate(children)
-            if c.pending is not None and not self.registry.get(str(c.extractor)).isolated
-        ]
-
-        async def one(i: int) -> None:
-            found[i] = [await self._isolated_child(children[i])]
-
-        async def batch(group: list[int]) -> None:
-            units = await self._general_children([children[i] for i in group])
-            for i, unit in zip(group, units, strict=True):
-                parent = replace(children[i], extracted=unit.doc, pending=None)
-                inner = [replace(c, suffix=parent.suffix + c.suffix) for c in unit.children]
-                found[i] = [parent, *inner]
-
-        async with anyio.create_task_group() as tg:
-            for i, child in enumerate(children):
-                if child.pending is not None and i not in general:
-                    tg.start_soon(one, i)
-            size = self.config.batch_files
-            for at in range(0, len(general), size):
-                tg.start_soon(batch, general[at : at + size])
-        flat = tuple(c for group in found for c in group)
-        if any(c.pending is not None for c in flat):  # a PDF attached to a mail in a zip
-            return await self._resolve(flat)
-        return flat
-
-    async def _general_children(self, children: list[Child]) -> list[Unit]:
-        """The units of pending children extracted in the general pool in one call; when
-        it fails, each in a call of its own, so that the failure stays with its child."""
-        jobs = [_child_job(self.registry, child) for child in children]
-        try:
-            call = self.general.run(
-                extract_units, jobs, *self._shared[:2], timeout=self.config.timeout
-            )
-            return list(await call)
-        except PoolError as exc:
-            if len(jobs) == 1:
-                return [Unit(doc=self._pool_failure(jobs[0].spec.kind, exc))]
-        return [(await self._general_children([child]))[0] for child in children]
-
-    async def _isolated_child(self, child: Child) -> Child:
-        assert child.pending is not None and child.extractor is not None and child.sha256
-        spec = self.registry.get(child.extractor)
-        name = child.suffix.rsplit("/", 1)[-1]
-        job = Job(spec, name, child.pending, child.sha256, child.size)
-        try:
-            timeout = self.config.timeout
-            unit = await self.isolated.run(extract_unit, job, *self._shared[:2], timeout=timeout)
-            extracted = unit.doc
-        except PoolError as exc:
-            extracted = self._pool_failure(spec.kind, exc)
-        return replace(child, extracted=extracted, pending=None)
-
-    def _pool_failure(self, kind: str, exc: PoolError) -> Extracted:
-        detail = exc.reason  # out of memory: the pool names its own cap
-        if exc.code == "timeout":
-            detail = f"timeout after {self.config.timeout:g} s"
-        chunk = Chunk(text=failure_text(kind, detail))
-        return Extracted(kind=kind, text="", chunks=(chunk,), degraded=True, error=exc.code)
-
-    def _outcome(
-        self,
-        seq: int,
-        entry: Entry,
-        spec: ExtractorSpec,
-        sha256: str | None,
-        read: ReadResult | None,
-        cached: Hit | None,
-        fresh: Finished | None,
-    ) -> FileOutcome:
+    def _outcome(self, f: _File) -> FileOutcome:
+        seq, entry, spec = f.item.seq, f.item.entry, f.item.spec
         in_archive = entry.data is not None
+        read = f.read
         if read is not None and read.error in _SKIPPED_AT_READ:
             doc = DocOutcome(
                 path=entry.rel, kind=None, size=entry.size, sha256=None, skip=read.error
             )
             return FileOutcome(seq=seq, docs=(render(doc),), in_archive=in_archive)
-        if fresh is not None:
+        if f.fresh is not None:
+            fresh = f.fresh
             extracted = sum(d.status != "skipped" for d in fresh.docs)
             return FileOutcome(
                 seq=seq, docs=fresh.docs, extracted_now=extracted, in_archive=in_archive,
                 bytes_read=fresh.bytes_read,
             )  # fmt: skip
-        if cached is not None:
-            return _reused(seq, entry, cached.docs)
+        if f.hit is not None:
+            return _reused(seq, entry, f.hit.docs)
         assert read is not None and read.error is not None
         unit = Unit(doc=failed(spec, b"", read.error, Options()))
         docs = unit_docs(entry.rel, spec.kind, spec.name, None, _size(entry), unit)
@@ -508,37 +306,10 @@ def _reused(seq: int, entry: Entry, docs: tuple[Rendered, ...]) -> FileOutcome:
     return FileOutcome(seq=seq, docs=docs, reused=reused, in_archive=entry.data is not None)
 
 
-RETRY = "/retry"
-"""Suffix of the key under which a failure from the isolation limits (a crash, a
-timeout, out of memory) is first stored. No lookup asks for such a key, so the
-next run extracts the file again, as a fresh run would: a failure of a loaded
-machine may not come back. When it fails the same way, with the same output,
-under the same key, the failure is stored under its key and reused like any
-output, until the file, the extractor or the limits change (a `--timeout` or
-`--max-memory` of its own gives another key), or `--full`. A "/" never occurs in
-a key: the extension it ends with is part of a file name."""
-
-
-def _cacheable(docs: tuple[Rendered, ...]) -> bool:
-    """False for outputs with failures from the isolation limits (see `RETRY`)."""
-    return not any(d.status == "failed" and _pool_failed(d) for d in docs)
-
-
-def _failed_alike(before: Known | None, key: str, output: list[bytes | bytearray]) -> bool:
-    """True when the state held this very failure for the file, stored once (`RETRY`)."""
-    return before is not None and before.key == key + RETRY and before.output == b"".join(output)
-
-
-def _pool_failed(doc: Rendered) -> bool:
-    reason = orjson.loads(doc.line)["reason"]
-    return reason in POOL_FAILURES
-
-
-def _child_job(registry: Registry, child: Child) -> Job:
-    """The job of a pending child: named by the last part of its path (its extension)."""
-    assert child.pending is not None and child.extractor is not None and child.sha256
-    name = child.suffix.rsplit("/", 1)[-1]
-    return Job(registry.get(child.extractor), name, child.pending, child.sha256, child.size)
+def _stored_size(docs: tuple[Rendered, ...]) -> int:
+    """The `bytes` a stored output gives its file."""
+    size: int = orjson.loads(docs[0].line)["bytes"]
+    return size
 
 
 def _size(entry: Entry) -> int:

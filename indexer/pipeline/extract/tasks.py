@@ -46,7 +46,7 @@ class Finished:
 
     docs: tuple[Rendered, ...]
     deps: tuple[str, ...]
-    """The cache keys its attachments were extracted under (see `BatchExtractor.current`)."""
+    """The cache keys its attachments were extracted under (see `CacheKeys.current`)."""
     pending: Unit | None
     """Set instead of `docs` when children must still go through the isolated pool."""
     seconds: float
@@ -55,8 +55,6 @@ class Finished:
     read_error: str | None = None
     """Why a job with `path` could not be read (no docs then)."""
     bytes_read: int = 0
-    stored: bool = False
-    """Already in the state (set by the run for slow isolated files)."""
 
 
 def extract_jobs(

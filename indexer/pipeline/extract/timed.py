@@ -6,7 +6,7 @@ Batching must not weaken the per-file timeout, so each job runs under an interva
 timer whose signal, SIGALRM, keeps its default action: when a job overruns its
 `seconds`, the kernel ends the worker at once, even inside a C parser that never
 returns to Python. The parent sees a crashed worker and runs the call's jobs
-again one per call under its own timeout (`BatchExtractor._run_batch`), so the
+again one per call under its own timeout (`PoolCalls._run_batch`), so the
 overrunning file is recorded as `timeout` and the others as any run records them.
 A crash or a `MemoryError` in one job is handled the same way.
 """

@@ -32,7 +32,7 @@ def hold(out: Path) -> Iterator[None]:
             ) from None
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         os.ftruncate(fd, 0)
-        # os.uname, not socket.gethostname: the socket module is 5 ms of a re-run's start.
+        # os.uname, not socket.gethostname: importing socket is a cost to a re-run's start.
         host = os.uname().nodename
         os.pwrite(fd, f"pid {os.getpid()} on {host} since {stamp}\n".encode(), 0)
         yield

@@ -101,7 +101,7 @@ class Assembler:
         return count
 
     async def finish(self) -> Staged:
-        """Close the output files; return what is staged, as `Engine.run` does."""
+        """Close the output files; return what is staged, as the local engine does."""
         doc_info = await self._documents.close()
         await self._layout.close()
         files = [doc_info.name, *(s.name for s in self._shards), LAYOUT]

@@ -1,8 +1,8 @@
-"""The dask engine on a worker: one partition of the walk through the local engine.
+"""The dask engine on a worker: one partition of the walk through the local engine's flow.
 
-`run_partition(task)` runs an `Engine(part=...)` into a fresh attempt folder and
-returns the files' manifest entries and the counts. Per driver run (a token),
-each worker process keeps a `RunContext`: an event loop in a thread of its own,
+`run_partition(task)` stages one partition (`flow.stage_stretch`) into a fresh
+attempt folder and returns the files' manifest entries and the counts. Per driver
+run (a token), each worker process keeps a `WorkerRun`: an event loop in a thread of its own,
 the open process pools (so a partition does not pay for starting them; the PDF
 pool keeps its timeout, memory cap and recycling) and its connection to the
 driver's state database, joined to the driver's run. The driver closes them
@@ -23,13 +23,14 @@ from typing import Any
 from anyio.from_thread import start_blocking_portal
 
 from indexer.config import Config
+from indexer.pipeline.engines.context import Pools, RunContext, Stretch
 from indexer.pipeline.engines.dask.assemble import PartResult
-from indexer.pipeline.engines.local import Engine, Part, make_pools
+from indexer.pipeline.engines.flow import stage_stretch
+from indexer.pipeline.engines.local import make_pools
 from indexer.pipeline.incremental.state import State
 from indexer.pipeline.output.staged import Staged
 from indexer.pipeline.output.staging import FileInfo
 from indexer.pipeline.walk.walker import Entry
-from indexer.procpool.pool import WorkerPool
 from indexer.registry import Registry
 
 log = logging.getLogger(__name__)
@@ -54,12 +55,12 @@ class PartTask:
     entries: tuple[Entry, ...]
     source: Path
     parts: Path
-    """`.staging/parts` in OUT: every worker must see the same folder."""
+    """`OUT/.parts` (`driver.PARTS`): every worker must see the same folder."""
     config: Config
     registry: Registry
     state: StateRef | None
     token: str
-    """Unique per driver run: a worker keeps one `RunContext` per token."""
+    """Unique per driver run: a worker keeps one `WorkerRun` per token."""
 
 
 def run_partition(task: PartTask) -> PartResult:
@@ -87,22 +88,19 @@ def run_partition(task: PartTask) -> PartResult:
     )
 
 
-def _extract(task: PartTask, folder: Path, context: RunContext) -> Staged:
-    part = Part(
-        entries=list(task.entries),
+def _extract(task: PartTask, folder: Path, context: WorkerRun) -> Staged:
+    """Stage the partition into `folder`: no changes file (the driver writes it), no
+    shards linked from an earlier output, its files named after the partition."""
+    ctx = RunContext(
+        source=task.source, staging=folder, config=task.config, registry=task.registry,
+        state=context.state,
+    )  # fmt: skip
+    stretch = Stretch(
+        entries=iter(task.entries),
         first_seq=task.index * task.config.shard_files,
         prefix=f"part-{task.index:05d}-",
     )
-    engine = Engine(
-        task.source,
-        folder,
-        task.config,
-        task.registry,
-        state=context.state,
-        part=part,
-        pools=context.pools,
-    )
-    return context.portal.call(engine.run)
+    return context.portal.call(stage_stretch, ctx, context.pools, stretch)
 
 
 def release(token: str) -> None:
@@ -126,7 +124,7 @@ def machine_id() -> str:
         return socket.gethostname()
 
 
-class RunContext:
+class WorkerRun:
     """What one worker process keeps for one driver run."""
 
     def __init__(self, task: PartTask, threads: int) -> None:
@@ -153,27 +151,27 @@ class RunContext:
         self._exit.close()
 
 
-async def _open(pools: tuple[WorkerPool, WorkerPool]) -> AsyncExitStack:
+async def _open(pools: Pools) -> AsyncExitStack:
     stack = AsyncExitStack()
     for pool in pools:
         await stack.enter_async_context(pool)
     return stack
 
 
-_CONTEXTS: dict[str, RunContext] = {}
+_CONTEXTS: dict[str, WorkerRun] = {}
 _LOCK = threading.Lock()
 
 
-def _enter(task: PartTask) -> RunContext:
+def _enter(task: PartTask) -> WorkerRun:
     with _LOCK:
         context = _CONTEXTS.get(task.token)
         if context is None:
-            context = _CONTEXTS[task.token] = RunContext(task, _threads())
+            context = _CONTEXTS[task.token] = WorkerRun(task, _threads())
         context.running += 1
         return context
 
 
-def _leave(context: RunContext) -> None:
+def _leave(context: WorkerRun) -> None:
     with _LOCK:
         context.running -= 1
         last = context.released and context.running == 0

@@ -1,0 +1,131 @@
+"""The writer: outcomes arrive in any order and are written in walk order.
+
+Each entry's documents go to `documents.ndjson`, their chunks to the shards
+(`ShardWriter`, which links a previous generation's unchanged shards) and, against
+the previous commit, their changes to `changes.ndjson`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream
+
+from indexer.pipeline.engines.context import OnProgress, RunContext, Stretch
+from indexer.pipeline.engines.dispatch import Window
+from indexer.pipeline.output.changes import CHANGES, ChangeTracker
+from indexer.pipeline.output.records import FileOutcome
+from indexer.pipeline.output.shards import LAYOUT, PreviousShards, ShardWriter
+from indexer.pipeline.output.staged import Staged, Tally
+from indexer.pipeline.output.staging import DOCUMENTS, NdjsonFile
+
+
+class Writer:
+    """Writes a stretch's outcomes in walk order into the staging folder."""
+
+    def __init__(
+        self,
+        ctx: RunContext,
+        stretch: Stretch,
+        window: Window,
+        notify: OnProgress,
+        shards: ShardWriter,
+    ) -> None:
+        self.window = window
+        self.notify = notify
+        self.shards = shards
+        self.documents = NdjsonFile(ctx.staging / (stretch.prefix + DOCUMENTS))
+        self.changes = NdjsonFile(ctx.staging / CHANGES) if ctx.previous is not None else None
+        self.tracker = ChangeTracker(ctx.previous or {})
+        self.tally = Tally()
+        self._waiting: dict[int, FileOutcome] = {}
+        self._next = stretch.first_seq
+
+    @classmethod
+    async def open(
+        cls, ctx: RunContext, stretch: Stretch, window: Window, notify: OnProgress
+    ) -> Writer:
+        """A writer into `ctx.staging`, linking unchanged shards of `ctx.previous_output`."""
+        old = ctx.previous_output
+        previous = None if old is None else await anyio.to_thread.run_sync(PreviousShards.open, old)
+        shards = ShardWriter(
+            ctx.staging,
+            shard_bytes=ctx.config.shard_bytes,
+            shard_files=ctx.config.shard_files,
+            prefix=stretch.prefix,
+            previous=previous,
+            layout=True,  # a partition's is renamed and joined by the dask driver
+        )
+        return cls(ctx, stretch, window, notify, shards)
+
+    @property
+    def pending(self) -> list[int]:
+        """Positions that arrived but could not be written: an earlier one never came."""
+        return sorted(self._waiting)
+
+    async def drain(self, recv_out: MemoryObjectReceiveStream[list[FileOutcome]]) -> None:
+        """Write the outcomes from `recv_out` in walk order, until it is closed."""
+        window, waiting = self.window, self._waiting
+        async with recv_out, _syncs_waited(self.shards):
+            async for outcomes in recv_out:  # a whole batch per message: fewer loop turns
+                for outcome in outcomes:
+                    waiting[outcome.seq] = outcome
+                    window.arrived(outcome)
+                while self._next in waiting:
+                    await self._write(waiting.pop(self._next))
+                    window.wrote(self._next)
+                    self._next += 1
+
+    async def _write(self, ready: FileOutcome) -> None:
+        shards, documents, changes = self.shards, self.documents, self.changes
+        tracker = self.tracker
+        await shards.start_entry(self._next)
+        chunks = 0
+        for doc in ready.docs:
+            await shards.write(doc.block, doc.count, doc.digest)
+            chunks += doc.count
+            await documents.write(doc.line)
+            change = tracker.see(doc.path, doc.doc_id, doc.line)
+            if change is not None and changes is not None:
+                await changes.write(change)
+        self.tally.add(ready, chunks)
+        self.notify("done", ready)
+
+    async def abandon(self) -> None:
+        """After a failure: close every file still open, unsynced, raising nothing (the
+        staging folder is discarded)."""
+        await self.shards.abandon()
+        for file in (self.documents, self.changes):
+            if file is not None:
+                await file.abandon()
+
+    async def close(self) -> Staged:
+        """Close every file; return what is staged (the layout and changes included)."""
+        shard_infos = await self.shards.close()
+        doc_info = await self.documents.close()
+        files = [doc_info.name, *(s.name for s in shard_infos), LAYOUT]
+        if self.changes is not None:
+            for line in self.tracker.removed():
+                await self.changes.write(line)
+            files.append((await self.changes.close()).name)
+            self.tally.changes = dict(self.tracker.counts)
+        manifest_files = {
+            "documents": doc_info.to_dict(),
+            "shards": [s.to_dict() for s in shard_infos],
+        }
+        return Staged(files=files, manifest_files=manifest_files, tally=self.tally)
+
+
+@asynccontextmanager
+async def _syncs_waited(shards: ShardWriter) -> AsyncIterator[None]:
+    """On a failure, wait for the shards' background fsyncs and close their files
+    (their errors give way to the failure's own)."""
+    try:
+        yield
+    except BaseException:
+        with anyio.CancelScope(shield=True), contextlib.suppress(OSError):
+            await shards.synced()
+        raise

@@ -1,0 +1,89 @@
+"""What a committed run reports: its `RunSummary`, and `run.json` beside the output."""
+
+from __future__ import annotations
+
+import os
+import resource
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from indexer.config import Config
+from indexer.pipeline.output.staged import Tally
+
+RUN_REPORT = "run.json"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunSummary:
+    """What a committed run produced (also printed by `indexer run --json`)."""
+
+    out: str
+    files: int
+    documents: int
+    chunks: int
+    shards: int
+    failed: int
+    extracted: int
+    """Documents extracted in this run."""
+    reused: int
+    """Documents whose extraction was reused from an earlier run."""
+    by_status: dict[str, int]
+    by_kind: dict[str, int]
+    changes: dict[str, int]
+    """Documents added, changed and removed against the previous committed output."""
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return asdict(self)
+
+
+def summarize(out: Path, tally: Tally, shards: int, seconds: float) -> RunSummary:
+    """The summary of a run committed into `out`."""
+    return RunSummary(
+        out=str(out),
+        files=tally.files,
+        documents=tally.documents,
+        chunks=tally.chunks,
+        shards=shards,
+        failed=tally.by_status.get("failed", 0),
+        extracted=tally.extracted_now,
+        reused=tally.reused,
+        by_status=dict(sorted(tally.by_status.items())),
+        by_kind=dict(sorted(tally.by_kind.items())),
+        changes=dict(tally.changes),
+        seconds=round(seconds, 3),
+    )
+
+
+def write_report(out: Path, config: Config, tally: Tally, seconds: float, unchanged: bool) -> None:
+    """Write `out/run.json`: the run's timings and throughput (never part of the output)."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    report = {
+        "seconds": round(seconds, 3),
+        "unchanged": unchanged,
+        "files": tally.files,
+        "documents": tally.documents,
+        "extracted": tally.extracted_now,
+        "reused": tally.reused,
+        "changes": tally.changes,
+        "bytes_read": tally.bytes_read,
+        "pages": tally.pages,
+        "files_per_s": round(tally.files / seconds, 1) if seconds else None,
+        "mb_per_s": round(tally.bytes_read / 1e6 / seconds, 2) if seconds else None,
+        "pages_per_s": round(tally.pages / seconds, 1) if seconds else None,
+        "workers": config.workers,
+        "pdf_workers": config.pdf_workers,
+        "peak_rss_mb": {"main": round(own, 1), "largest_worker": round(children, 1)},
+        "slowest": [
+            {"path": path, "seconds": round(secs, 3)}
+            for secs, path in sorted(tally.slowest, reverse=True)[:10]
+        ],
+    }
+    tmp = out / (RUN_REPORT + ".tmp")
+    tmp.write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
+    os.replace(tmp, out / RUN_REPORT)

@@ -1,0 +1,104 @@
+"""A run whose tree changed: the engine stages the output (in an event loop), then the
+run commits it; damage to the state met mid-run starts the staging over."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import partial
+from typing import TYPE_CHECKING
+
+import anyio
+
+from indexer.errors import StateDamaged
+from indexer.pipeline.engines import engine
+from indexer.pipeline.engines.context import RunContext
+from indexer.pipeline.incremental.state import State
+from indexer.pipeline.output.staged import Staged
+from indexer.pipeline.output.staging import prepare_staging
+from indexer.pipeline.run.begin import Begun, RunSpec
+from indexer.pipeline.run.commit import commit_run
+from indexer.pipeline.run.interrupts import Interrupts
+from indexer.pipeline.run.summary import RunSummary
+from indexer.pipeline.walk.walker import policy_for, walk
+
+if TYPE_CHECKING:
+    from indexer.pipeline.run.progress import Progress
+
+
+async def stage_and_commit(spec: RunSpec, begun: Begun, interrupts: Interrupts) -> RunSummary:
+    """Stage with the configured engine, then commit; return the summary.
+
+    A signal stops the staging (`Interrupted`, nothing committed); once the commit
+    begins, it runs to its end, shielded, whatever arrives.
+    """
+    with interrupts.stoppable():
+        staged = await _stage(spec, begun)
+    interrupts.commit_begins()
+    with anyio.CancelScope(shield=True):
+        commit = partial(commit_run, spec, begun, staged, sweep=True)
+        summary = await anyio.to_thread.run_sync(commit)
+    return summary
+
+
+async def _stage(spec: RunSpec, begun: Begun) -> Staged:
+    """Run the engine into `begun.staging`; once more on a new state, extracting
+    everything, when the state turns out damaged."""
+    ctx = RunContext(
+        source=spec.source,
+        staging=begun.staging,
+        config=spec.config,
+        registry=spec.registry,
+        state=begun.state,
+        previous=begun.previous,
+        previous_output=None if spec.config.full else begun.previous_output,
+        walked=begun.walked,
+    )
+    try:
+        return await _with_progress(spec, ctx)
+    except Exception as exc:
+        damage = _damage(exc)
+        if damage is None:
+            raise
+    # A damaged page met mid-run: start over on a new state, extracting all.
+    old = begun.state
+    await anyio.to_thread.run_sync(old.discard, damage)
+    begun.staging = await anyio.to_thread.run_sync(prepare_staging, spec.out)
+    begun.state = await anyio.to_thread.run_sync(partial(State, old.path, reuse=False))
+    ctx = replace(ctx, staging=begun.staging, state=begun.state, walked=None)
+    return await _with_progress(spec, ctx)
+
+
+async def _with_progress(spec: RunSpec, ctx: RunContext) -> Staged:
+    """Run the engine, with a progress line on a terminal when the engine reports it."""
+    chosen = engine(spec.config.engine)
+    if not (spec.progress and chosen.progress):
+        return await chosen.stage(ctx)
+    # Imported here: only a run on a terminal draws one.
+    from indexer.pipeline.run.progress import Progress
+
+    bar = Progress()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_count, spec, bar)
+        tg.start_soon(bar.run)
+        staged = await chosen.stage(replace(ctx, on_progress=bar))
+        tg.cancel_scope.cancel()
+    return staged
+
+
+async def _count(spec: RunSpec, bar: Progress) -> None:
+    """Count the walk's entries for the progress line's total."""
+    policy = policy_for(spec.config, spec.registry.handles)
+    bar.total = await anyio.to_thread.run_sync(
+        lambda: sum(1 for _ in walk(spec.source, policy)), abandon_on_cancel=True
+    )
+
+
+def _damage(exc: BaseException) -> StateDamaged | None:
+    """The `StateDamaged` in `exc` or in its (nested) exception groups, if any."""
+    if isinstance(exc, StateDamaged):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            if (found := _damage(inner)) is not None:
+                return found
+    return None

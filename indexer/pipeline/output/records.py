@@ -8,6 +8,7 @@ dict-order accidents, so the same input gives the same bytes.
 
 from __future__ import annotations
 
+import copyreg
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -112,14 +113,10 @@ def _reduce_ex(self: Rendered, protocol: int) -> tuple[Any, ...]:
     state = _slotted_state(self)
     if protocol >= 5 and isinstance(self.block, bytearray):
         state = (*state[:2], PickleBuffer(self.block), *state[3:])
-    return _new_rendered, (), state
+    return _NEWOBJ, (Rendered,), state
 
 
-def _new_rendered() -> Rendered:
-    rendered: Rendered = object.__new__(Rendered)
-    return rendered
-
-
+_NEWOBJ = getattr(copyreg, "__newobj__")  # noqa: B009 (pickled as NEWOBJ; untyped in typeshed)
 setattr(Rendered, "__reduce_ex__", _reduce_ex)  # noqa: B010 (as `slotted_state` does)
 
 

@@ -19,7 +19,9 @@ from indexer.pipeline.output.staging import FileInfo
 
 log = logging.getLogger(__name__)
 
-_READ = 1 << 20
+_READ = 8 << 20
+"""Bytes read and hashed at a time: each block is a wait for the GIL behind the walk's
+thread, and 1 MiB blocks made those waits a tenth of an unchanged night."""
 _THREADS = 2
 """Files hashed at once: hashlib releases the GIL, so two cores hash two files."""
 

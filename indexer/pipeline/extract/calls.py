@@ -42,8 +42,8 @@ _BACKSTOP_SECONDS = 5.0
 """Added to a multi-job isolated call's timeout: its jobs' own deadlines come first."""
 _GENERAL_BASE_MB = 1024
 _GENERAL_PER_FILE = 12
-"""A text format's worker holds up to about eleven times its file at its peak (a JSON
-Lines file of 200 MB: 2.3 GB; plain text: six times)."""
+"""A text format's worker holds up to about eleven times its file at its peak (JSON
+Lines, the worst kind `scripts/bench_large.py` measures)."""
 
 
 def general_memory_mb(max_file_bytes: int) -> int:

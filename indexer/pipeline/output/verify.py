@@ -20,8 +20,8 @@ from indexer.pipeline.output.staging import FileInfo
 log = logging.getLogger(__name__)
 
 _READ = 8 << 20
-"""Bytes read and hashed at a time: each block is a wait for the GIL behind the walk's
-thread, and 1 MiB blocks made those waits a tenth of an unchanged night."""
+"""Bytes read and hashed at a time: each block waits for the GIL behind the walk's
+thread, so fewer, larger blocks wait less."""
 _THREADS = 2
 """Files hashed at once: hashlib releases the GIL, so two cores hash two files."""
 

@@ -1,19 +1,32 @@
-"""Shared fixtures: where the real-world corpus and the reference outputs live."""
+"""Shared fixtures: the real-world corpus, located once (tests/sharedfiles.py).
+
+Every test under tests/e2e/ is marked `slow`, so `pytest -m "not slow"` leaves out whole
+runs and whole-corpus passes (the fast lane).
+
+Helper modules beside this file (crashy, hostile, sharedfiles) import by name from any
+test folder: pyproject's `pythonpath` puts tests/ on sys.path.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from sharedfiles import CORPUS, NO_CORPUS
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-CORPUS = SHARED / "corpus"
-GOLDEN = SHARED / "reference" / "leanctx-golden.json"
+E2E = Path(__file__).resolve().parent / "e2e"
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by mark
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.is_relative_to(E2E):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")
 def corpus() -> Path:
     """The shared real-world corpus; skips the test when it is not beside the repo."""
     if not (CORPUS / "MANIFEST.tsv").exists():
-        pytest.skip("../shared/corpus is not available")
+        pytest.skip(NO_CORPUS)
     return CORPUS

@@ -93,6 +93,7 @@ def test_a_long_paragraph_is_split_by_extract() -> None:
 # --- the real corpus ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_every_corpus_text_file_keeps_the_invariants(corpus: Path) -> None:
     files = manifest_paths(corpus, "text")
     assert len(files) == 83

@@ -288,6 +288,7 @@ def test_pipe_separated_fixture_with_blank_rows_and_short_rows() -> None:
 # --- the real corpus ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_every_corpus_csv_file_keeps_the_invariants(corpus: Path) -> None:
     files = manifest_paths(corpus, "csv", "tsv")
     assert len(files) == 77

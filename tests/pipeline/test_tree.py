@@ -48,6 +48,7 @@ def test_the_order_and_the_number_of_entries_move_the_digest() -> None:
     assert batch_digest([ENTRY]) != batch_digest([ENTRY, ENTRY])
 
 
+@pytest.mark.slow
 def test_following_a_walk_yields_it_unchanged_and_digests_it_per_batch(corpus: Path) -> None:
     policy = Config().walk_policy(default_registry().handles)
     entries = list(walk(corpus, policy))

@@ -748,6 +748,7 @@ def test_markdown_syntax_helpers() -> None:
 # --- the real corpus --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_every_corpus_page_keeps_the_invariants(corpus: Path) -> None:
     paths = manifest_paths(corpus, "html", "xhtml")
     assert len(paths) >= 100

@@ -445,6 +445,7 @@ def test_lone_surrogate_beside_a_big_number_degrades() -> None:
 # --- the real corpus ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_every_corpus_json_file_keeps_the_invariants(corpus: Path) -> None:
     files = manifest_paths(corpus, "json", "ndjson")
     assert len(files) == 432
@@ -452,6 +453,7 @@ def test_every_corpus_json_file_keeps_the_invariants(corpus: Path) -> None:
     assert len(degraded) == 231  # 217 malformed, 14 i_ (lone surrogates, 500-deep arrays)
 
 
+@pytest.mark.slow
 def test_jsontestsuite_verdicts_match_degraded_flag(corpus: Path) -> None:
     checked = 0
     for relpath in manifest_paths(corpus, "json"):

@@ -55,6 +55,7 @@ def test_jobs_within_their_deadline_come_back_in_order() -> None:
     assert anyio.run(main) == ["0.txt", "1.txt", "2.txt"]
 
 
+@pytest.mark.slow
 def test_a_hang_among_pdfs_of_one_call_fails_alone(tmp_path: Path) -> None:
     source = tmp_path / "src"
     source.mkdir()

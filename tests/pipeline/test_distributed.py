@@ -39,6 +39,8 @@ from indexer.pipeline.incremental.state import State
 from indexer.pipeline.run.runner import RunSummary
 from indexer.registry import Registry, default_registry
 
+pytestmark = pytest.mark.slow  # every test starts a local dask cluster
+
 
 def _files(out: Path) -> dict[str, bytes]:
     """Every committed file but run.json (the only one allowed to differ), by name."""

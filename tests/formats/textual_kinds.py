@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from sharedfiles import GOLDEN
+
 from indexer import extract
 from indexer._text import decode
-
-GOLDEN = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "leanctx-golden.json"
 
 Case = tuple[str, str, str, str, list[str]]
 """A golden case as the tests list it: (name, path, input, text, chunk texts)."""

@@ -6,7 +6,6 @@ docs/compat.md (section `eml`); each has its own literal expectation below.
 
 from __future__ import annotations
 
-import csv
 import email
 import hashlib
 import json
@@ -23,6 +22,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sharedfiles import CORPUS, NO_CORPUS, NO_GOLDEN, corpus_rows, golden_cases, or_skip
 
 import indexer
 from indexer._types import DEFAULT_OPTIONS, Extracted, Options
@@ -37,31 +37,16 @@ from indexer.formats.eml.mime import (
 )
 from indexer.formats.eml.scan import parse_shallow
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-CORPUS = SHARED / "corpus"
-GOLDEN = SHARED / "reference" / "leanctx-golden.json"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "eml"
 
 H, B = "headers", "body"
 
 
-def _golden_cases() -> list[dict[str, Any]]:
-    if not GOLDEN.exists():
-        return []
-    cases = json.loads(GOLDEN.read_text(encoding="utf-8"))["cases"]
-    return [c for c in cases if c["kind"] == "eml"]
-
-
 def _corpus_mails() -> list[str]:
-    manifest = CORPUS / "MANIFEST.tsv"
-    if not manifest.exists():
-        return []
-    with manifest.open(encoding="utf-8", newline="") as f:
-        rows = csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
-        return [
-            r["relpath"] for r in rows if r["relpath"].startswith("email-") and r["format"] == "eml"
-        ]
+    rows = corpus_rows()
+    return [
+        r["relpath"] for r in rows if r["relpath"].startswith("email-") and r["format"] == "eml"
+    ]
 
 
 def _parts(result: Extracted) -> list[tuple[str, str]]:
@@ -71,7 +56,7 @@ def _parts(result: Extracted) -> list[tuple[str, str]]:
 def _corpus(relpath: str) -> Extracted:
     path = CORPUS / relpath
     if not path.exists():
-        pytest.skip("../shared/corpus is not available")
+        pytest.skip(NO_CORPUS)
     return eml.extract(path.read_bytes(), relpath, DEFAULT_OPTIONS)
 
 
@@ -98,15 +83,15 @@ DIVERGENT: dict[str, list[tuple[str, str]]] = {
 
 
 def test_the_reference_has_28_eml_cases_and_we_know_each_divergent_one() -> None:
-    cases = _golden_cases()
+    cases = golden_cases("eml")
     if not cases:
-        pytest.skip("../shared/reference is not available")
+        pytest.skip(NO_GOLDEN)
     names = {c["name"] for c in cases}
     assert len(cases) == 28
     assert set(DIVERGENT) <= names
 
 
-@pytest.mark.parametrize("case", _golden_cases(), ids=lambda c: c["name"])
+@pytest.mark.parametrize("case", or_skip(golden_cases("eml"), NO_GOLDEN), ids=lambda c: c["name"])
 def test_reference_case(case: dict[str, Any]) -> None:
     data = case["input"].encode() if "input" in case else bytes.fromhex(case["input_hex"])
     result = indexer.extract(case["path"], data)
@@ -401,7 +386,7 @@ def test_html_only_corpus_mail_has_its_html_text_in_the_body() -> None:
 def test_uuencoded_and_pdf_attachments_are_decoded() -> None:
     path = CORPUS / "email-mail-mime-parser/m1014.eml"
     if not path.exists():
-        pytest.skip("../shared/corpus is not available")
+        pytest.skip(NO_CORPUS)
     atts = list(iter_attachments(parse_message(path.read_bytes())))
     assert [(a.filename, a.content_type) for a in atts] == [
         ("redball.png", "image/png"),
@@ -415,7 +400,7 @@ def test_uuencoded_and_pdf_attachments_are_decoded() -> None:
     assert [(a.index, a.filename, a.data[:5]) for a in pdf] == [(1, "test.pdf", b"%PDF-")]
 
 
-@pytest.mark.parametrize("relpath", _corpus_mails())
+@pytest.mark.parametrize("relpath", or_skip(_corpus_mails(), NO_CORPUS))
 def test_corpus_mail_keeps_the_invariants(relpath: str) -> None:
     data = (CORPUS / relpath).read_bytes()
     result = indexer.extract(relpath, data)
@@ -441,13 +426,15 @@ def _corpus_digest() -> str:
     return digest.hexdigest()
 
 
+@pytest.mark.slow
 def test_corpus_output_is_identical_in_another_process() -> None:
     if not _corpus_mails():
-        pytest.skip("../shared/corpus is not available")
-    code = "import tests.test_extract_eml as t; print(t._corpus_digest())"
-    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+        pytest.skip(NO_CORPUS)
+    code = "import test_extract_eml as t; print(t._corpus_digest())"
+    # The child imports this module and its helpers from where this process found them.
+    env = {**os.environ, "PYTHONHASHSEED": "12345", "PYTHONPATH": os.pathsep.join(sys.path)}
     out = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == _corpus_digest()
 
@@ -522,6 +509,7 @@ def _parse_both(data: bytes) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...
     return _tree(parse_message(data)), _tree(parse_shallow(data))
 
 
+@pytest.mark.slow
 def test_shallow_parse_builds_the_stdlib_tree_for_every_corpus_mail_and_fixture() -> None:
     paths = [CORPUS / r for r in _corpus_mails()] + sorted(FIXTURES.iterdir())
     for path in paths:
@@ -617,6 +605,7 @@ def test_decode_header_is_the_stdlib_decode_header(value: str) -> None:
     assert _outcome(_decode_header, value) == _outcome(decode_header, value)
 
 
+@pytest.mark.slow
 def test_decode_header_is_the_stdlib_decode_header_on_corpus_headers() -> None:
     paths = [CORPUS / r for r in _corpus_mails()] + sorted(FIXTURES.iterdir())
     for path in paths:

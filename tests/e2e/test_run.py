@@ -243,7 +243,7 @@ def _slow_run(source: Path, out: Path) -> subprocess.Popen[bytes]:
         "indexer.run(sys.argv[1], sys.argv[2], Config(workers=1, pdf_workers=1, shard_files=5),"
         " registry=r)"
     )
-    tests_dir = str(Path(__file__).parent)
+    tests_dir = str(Path(__file__).parents[1])  # where hostile.py is
     return subprocess.Popen([sys.executable, "-c", script, str(source), str(out), tests_dir])
 
 

@@ -143,13 +143,14 @@ def test_changing_rows_per_chunk_re_extracts_only_csv_files(source: Path, tmp_pa
     assert committed(out) == fresh(source, tmp_path, config)
 
 
+@pytest.mark.slow
 def test_a_killed_run_resumes_without_redoing_finished_work(tmp_path: Path) -> None:
     source = tmp_path / "src"
     source.mkdir()
     for i in range(30):
         (source / f"doc-{i:02d}.slow").write_bytes(f"slow document {i}".encode())
     out = tmp_path / "out"
-    tests_dir = str(Path(__file__).parent)
+    tests_dir = str(Path(__file__).parents[1])  # where hostile.py is
     proc = subprocess.Popen([sys.executable, "-c", SCRIPT, str(source), str(out), tests_dir])
     time.sleep(0.5)
     deadline = time.monotonic() + 30
@@ -649,6 +650,7 @@ def _mutate(rng: random.Random, source: Path, step: int) -> set[str]:
     return done
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2])
 def test_random_changes_night_after_night_equal_a_fresh_run_each_time(
     tmp_path: Path, seed: int

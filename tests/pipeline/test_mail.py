@@ -238,6 +238,7 @@ def test_an_appended_mbox_re_extracts_only_the_new_messages(tmp_path: Path) -> N
         assert (out / name).read_bytes() == (fresh / name).read_bytes(), name
 
 
+@pytest.mark.slow
 def test_corpus_mail_attachments_are_found_and_extracted(corpus: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     indexer.run(corpus / "email-flanker", out, CONFIG)

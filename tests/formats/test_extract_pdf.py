@@ -7,7 +7,6 @@ processes (`fixtures/pdf/corpus_runner.py`): a bad file can crash or hang a pars
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from concurrent.futures import ThreadPoolExecutor
@@ -17,13 +16,13 @@ from typing import Any
 import pytest
 from fixtures.pdf import minipdf as mp
 from fixtures.pdf.corpus_runner import run_isolated
+from sharedfiles import CORPUS, NO_CORPUS, NO_GOLDEN, golden_cases, or_skip
 
 from indexer import Chunk, Extracted, Options, extract
 from indexer.formats.pdf.plumber import markdown_table
 from indexer.formats.pdf.text import Line, clean_text, paragraphs, sanitize_message
 
 ENGINES = ("pdfium", "pdfplumber")
-GOLDEN = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "leanctx-golden.json"
 
 
 def run(data: bytes, engine: str = "pdfium") -> Extracted:
@@ -208,15 +207,9 @@ def test_identical_input_gives_identical_output() -> None:
 # -- the reference's golden cases ------------------------------------------------------
 
 
-def golden_pdf_cases() -> list[dict[str, Any]]:
-    if not GOLDEN.is_file():
-        return []
-    cases = json.loads(GOLDEN.read_text(encoding="utf-8"))["cases"]
-    return [case for case in cases if case["kind"] == "pdf"]
-
-
-@pytest.mark.skipif(not GOLDEN.is_file(), reason="shared reference outputs not present")
-@pytest.mark.parametrize("case", golden_pdf_cases(), ids=lambda case: case["name"])
+@pytest.mark.parametrize(
+    "case", or_skip(golden_cases("pdf"), NO_GOLDEN), ids=lambda case: case["name"]
+)
 @pytest.mark.parametrize("engine", ENGINES)
 def test_golden_pdf_cases(case: dict[str, Any], engine: str) -> None:
     result = extract(case["path"], case["input"].encode("utf-8"), Options(pdf_engine=engine))  # type: ignore[arg-type]
@@ -233,8 +226,8 @@ def test_golden_pdf_cases(case: dict[str, Any], engine: str) -> None:
 
 def test_golden_late_header_case_puts_the_header_across_byte_1024() -> None:
     (late,) = [
-        case for case in golden_pdf_cases() if case["name"] == "dispatch_pdf_header_late"
-    ] or [pytest.skip("shared reference outputs not present")]
+        case for case in golden_cases("pdf") if case["name"] == "dispatch_pdf_header_late"
+    ] or [pytest.skip(NO_GOLDEN)]
     assert late["input"].index("%PDF") == 1020
 
 
@@ -362,10 +355,7 @@ def test_sanitize_message_drops_addresses_paths_and_line_breaks() -> None:
 
 # -- the shared corpus, each file in a child process --------------------------------------
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
-needs_corpus = pytest.mark.skipif(
-    not (CORPUS / "MANIFEST.tsv").is_file(), reason="shared corpus not present"
-)
+needs_corpus = pytest.mark.skipif(not (CORPUS / "MANIFEST.tsv").is_file(), reason=NO_CORPUS)
 # pdfplumber needs minutes for the whole corpus (one 76-page file alone takes a
 # minute), so its run covers every malformed file and the other files up to this
 # size; scripts/bench_pdf.py reads them all.
@@ -413,6 +403,7 @@ def corpus_runs() -> dict[str, dict[str, dict[str, Any]]]:
         return dict(zip(ENGINES, pool.map(run_engine, ENGINES), strict=True))
 
 
+@pytest.mark.slow
 @needs_corpus
 @pytest.mark.parametrize("engine", ENGINES)
 def test_corpus_pdfs_return_in_a_child_and_keep_the_invariants(
@@ -425,6 +416,7 @@ def test_corpus_pdfs_return_in_a_child_and_keep_the_invariants(
     assert {rel: r["problems"] for rel, r in runs.items() if r.get("problems")} == {}
 
 
+@pytest.mark.slow
 @needs_corpus
 @pytest.mark.parametrize("engine", ENGINES)
 def test_corpus_encrypted_pdfs_fail_exactly_when_they_need_a_password(
@@ -438,6 +430,7 @@ def test_corpus_encrypted_pdfs_fail_exactly_when_they_need_a_password(
     assert len(wants) >= 6
 
 
+@pytest.mark.slow
 @needs_corpus
 def test_corpus_page_counts_agree_with_the_manifest(
     corpus_runs: dict[str, dict[str, dict[str, Any]]],

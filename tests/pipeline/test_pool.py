@@ -298,7 +298,7 @@ anyio.run(main)
 
 def test_a_busy_worker_dies_with_a_parent_that_is_killed(tmp_path: Path) -> None:
     pid_file = tmp_path / "worker.pid"
-    here = Path(__file__).parent
+    here = Path(__file__).parents[1]  # where crashy.py is
     with subprocess.Popen([sys.executable, "-c", PARENT, str(pid_file)], cwd=here) as parent:
         deadline = time.monotonic() + SAFETY
         while not pid_file.exists() and time.monotonic() < deadline:

@@ -358,7 +358,7 @@ def test_sanitize_message_drops_addresses_paths_and_line_breaks() -> None:
 needs_corpus = pytest.mark.skipif(not (CORPUS / "MANIFEST.tsv").is_file(), reason=NO_CORPUS)
 # pdfplumber needs minutes for the whole corpus (one 76-page file alone takes a
 # minute), so its run covers every malformed file and the other files up to this
-# size; scripts/bench_pdf.py reads them all.
+# size; `scripts/bench pdf` reads them all.
 PDFPLUMBER_MAX_BYTES = 16 * 1024
 # Files that crash or hang an engine, with what they do; none so far (docs/compat.md (`pdf`)).
 KNOWN_TROUBLE: dict[str, dict[str, str]] = {"pdfium": {}, "pdfplumber": {}}

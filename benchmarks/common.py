@@ -22,9 +22,12 @@ from typing import Any
 import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
-PYTHON = str(ROOT / ".venv" / "bin" / "python")
-INDEXER = str(ROOT / ".venv" / "bin" / "indexer")
-SHARED_CORPUS = ROOT.parent / "shared" / "corpus"
+PYTHON = sys.executable
+"""The interpreter `scripts/bench` runs (its venv's), for every measured subprocess."""
+INDEXER = str(Path(sys.executable).with_name("indexer"))
+SHARED = Path(os.environ.get("INDEXER_SHARED") or ROOT.parent / "shared")
+"""The read-only shared data, beside the checkout unless INDEXER_SHARED names it."""
+SHARED_CORPUS = SHARED / "corpus"
 BUSY_LOAD = 2.5
 """A 1-minute load average above this (on 2 cores) marks a number as taken while busy."""
 

@@ -1,5 +1,4 @@
-#!/usr/bin/env python3
-"""Measure PDF extraction throughput per engine: pages/s, in process, on one core.
+"""Suite `pdf`: PDF extraction throughput per engine, pages/s, in process, on one core.
 
 Every PDF listed in the corpus manifest (format `pdf`) is read into memory, then
 extracted through `indexer.extract` with each engine; the clocks cover only the
@@ -8,30 +7,21 @@ barely moves; wall-clock seconds are printed beside it. Pages are the page
 counts of the documents that opened; documents that fail (encrypted, corrupt)
 still cost their time. The best of `--repeat` rounds is reported.
 
-Usage:
-    .venv/bin/python scripts/bench_pdf.py [--corpus DIR] [--engine pdfium|pdfplumber|all]
-        [--repeat N] [--max-bytes N] [--json]
-
 Run it only on trusted files (the shared corpus is): a hostile PDF can hang the
-parser, and this script does not isolate it. Exit code 0, or 2 on bad arguments.
+parser, and this suite does not isolate it.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from benchmarks.common import SHARED_CORPUS, load, table
+from indexer import Options, extract
 
-from indexer import Options, extract  # noqa: E402
-
-DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus"
 ENGINES = ("pdfium", "pdfplumber")
 
 
@@ -98,38 +88,29 @@ def pin_to_one_core() -> None:
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Parse `argv`, run the benchmark, print a table (or JSON); return the exit code."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
-    parser.add_argument("--engine", choices=(*ENGINES, "all"), default="all")
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--max-bytes", type=int, default=None)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
+def run(args: Any) -> dict[str, Any]:
+    """Each chosen engine's best round over the corpus PDFs; pins this process to one core."""
     if not (args.corpus / "MANIFEST.tsv").is_file() or args.repeat < 1:
-        parser.print_usage(sys.stderr)
-        print(f"no MANIFEST.tsv under {args.corpus}, or --repeat < 1", file=sys.stderr)
-        return 2
+        raise SystemExit(f"bench pdf: no MANIFEST.tsv under {args.corpus}, or --repeat < 1")
     pin_to_one_core()
     files = corpus_pdfs(args.corpus, args.max_bytes)
     engines = ENGINES if args.engine == "all" else (args.engine,)
-    results = [measure(engine, files, args.repeat) for engine in engines]
-    if args.json:
-        print(json.dumps([asdict(r) for r in results], indent=2))
-        return 0
-    print(
-        f"{'engine':<11}{'files':>6}{'pages':>7}{'MB':>7}{'cpu s':>8}{'wall s':>8}"
-        f"{'pages/s':>9}{'MB/s':>7}"
+    return {"rows": [{**asdict(measure(e, files, args.repeat)), "load": load()} for e in engines]}
+
+
+def render(result: dict[str, Any]) -> str:
+    """The suite's table."""
+    keys = ("engine", "files", "pages", "megabytes", "seconds", "wall_seconds",
+            "pages_per_second", "megabytes_per_second", "load")  # fmt: skip
+    headers = ("engine", "files", "pages", "MB", "cpu s", "wall s", "pages/s", "MB/s", "load")
+    return table(headers, [[row[k] for k in keys] for row in result["rows"]])
+
+
+def add_arguments(parser: Any) -> None:
+    """The suite's flags."""
+    parser.add_argument(
+        "--corpus", type=Path, default=SHARED_CORPUS, help="corpus with MANIFEST.tsv"
     )
-    for r in results:
-        print(
-            f"{r.engine:<11}{r.files:>6}{r.pages:>7}{r.megabytes:>7.2f}{r.seconds:>8.2f}"
-            f"{r.wall_seconds:>8.2f}"
-            f"{r.pages_per_second:>9.1f}{r.megabytes_per_second:>7.2f}"
-        )
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    parser.add_argument("--engine", choices=(*ENGINES, "all"), default="all")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds; the best counts")
+    parser.add_argument("--max-bytes", type=int, default=None, help="only PDFs up to this size")

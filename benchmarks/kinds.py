@@ -1,8 +1,8 @@
-"""Suite `kinds` (issue 2): single-core in-process throughput of each kind via `indexer.extract`.
+"""Suite `kinds`: single-core in-process throughput of each kind via `indexer.extract`.
 
-Text, JSON and CSV inputs come from `bench_kinds_textual.inputs`, PDFs from
-`bench_pdf` (the corpus PDFs, both engines); email and HTML inputs are generated
-here (`bench_mail`, `indexer._corpusgen`) and read from ../shared/corpus. Rates use
+Text, JSON and CSV inputs come from `benchmarks.textual.inputs`, PDFs from
+`benchmarks.pdf` (the corpus PDFs, both engines); email and HTML inputs are generated
+here (`benchmarks.mail`, `indexer._corpusgen`) and read from ../shared/corpus. Rates use
 the process's CPU time (best of `--repeat`), so other load barely moves them.
 """
 
@@ -14,13 +14,11 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-import bench_kinds_textual as textual
-import bench_mail
-import bench_pdf
-from bench_common import SHARED_CORPUS, load, table
 from selectolax.lexbor import LexborHTMLParser
 
 import indexer
+from benchmarks import mail, pdf, textual
+from benchmarks.common import SHARED_CORPUS, load, table
 from indexer._corpusgen import _html
 from indexer._samples import minimal_pdf
 from indexer.formats.html.dom import KINDS, TEXT
@@ -77,10 +75,10 @@ def _textual_rows(scale: float, repeat: int) -> list[dict]:
 
 
 def _mail_rows(scale: float, repeat: int) -> list[dict]:
-    generated = [(f"m{i}.eml", m) for i, m in enumerate(bench_mail.messages(int(3000 * scale)))]
+    generated = [(f"m{i}.eml", m) for i, m in enumerate(mail.messages(int(3000 * scale)))]
     rows = []
     for label, files in (
-        ("generated mail (bench_mail)", generated),
+        ("generated mail (benchmarks.mail)", generated),
         ("shared corpus email-*/*.eml", _corpus_files(".eml")),
     ):
         if files:
@@ -142,14 +140,14 @@ def _visit(data: bytes) -> list[str]:
 def _pdf_rows(scale: float, repeat: int, plumber_max_bytes: int) -> list[dict]:
     rng = random.Random(11)
     generated = [
-        (f"g{i}.pdf", minimal_pdf([[bench_mail._sentence(rng) for _ in range(30)]] * pages))
+        (f"g{i}.pdf", minimal_pdf([[mail._sentence(rng) for _ in range(30)]] * pages))
         for i, pages in enumerate(rng.randint(1, 9) for _ in range(int(100 * scale)))
     ]
     rows = []
-    for engine in bench_pdf.ENGINES:
+    for engine in pdf.ENGINES:
         options = indexer.Options(pdf_engine=engine)  # type: ignore[arg-type]
         limit = None if engine == "pdfium" else plumber_max_bytes
-        corpus = bench_pdf.corpus_pdfs(SHARED_CORPUS, limit) if SHARED_CORPUS.is_dir() else []
+        corpus = pdf.corpus_pdfs(SHARED_CORPUS, limit) if SHARED_CORPUS.is_dir() else []
         label = "corpus" + ("" if limit is None else f" <= {limit // 1000} KB")
         for name, files in (("generated 1-9 pages", generated), (label, corpus)):
             if not files:

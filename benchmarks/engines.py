@@ -1,8 +1,8 @@
-#!/usr/bin/env python3
-"""Compare the local and the dask engine on one generated corpus, on this machine.
+"""Suite `engines`: the local and the dask engine on one generated corpus, on this machine.
 
-One corpus (`indexer._corpusgen.write_corpus`), one config, three fresh runs into
-empty output folders, then an unchanged re-run of the local and the warm dask engine:
+One corpus (`indexer._corpusgen.write_corpus`, cached under `--workdir`), one config,
+three fresh runs into empty output folders, then an unchanged re-run of the local and
+the warm dask engine:
 
 | row                | what runs                                                     |
 |--------------------|---------------------------------------------------------------|
@@ -17,35 +17,26 @@ pools); other load on the machine moves them much less than wall time. Every
 output is checked byte for byte against the local engine's first one (run.json
 and changes.ndjson excepted). The dask engine distributes partitions of
 `shard_files` files, so the corpus needs several times more files than
-`shard_files` x workers to keep every worker busy.
-
-Usage:
-    .venv/bin/python scripts/bench_engines.py [--mb 30] [--shard-files 250]
-        [--workers 2] [--seed 1] [--repeat 1] [--keep DIR] [--json]
+`shard_files` x workers to keep every worker busy. Needs the `dask` extra.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import json
-import os
 import shutil
-import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import psutil  # type: ignore[import-untyped]
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from indexer._corpusgen import write_corpus  # noqa: E402
-from indexer.config import Config  # noqa: E402
-from indexer.pipeline.engines.dask.driver import LOCAL_CLUSTER, WORKER_CONFIG  # noqa: E402
-from indexer.pipeline.run.runner import run  # noqa: E402
+from benchmarks.common import load, table
+from benchmarks.pipeline import corpus
+from indexer.config import Config
+from indexer.pipeline.engines.dask.driver import LOCAL_CLUSTER, WORKER_CONFIG
+from indexer.pipeline.run import runner
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,7 +83,7 @@ def _run(name: str, source: Path, out: Path, config: Config, args: argparse.Name
         if "re-run" not in name:
             shutil.rmtree(out, ignore_errors=True)
         wall, cpu = time.perf_counter(), _cpu_seconds()
-        summary = run(source, out, config)
+        summary = runner.run(source, out, config)
         wall, cpu = time.perf_counter() - wall, _cpu_seconds() - cpu
         row = Row(
             engine=name,
@@ -109,14 +100,11 @@ def _run(name: str, source: Path, out: Path, config: Config, args: argparse.Name
     return best
 
 
-def bench(work: Path, args: argparse.Namespace) -> list[Row]:
-    """Run every row of the table in `work`; return the rows."""
+def bench(source: Path, work: Path, args: argparse.Namespace) -> list[Row]:
+    """Run every row of the table over `source`, writing into `work`; return the rows."""
     import dask
     from distributed import LocalCluster
 
-    source = work / "src"
-    if not source.exists():
-        write_corpus(source, int(args.mb * 1e6), seed=args.seed)
     shape = {"shard_files": args.shard_files}
     local = Config(workers=args.workers, **shape)
     rows = [_run("local", source, work / "local", local, args)]
@@ -143,43 +131,31 @@ def bench(work: Path, args: argparse.Namespace) -> list[Row]:
     ]
 
 
-def _table(rows: list[Row]) -> str:
-    head = f"{'engine':<20} {'files':>6} {'extracted':>9} {'wall s':>7} {'cpu s':>6}"
-    head += f" {'files/s':>8} {'overhead':>9}  same"
-    lines = [head, "-" * len(head)]
-    for r in rows:
-        over = "" if r.overhead_pct is None else f"{r.overhead_pct:+.0f}%"
-        lines.append(
-            f"{r.engine:<20} {r.files:>6} {r.extracted:>9} {r.seconds:>7.2f} {r.cpu_seconds:>6.1f} "
-            f"{r.files_per_s:>8.1f} {over:>9}  {'yes' if r.identical else 'NO'}"
-        )
-    return "\n".join(lines)
+def run(args: Any) -> dict[str, Any]:
+    """Every row of the table over the cached corpus; "ok" is whether every output matched."""
+    source, files = corpus(Path(args.workdir), args.mb, args.seed)
+    work = Path(args.workdir) / "out-engines"
+    shutil.rmtree(work, ignore_errors=True)
+    rows = [asdict(row) for row in bench(source, work, args)]
+    return {"corpus": {"mb": args.mb, "files": files, "seed": args.seed}, "rows": rows,
+            "load_after": load(), "ok": all(row["identical"] for row in rows)}  # fmt: skip
 
 
-def main() -> int:
-    """Parse arguments, run the benchmark, print the table; return the exit code."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mb", type=float, default=30.0, help="corpus size in MB")
+def render(result: dict[str, Any]) -> str:
+    """The suite's table."""
+    headers = ("engine", "files", "extracted", "wall s", "cpu s", "files/s", "overhead", "same")
+    rows = [
+        (r["engine"], r["files"], r["extracted"], r["seconds"], r["cpu_seconds"],
+         r["files_per_s"], "" if r["overhead_pct"] is None else f"{r['overhead_pct']:+.0f}%",
+         "yes" if r["identical"] else "NO")
+        for r in result["rows"]
+    ]  # fmt: skip
+    return f"corpus: {result['corpus']}\n{table(headers, rows)}"
+
+
+def add_arguments(parser: Any) -> None:
+    """The suite's flags."""
+    parser.add_argument("--mb", type=float, default=30.0, help="corpus size in MB (engines)")
     parser.add_argument("--shard-files", type=int, default=250, help="files per partition")
     parser.add_argument("--workers", type=int, default=2, help="workers of each engine")
-    parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=1, help="runs per row; the fastest counts")
-    parser.add_argument("--keep", type=Path, help="work folder to keep (default: a temp one)")
-    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
-    args = parser.parse_args()
-    work = args.keep or Path(tempfile.mkdtemp(prefix="bench-engines-"))
-    try:
-        rows = bench(work, args)
-    finally:
-        if args.keep is None:
-            shutil.rmtree(work, ignore_errors=True)
-    if args.json:
-        print(json.dumps([asdict(r) for r in rows], indent=2))
-    else:
-        print(_table(rows))
-        print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    return 0 if all(r.identical for r in rows) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,30 +1,23 @@
-"""Single-core throughput of the text, json and csv extractors, through `indexer.extract`.
+"""The text, json and csv inputs of suite `kinds`, and its single-core clock.
 
-Usage: .venv/bin/python scripts/bench_kinds_textual.py [--repeat N] [--scale F]
-
-Generates realistic documents (seeded, so every run measures the same bytes),
-adds the larger real files of ../shared/corpus when it is there, and prints a
-table of the best of N runs: MB/s for every input, rows/s for CSV.
+Realistic generated documents (seeded, so every run measures the same bytes), and
+the larger real files of ../shared/corpus when it is there.
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
-import functools
 import io
-import os
 import random
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Literal
 
 import orjson
 
 import indexer
+from benchmarks.common import SHARED_CORPUS as CORPUS
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 CORPUS_FILES = (
     "json-nativejson-benchmark/twitter.json",
     "jsonl-simdjson/amazon_cellphones.ndjson",
@@ -137,24 +130,3 @@ def inputs(scale: float) -> list[tuple[str, str, str, bytes]]:
             kind = indexer.registry.default_registry().for_path(relpath).kind
             out.append((kind, relpath, relpath, (CORPUS / relpath).read_bytes()))
     return out
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--scale", type=float, default=1.0)
-    args = parser.parse_args()
-    # CPU time still suffers when other processes share the cores; say how busy they were.
-    print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
-    print(f"{'kind':5} {'input':62} {'MB':>7} {'MB/s':>8} {'rows/s':>10}")
-    for kind, label, path, data in inputs(args.scale):
-        seconds = best_of(args.repeat, functools.partial(indexer.extract, path, data))
-        rate = f"{data_rows(path, data) / seconds:10,.0f}" if kind == "csv" else ""
-        megabytes = len(data) / 1e6
-        print(f"{kind:5} {label[:62]:62} {megabytes:7.2f} {megabytes / seconds:8.1f} {rate}")
-    print(f"load average after: {os.getloadavg()[0]:.2f}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,20 +1,19 @@
-"""Suites `pipeline` (issue 3) and `incremental` (issue 4): `indexer run` end to end.
+"""Suite `pipeline`: `indexer run` end to end against a sequential loop and the machine.
 
 Every run is the `indexer` CLI in a subprocess with a fresh OUT, its process tree's
-RSS sampled every 50 ms. The baseline is `bench.py _loop`, a plain sequential loop
-in one process over the same files (read, `indexer.extract`, orjson lines to a file).
-Generated corpora are cached under `--workdir`, keyed by their size and seed.
+RSS sampled every 50 ms. The baseline is `_loop` (`python -m benchmarks.pipeline _loop
+SRC OUT_FILE`), a plain sequential loop in one process over the same files (read,
+`indexer.extract`, orjson lines to a file). Generated corpora are cached under
+`--workdir`, keyed by their size and seed. `run_index` is shared with the other suites.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import random
-import shutil
 import statistics
 import subprocess
+import sys
 import time
 import zlib
 from collections.abc import Callable
@@ -23,27 +22,26 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from bench_common import (
+
+import indexer
+from benchmarks.common import (
     INDEXER,
     PYTHON,
+    ROOT,
     Measured,
     cached_tree,
     fresh_dir,
     measure_quiet,
     report,
     run_command,
-    run_function,
     runs_table,
     target,
 )
-
-import indexer
-from indexer._corpusgen import MAKERS, write_corpus
+from indexer._corpusgen import write_corpus
 from indexer._types import DEFAULT_OPTIONS
 from indexer.config import Config
 from indexer.pipeline.extract.tasks import Job, extract_jobs
 from indexer.pipeline.output.records import pack
-from indexer.pipeline.walk.walker import walk
 from indexer.registry import default_registry
 
 
@@ -81,13 +79,14 @@ def run_index(src: Path, out: Path, workers: int, *, fresh: bool = True) -> Meas
     return measured
 
 
-_BENCH = str(Path(__file__).with_name("bench.py"))
+_HELPER = [PYTHON, "-m", "benchmarks.pipeline"]
+"""This module as a process: `_HELPER + [MODE, ARGS...]` runs one of `helper_main`'s modes."""
 
 
 def _run_bench(mode: str, *args: Path) -> Measured:
-    """`bench.py MODE ARGS...` in its own process (so its RSS is measured as a run's is);
-    its JSON counts become the measurement's `extra`."""
-    measured = run_command([PYTHON, _BENCH, mode, *map(str, args)])
+    """`python -m benchmarks.pipeline MODE ARGS...` in its own process (so its RSS is
+    measured as a run's is); its JSON counts become the measurement's `extra`."""
+    measured = run_command([*_HELPER, mode, *map(str, args)])
     measured.extra = json.loads(measured.stdout)
     return measured
 
@@ -141,11 +140,11 @@ def run_pair(src: Path, workdir: Path) -> Measured:
 
 
 def pair_main(argv: list[str]) -> int:
-    """`bench.py _pair SRC STEM`: two `_loop`s at once, writing STEM-1 and STEM-2;
-    prints their counts added up as JSON."""
+    """`_pair SRC STEM`: two `_loop`s at once, writing STEM-1 and STEM-2; prints their
+    counts added up as JSON."""
     procs = [
         subprocess.Popen(
-            [PYTHON, _BENCH, "_loop", argv[0], f"{argv[1]}-{i}.ndjson"], stdout=subprocess.PIPE
+            [*_HELPER, "_loop", argv[0], f"{argv[1]}-{i}.ndjson"], stdout=subprocess.PIPE, cwd=ROOT
         )
         for i in (1, 2)
     ]
@@ -165,7 +164,7 @@ def run_serial(src: Path, workdir: Path) -> Measured:
 
 
 def serial_main(argv: list[str]) -> int:
-    """`bench.py _serial SRC OUT_DIR`: `serial_work`; prints its counts as JSON."""
+    """`_serial SRC OUT_DIR`: `serial_work`; prints its counts as JSON."""
     print(json.dumps(serial_work(Path(argv[0]), Path(argv[1]))))
     return 0
 
@@ -215,7 +214,7 @@ _RUN_NAMES = {
 }
 
 
-def run_pipeline(args: Any) -> dict[str, Any]:
+def run(args: Any) -> dict[str, Any]:
     """Loop, two loops at once, `--workers 1` and `--workers 2` over one generated mixed
     corpus; `--rounds` times, interleaved, so each ratio compares runs taken seconds apart."""
     workdir = Path(args.workdir)
@@ -337,132 +336,6 @@ def _pipeline_targets(rounds: list[dict[str, Measured]], mb: float) -> list[dict
     return out
 
 
-# -- incremental -----------------------------------------------------------------------------
-
-
-_RERUNS = 5
-
-
-def small_corpus(workdir: Path, files: int, seed: int) -> Path:
-    """`files` small mixed files (the corpus generator's makers, cycled); cached."""
-
-    def make(root: Path) -> int:
-        rng = random.Random(seed)
-        for i in range(files):
-            _write_small(root, rng, i)
-        return files
-
-    return cached_tree(workdir, f"small-{files}-seed{seed}", make)[0]
-
-
-def _write_small(root: Path, rng: random.Random, i: int) -> None:
-    folder, ext, make = MAKERS[i % len(MAKERS)]
-    path = root / folder / f"{i // 1000:03d}" / f"{folder}-{i:06d}.{ext}"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(make(rng, i))
-
-
-def stat_cost(src: Path, repeat: int = 3) -> Measured:
-    """The best of `repeat` full walks of `src` (listing and stat of every entry)."""
-    policy = Config().walk_policy(default_registry().handles)
-    runs = [run_function(lambda: sum(1 for _ in walk(src, policy)))[0] for _ in range(repeat)]
-    return min(runs, key=lambda m: m.wall)
-
-
-def rewrite_floor(out: Path, scratch: Path) -> Measured:
-    """The least a re-run must do after every shard changed: read, hash, write and fsync
-    each committed shard again (in this process; the walk is `stat_cost`)."""
-
-    def rewrite() -> int:
-        fresh_dir(scratch)
-        scratch.mkdir()
-        total = 0
-        for shard in sorted(out.glob("chunks-*.ndjson")):
-            digest = hashlib.sha256()
-            with open(shard, "rb") as src, open(scratch / shard.name, "wb") as dst:
-                while block := src.read(1 << 20):
-                    digest.update(block)
-                    dst.write(block)
-                    total += len(block)
-                dst.flush()
-                os.fsync(dst.fileno())
-        return total
-
-    measured, total = run_function(rewrite)
-    measured.extra["mb"] = round(total / 1e6, 1)
-    return measured
-
-
-def process_floor(src: Path, out: Path, scratch: Path, repeat: int = 3) -> Measured:
-    """The median of `repeat` runs of `bench_floor.py`: the same rewrite as a fresh
-    process that also starts Python, imports the engine and walks `src`."""
-    script = str(Path(__file__).with_name("bench_floor.py"))
-    runs = []
-    for _ in range(repeat):
-        fresh_dir(scratch)
-        runs.append(run_command([PYTHON, script, str(src), str(out), str(scratch)]))
-    return sorted(runs, key=lambda m: m.wall)[repeat // 2]
-
-
-def run_incremental(args: Any) -> dict[str, Any]:
-    """First run, unchanged re-run, re-run after changing 1% of the files."""
-    workdir = Path(args.workdir)
-    pristine = small_corpus(workdir, args.files, args.seed)
-    src = fresh_dir(workdir / "small-work")
-    shutil.copytree(pristine, src)
-    out = workdir / "out-incremental"
-    empty = fresh_dir(workdir / "empty-src")
-    empty.mkdir()
-    fixed = run_index(empty, workdir / "out-empty", args.workers)
-    first = measure_quiet(lambda: run_index(src, out, args.workers), args.tries)
-    # A sub-second run: one sample swung from 0.52 to 0.72 s within a minute here, so
-    # take the median of five (each one a complete re-run; all five are reported).
-    reruns = sorted(
-        (run_index(src, out, args.workers, fresh=False) for _ in range(_RERUNS)),
-        key=lambda m: m.wall,
-    )
-    unchanged = reruns[_RERUNS // 2]
-    unchanged.extra["all_wall_s"] = [round(m.wall, 2) for m in reruns]
-    rng = random.Random(args.seed + 1)
-    changed_files = range(0, args.files, 100)
-    for i in changed_files:
-        _write_small(src, rng, i)
-    changed = run_index(src, out, args.workers, fresh=False)
-    stat = stat_cost(src)
-    floor = rewrite_floor(out, workdir / "floor-scratch")
-    whole_floor = process_floor(src, out, workdir / "floor-scratch")
-    ratio, cpu_ratio = first.wall / unchanged.wall, first.cpu / unchanged.cpu
-    budget, cpu_budget = 0.05 * first.wall + stat.wall, 0.05 * first.cpu + stat.cpu
-    rows = [
-        {"run": "empty SOURCE (fixed cost)", **fixed.to_dict()},
-        {"run": "first run", **first.to_dict()},
-        {"run": f"re-run, unchanged (median of {_RERUNS})", **unchanged.to_dict()},
-        {"run": f"re-run, {len(changed_files)} files changed", **changed.to_dict()},
-        {"run": "walk + stat only (in-process)", **stat.to_dict()},
-        {"run": f"rewrite + fsync all shards only ({floor.extra['mb']} MB)", **floor.to_dict()},
-        {
-            "run": "floor as a process: start, imports, walk, rewrite (median of 3)",
-            **whole_floor.to_dict(),
-        },
-    ]
-    return {
-        "corpus": {"files": args.files, "seed": args.seed, "workers": args.workers},
-        "rows": rows,
-        "targets": [
-            target("unchanged re-run speed-up", ">= 20x", ratio, ratio >= 20, "x"),
-            target("  same, by CPU seconds", ">= 20x", cpu_ratio, cpu_ratio >= 20, "x"),
-            target("1% changed re-run, s", f"<= 5% of first + stat = {budget:.2f} s",
-                    changed.wall, changed.wall <= budget, "s"),
-            target("  same, by CPU seconds", f"<= {cpu_budget:.2f} CPU s",
-                    changed.cpu, changed.cpu <= cpu_budget, "s"),
-            target("  floor: walk + rewrite every shard", f"<= {budget:.2f} s",
-                    stat.wall + floor.wall, stat.wall + floor.wall <= budget, "s"),
-            target("  floor as a process, no extraction", f"<= {budget:.2f} s",
-                    whole_floor.wall, whole_floor.wall <= budget, "s"),
-        ],
-    }  # fmt: skip
-
-
 RUN_KEYS = (
     "round", "wall_s", "cpu_s", "parent_cpu_s", "peak_tree_rss_mb", "peak_process_rss_mb",
     "files_per_s", "mb_per_s", "pages_per_s", "extracted", "reused", "load_before", "load_after",
@@ -482,23 +355,32 @@ def render(result: dict[str, Any]) -> str:
 
 
 def add_arguments(parser: Any) -> None:
-    """The suites' flags."""
-    parser.add_argument("--mb", type=float, default=200, help="mixed corpus size (pipeline)")
+    """The suite's flags."""
+    parser.add_argument("--mb", type=float, default=200, help="mixed corpus size")
     parser.add_argument(
         "--pipeline-runs",
         default="loop,pair,serial,1,2",
-        help="which of loop,pair,serial,1,2 to run (pipeline; pair: two loops at once;"
+        help="which of loop,pair,serial,1,2 to run (pair: two loops at once;"
         " serial: the run's per-file work in one process)",
     )
-    parser.add_argument(
-        "--rounds", type=int, default=3, help="interleaved rounds of those runs (pipeline)"
-    )
-    parser.add_argument("--files", type=int, default=10_000, help="corpus files (incremental)")
-    parser.add_argument("--workers", type=int, default=2, help="workers (incremental, mbox)")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of those runs")
 
 
 def loop_main(argv: list[str]) -> int:
-    """`bench.py _loop SRC OUT_FILE`: the sequential baseline; prints its counts as JSON."""
+    """`_loop SRC OUT_FILE`: the sequential baseline; prints its counts as JSON."""
     src, out_file = Path(argv[0]), Path(argv[1])
     print(json.dumps(sequential_loop(src, out_file)))
     return 0
+
+
+def helper_main(argv: list[str]) -> int:
+    """`python -m benchmarks.pipeline MODE ARGS...`: the loop, the pair or the serial work."""
+    # As `indexer run`'s processes do: the loop gets the allocator setting of the run it
+    # is compared with.
+    indexer.pad_heap()
+    modes = {"_loop": loop_main, "_pair": pair_main, "_serial": serial_main}
+    return modes[argv[0]](argv[1:])
+
+
+if __name__ == "__main__":
+    raise SystemExit(helper_main(sys.argv[1:]))

@@ -1,6 +1,6 @@
-"""Suite `mbox` (issue 5): a generated mbox streamed through `indexer run`, and the split alone.
+"""Suite `mbox`: a generated mbox streamed through `indexer run`, and the split alone.
 
-The mbox (`bench_mail.write_mbox`, deterministic, streamed to disk) is cached under
+The mbox (`benchmarks.mail.write_mbox`, deterministic, streamed to disk) is cached under
 `--workdir` by size and seed. The split is timed in this process over the file; the
 run is the `indexer` CLI in a subprocess over a folder holding only the mbox.
 """
@@ -11,16 +11,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-import bench_mail
-from bench_common import (
-    cached_tree,
-    measure_quiet,
-    report,
-    run_function,
-    target,
-)
-from bench_pipeline import run_index
-
+from benchmarks import mail
+from benchmarks.common import cached_tree, measure_quiet, report, run_function, target
+from benchmarks.pipeline import run_index
 from indexer.pipeline.walk.mbox import split
 
 
@@ -28,7 +21,7 @@ def mbox(workdir: Path, mb: float, seed: int) -> tuple[Path, int]:
     """The folder holding the cached mbox of about `mb` MB, and its message count."""
 
     def make(folder: Path) -> int:
-        return bench_mail.write_mbox(folder / "archive.mbox", int(mb * 1e6), seed)
+        return mail.write_mbox(folder / "archive.mbox", int(mb * 1e6), seed)
 
     return cached_tree(workdir, f"mbox-{mb:g}mb-seed{seed}", make)
 
@@ -83,4 +76,5 @@ def render(result: dict[str, Any]) -> str:
 
 def add_arguments(parser: Any) -> None:
     """The suite's flags."""
-    parser.add_argument("--mbox-mb", type=float, default=256, help="mbox size in MB (mbox)")
+    parser.add_argument("--mbox-mb", type=float, default=256, help="mbox size in MB")
+    parser.add_argument("--workers", type=int, default=2, help="workers")

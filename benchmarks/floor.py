@@ -1,12 +1,12 @@
-"""`bench incremental`'s process floor: the least a re-run with a change in every shard
-must do, as a fresh process, before it extracts one file (issue 4).
+"""Suite `incremental`'s process floor: the least a re-run with a change in every shard
+must do, as a fresh process, before it extracts one file.
 
 Start Python, import what `indexer run` imports to run the engine, walk SOURCE, and
 read, hash, write and fsync every committed shard of OUT into SCRATCH, each shard's
 fsync in a thread of its own while the next one is written (as `ShardWriter` does).
 No extraction, no documents, no state, no commit: any real run does more.
 
-Usage: python scripts/bench_floor.py SOURCE OUT SCRATCH
+Usage: python -m benchmarks.floor SOURCE OUT SCRATCH
 """
 
 from __future__ import annotations

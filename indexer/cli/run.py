@@ -69,8 +69,7 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"indexer: config error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     # The run allocates millions of short-lived, acyclic objects (records, byte
-    # strings); the default thresholds had the cyclic collector take about 9% of
-    # the parent's time. Reference counting frees them; collect rarely.
+    # strings) that reference counting frees: the cyclic collector runs rarely.
     gc.freeze()
     gc.set_threshold(100_000, 50, 1000)
     return _run(args.source, args.out, config)
@@ -87,7 +86,7 @@ class _Stopped(BaseException):
 
 def _run(source: Path, out: Path, config: Config) -> int:
     """Begin the run without an event loop: a tree that did not change is committed
-    again right there, and asyncio is never imported (70-85 ms of a 0.6 s re-run).
+    again right there, and asyncio (a large part of such a re-run) is never imported.
     Otherwise the engine runs in an event loop, on what `begin` started."""
     from indexer.pipeline.run.runner import begin, check_paths, finish_unchanged
     from indexer.registry import default_registry

@@ -1,19 +1,12 @@
 """`html`: web pages as Markdown, chunked by block, each chunk with its heading path.
 
-The page is decoded as a browser would (`_html_source`) and parsed by Lexbor
-(selectolax) into the DOM a browser with scripting on builds. Scripts, styles,
-`<noscript>`, templates, SVG, iframes, `<select>` lists and the head are
-dropped. The first `<main>` is rendered when it has content, else the one
-outermost `<article>`, else the body (`_markdown`). Each Markdown block
-(paragraph, heading, list, quote, table, fenced code block, rule) is one chunk;
-a block over `max_chunk_chars` is split along its own syntax: a table's pieces
-each repeat the header, a code block's are each fenced. `meta` is
-`{"headings": [...]}`, the heading path in force where the block starts (a
-heading's own ends with itself). The `<title>` goes in the document's metadata.
-
-A page with no visible content but non-blank source (only a `<script>`, only a
-`<title>`) still gives one chunk, `degraded: true`: the title, else the source
-with its tags stripped. So does a page nested too deep to parse in linear time.
+The page is decoded as a browser would (`source`) and parsed by Lexbor into the DOM a
+browser with scripting on builds; its first non-empty `<main>`, else its one outermost
+`<article>`, else its body is rendered (`markdown`), without scripts, styles, the head
+and other invisible parts. Each Markdown block is a chunk with `meta`
+`{"headings": [...]}`; a block over `max_chunk_chars` is split along its own syntax. The
+`<title>` goes in the metadata. A page with no visible content, or nested too deep to
+parse in linear time, gives one `degraded` chunk: the title, else the untagged source.
 """
 
 from __future__ import annotations
@@ -57,8 +50,8 @@ def chunk(text: str, options: Options) -> Extracted:
 
 
 def _chunk(text: str, raw: bytes | None, options: Options) -> Extracted:
-    # The walk makes a few objects per node, all acyclic: collections of the
-    # growing heap would cost a third of a large page's time.
+    # The walk makes a few objects per node, all acyclic: collecting the growing
+    # heap again and again would find nothing to free.
     with gc_paused():
         return _render_page(text, raw, options)
 
@@ -102,7 +95,7 @@ def _head_title(tree: LexborHTMLParser) -> LexborNode | None:
 
     That is the document's first `<title>`: only the `<html>` and head elements
     come before the head's children, which hold no elements but a template's.
-    Reading a few children costs a tenth of Lexbor's walk of the whole tree.
+    Reading a few children is much cheaper than Lexbor's walk of the whole tree.
     """
     head = tree.head
     child = head.first_child if head is not None else None

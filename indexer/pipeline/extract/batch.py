@@ -57,10 +57,8 @@ log = logging.getLogger(__name__)
 
 _FLUSH_EVERY = 0.5
 """Seconds between stores of finished results: one transaction per half second, not
-per batch. Each commit rewrites every index page it touches (64 KiB pages, random
-keys), so storing 82,000 mails 64 at a time cost 5.8 CPU s and 19 s of writes,
-against 2.3 and 3.6 in transactions of 2,000. A killed run loses at most this much
-finished work."""
+per batch, because each commit rewrites every index page its random keys touch. A
+killed run loses at most this much finished work."""
 ISOLATED_PER_CALL = 4
 """Isolated files (PDFs) sent to a worker in one call, each under its own deadline."""
 _BACKSTOP_SECONDS = 5.0
@@ -191,8 +189,7 @@ class BatchExtractor:
 
     async def _read(self, entries: list[Entry]) -> list[ReadResult]:
         """Read and hash `entries` in one thread hop; none for nothing (a first run's
-        workers read their files: a hop per batch cost its PDFs a third of the parent's
-        time, one PDF a batch)."""
+        workers read their files, sparing the parent a hop per batch of one PDF)."""
         if not entries:
             return []
         sources = [_source(entry) for entry in entries]

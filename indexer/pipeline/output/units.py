@@ -15,7 +15,7 @@ from indexer._types import Chunk, Extracted
 
 POOL_FAILURES = ("crashed", "timeout", "out_of_memory")
 """Failure codes from the isolation limits: retried by the next run, and kept only when
-they come back the same (`extraction.RETRY`)."""
+they come back the same (`batch.RETRY`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -36,7 +36,7 @@ def hold(out: Path) -> Iterator[None]:
             raise LockHeld(out, os.pread(fd, 512, 0).decode("utf-8", "replace").strip()) from None
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         os.ftruncate(fd, 0)
-        # os.uname, not socket.gethostname: the socket module is 5 ms of a re-run's start.
+        # os.uname, not socket.gethostname: a re-run's start need not import socket.
         host = os.uname().nodename
         os.pwrite(fd, f"pid {os.getpid()} on {host} since {stamp}\n".encode(), 0)
         yield

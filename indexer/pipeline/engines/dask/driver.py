@@ -2,7 +2,7 @@
 
     driver: walk -> partitions of `shard_files` entries -> submit (bounded) -> await in order
                                                                       -> Assembler -> Staged
-    worker: dask_worker.run_partition(task): Engine(part=...) -> attempt folder -> PartResult
+    worker: worker.run_partition(task): Engine(part=...) -> attempt folder -> PartResult
 
 A partition is a contiguous slice of the walk that starts at a multiple of
 `shard_files`, so its shards begin where the local engine's do, and an `Engine`
@@ -143,7 +143,7 @@ async def _submit(
 def _take(entries: Iterator[Entry], n: int, state: State | None) -> tuple[Entry, ...]:
     part = tuple(islice(entries, n))
     if state is not None and part:  # the workers' connections cannot mark for the sweep
-        state.mark_seen([entry.rel for entry in part if entry.skip is None])  # as engine.py
+        state.mark_seen([entry.rel for entry in part if entry.skip is None])  # as local.py does
     return part
 
 
@@ -156,8 +156,8 @@ LOCAL_CLUSTER: dict[str, Any] = {
 """`LocalCluster` options of the engine's own cluster (tests and benchmarks use them too)."""
 
 WORKER_CONFIG = {"distributed.worker.profile.enabled": False}
-"""Dask settings for the engine's own workers: the sampling profiler cost about 10% more
-CPU on a 3,500-file run. Set the same on the workers of a cluster of your own."""
+"""Dask settings for the engine's own workers: the sampling profiler costs CPU on every
+task. Set the same on the workers of a cluster of your own."""
 
 
 @asynccontextmanager

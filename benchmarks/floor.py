@@ -20,12 +20,12 @@ import indexer.cli.run
 import indexer.pipeline.engines.local
 import indexer.pipeline.run.runner  # noqa: F401  (imported for their cost, as a run does)
 from indexer.config import Config
-from indexer.pipeline.walk.walker import walk
+from indexer.pipeline.walk.walker import policy_for, walk
 from indexer.registry import default_registry
 
 
 def main(source: str, out: str, scratch: str) -> int:
-    sum(1 for _ in walk(source, Config().walk_policy(default_registry().handles)))
+    sum(1 for _ in walk(source, policy_for(Config(), default_registry().handles)))
     os.makedirs(scratch, exist_ok=True)
     syncs = []
     for name in sorted(n for n in os.listdir(out) if n.startswith("chunks-")):

@@ -29,7 +29,7 @@ from benchmarks.common import (
 from benchmarks.pipeline import RUN_KEYS, run_index
 from indexer._corpusgen import MAKERS
 from indexer.config import Config
-from indexer.pipeline.walk.walker import walk
+from indexer.pipeline.walk.walker import policy_for, walk
 from indexer.registry import default_registry
 
 _RERUNS = 5
@@ -56,7 +56,7 @@ def _write_small(root: Path, rng: random.Random, i: int) -> None:
 
 def stat_cost(src: Path, repeat: int = 3) -> Measured:
     """The best of `repeat` full walks of `src` (listing and stat of every entry)."""
-    policy = Config().walk_policy(default_registry().handles)
+    policy = policy_for(Config(), default_registry().handles)
     runs = [run_function(lambda: sum(1 for _ in walk(src, policy)))[0] for _ in range(repeat)]
     return min(runs, key=lambda m: m.wall)
 

@@ -13,7 +13,7 @@ def capabilities(registry: Registry | None = None) -> dict[str, Any]:
     Extractors are sorted by name and every key order is fixed, so the output is
     byte-identical across runs of the same installation.
     """
-    from indexer import CONTRACT, __version__
+    from indexer._version import CONTRACT, __version__
 
     registry = registry or default_registry()
     return {

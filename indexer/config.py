@@ -1,10 +1,11 @@
-"""Run configuration: every option of `indexer run`, its default and its checks.
+"""Run configuration: every option of `indexer run`, declared once.
 
-`load_config(path, overrides)` reads a TOML file (`configs/default.toml`
-documents every key), lays the command line's `overrides` on top and returns a
-frozen `Config`. Keys live in TOML tables (`[run]`, `[pdf]`, `[walk]`,
-`[extract]`, `[output]`) but are flat attributes of `Config`. Anything wrong (an
-unknown key, a wrong type, a value out of range) raises `ConfigError` naming the
+Each key is one field of `Config`, whose metadata gives its TOML table, its check,
+its comment in `configs/default.toml`, its command-line flag and whether it changes
+the output bytes. `TABLES`, `OUTPUT_KEYS`, `FLAGS` and `render_defaults()` (the
+text of `configs/default.toml`, compared by a test) are derived from those fields.
+`load_config(path, overrides)` reads a TOML file, lays the command line's overrides
+on top and returns a frozen `Config`; anything wrong raises `ConfigError` naming the
 key, the bad value and what is allowed, before any work starts.
 """
 
@@ -13,213 +14,78 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, Field, asdict, dataclass, field, fields
 from typing import Any, Literal
 
 import orjson
 
+from indexer._globs import compile_globs
 from indexer._types import Options, PdfEngine
-from indexer.pipeline.walk.walker import WalkPolicy, compile_globs
+from indexer.errors import ConfigError
+from indexer.procpool.cpus import usable_cpus
 
-__all__ = ["TABLES", "Config", "ConfigError", "load_config", "usable_cpus"]
+__all__ = [
+    "FLAGS",
+    "OUTPUT_KEYS",
+    "TABLES",
+    "Config",
+    "ConfigError",
+    "Flag",
+    "load_config",
+    "render_defaults",
+]
 
 MiB = 1024 * 1024
 
-
-class ConfigError(ValueError):
-    """A configuration key has a bad value, or is not a key at all."""
-
-    def __init__(self, key: str, message: str) -> None:
-        super().__init__(message)
-        self.key = key
-        """The offending key (`config` for the file itself)."""
-        self.message = message
-        """What is wrong, naming the key, the value and what is allowed."""
-
-
-def usable_cpus() -> int:
-    """Return how many CPUs this process may run on (its affinity mask), at least 1."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Config:
-    """Every option of a run. Raises `ConfigError` for a bad value."""
-
-    # [run]
-    workers: int = field(default_factory=usable_cpus)
-    pdf_workers: int = field(default_factory=usable_cpus)
-    max_failures: int = 0
-    batch_files: int = 64
-    batch_bytes: int = 4 * MiB
-    window: int = 1024
-    engine: Literal["local", "dask"] = "local"
-    scheduler: str | None = None
-    quiet: bool = False
-    json: bool = False
-    full: bool = False
-    allow_empty: bool = False
-    # [pdf]
-    timeout: float = 120.0
-    max_memory_mb: int = 2048
-    recycle_after: int = 1000
-    # [walk]
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    skip_hidden: bool = True
-    max_file_bytes: int = 256 * MiB
-    # [extract]
-    rows_per_chunk: int = 20
-    max_chunk_chars: int = 4000
-    pdf_engine: PdfEngine = "pdfium"
-    # [output]
-    shard_bytes: int = 64 * MiB
-    shard_files: int = 10_000
-
-    def __post_init__(self) -> None:
-        for key, check in _CHECKS.items():
-            object.__setattr__(self, key, check(key, getattr(self, key)))
-        if self.scheduler is not None and self.engine != "dask":
-            raise ConfigError(
-                "scheduler",
-                f"scheduler = {self.scheduler!r} is only used with engine = 'dask', "
-                f"but engine = {self.engine!r}: drop it or set engine = 'dask'",
-            )
-
-    def extract_options(self) -> Options:
-        """Return the extraction options these settings imply."""
-        return Options(
-            rows_per_chunk=self.rows_per_chunk,
-            max_chunk_chars=self.max_chunk_chars,
-            pdf_engine=self.pdf_engine,
-        )
-
-    def walk_policy(self, claims: Callable[[str], bool]) -> WalkPolicy:
-        """Return the walk policy; `claims` says whether an extractor claims a rel path."""
-        return WalkPolicy(
-            include=self.include,
-            exclude=self.exclude,
-            skip_hidden=self.skip_hidden,
-            max_file_bytes=self.max_file_bytes,
-            claims=claims,
-        )
-
-    def digest(self) -> str:
-        """Return the sha256 (hex) of the settings that can change the output bytes.
-
-        Those are the extraction options, the walk's filters and the shard
-        settings, plus `timeout` and `max_memory_mb`: when they trigger, a PDF's
-        record reads `failed` instead of its text. Settings that change only speed
-        or reporting (workers, window, batches, engine, quiet, ...) are left out,
-        so `--workers 1` and `--workers 16` give the same digest.
-        """
-        values = asdict(self)
-        raw = orjson.dumps({k: values[k] for k in OUTPUT_KEYS}, option=orjson.OPT_SORT_KEYS)
-        return hashlib.sha256(raw).hexdigest()
-
-
-OUTPUT_KEYS = (
-    "rows_per_chunk",
-    "max_chunk_chars",
-    "pdf_engine",
-    "include",
-    "exclude",
-    "skip_hidden",
-    "max_file_bytes",
-    # Shard boundaries move with these, so the shard files' bytes do too.
-    "shard_bytes",
-    "shard_files",
-    "timeout",
-    "max_memory_mb",
-)
-"""The keys `Config.digest` covers."""
-
-TABLES: dict[str, tuple[str, ...]] = {
-    "run": (
-        "workers",
-        "pdf_workers",
-        "max_failures",
-        "batch_files",
-        "batch_bytes",
-        "window",
-        "engine",
-        "scheduler",
-        "quiet",
-        "json",
-        "full",
-        "allow_empty",
-    ),
-    "pdf": ("timeout", "max_memory_mb", "recycle_after"),
-    "walk": ("include", "exclude", "skip_hidden", "max_file_bytes"),
-    "extract": ("rows_per_chunk", "max_chunk_chars", "pdf_engine"),
-    "output": ("shard_bytes", "shard_files"),
-}
-"""Which TOML table holds each key."""
-
-_TABLE_OF = {key: table for table, keys in TABLES.items() for key in keys}
-
-
-def load_config(path: str | os.PathLike[str] | None, overrides: Mapping[str, object]) -> Config:
-    """Return the defaults, overlaid by the TOML file at `path`, overlaid by `overrides`.
-
-    `overrides` are flat keys (the CLI's flags); a None value means "not given".
-    Raises `ConfigError` for an unreadable or malformed file (key `config`), an
-    unknown key, a key in the wrong table, a wrong type or a value out of range.
-    """
-    values = _read_file(path) if path is not None else {}
-    for key, value in overrides.items():
-        if key not in _TABLE_OF:
-            raise ConfigError(key, f"unknown option {key!r}{_did_you_mean(key)}")
-        if value is not None:
-            values[key] = value
-    return Config(**values)
-
-
-def _read_file(path: str | os.PathLike[str]) -> dict[str, Any]:
-    import tomllib  # here: most runs have no config file to pay its import for
-
-    try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except OSError as exc:
-        raise ConfigError(
-            "config", f"cannot read config file {os.fsdecode(path)!r}: {exc}"
-        ) from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError("config", f"config file {os.fsdecode(path)!r}: {exc}") from exc
-    values: dict[str, Any] = {}
-    for table, body in data.items():
-        if table not in TABLES:
-            raise _misplaced(table)
-        if not isinstance(body, dict):
-            raise ConfigError(table, f"[{table}] must be a table, got {body!r}")
-        for key, value in body.items():
-            if _TABLE_OF.get(key) != table:
-                raise _misplaced(key, table)
-            values[key] = value
-    return values
-
-
-def _misplaced(key: str, table: str | None = None) -> ConfigError:
-    where = f"[{table}] {key}" if table else key
-    if key in _TABLE_OF:
-        return ConfigError(key, f"{where}: this key belongs in the [{_TABLE_OF[key]}] table")
-    tables = ", ".join(f"[{t}]" for t in TABLES)
-    hint = _did_you_mean(key) or f"; the tables are {tables}"
-    return ConfigError(key, f"unknown config table or key {where!r}{hint}")
-
-
-def _did_you_mean(key: str) -> str:
-    import difflib  # here: only a mistake pays for its import
-
-    close = difflib.get_close_matches(key, [*_TABLE_OF, *TABLES], n=1)
-    return f"; did you mean {close[0]!r}?" if close else ""
-
-
 _Check = Callable[[str, Any], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    """A command-line flag of `indexer run` that overrides one key."""
+
+    flag: str
+    """The flag, e.g. `--workers`."""
+    key: str
+    """The `Config` field it sets."""
+    type: type | None
+    """The argparse type of its value; None for a switch (`store_true`)."""
+    help: str
+    """Its one-line help."""
+
+
+def _key(
+    table: str,
+    default: Any = MISSING,
+    *,
+    check: _Check,
+    doc: str,
+    factory: Callable[[], Any] | None = None,
+    output: bool = False,
+    flag: str | None = None,
+    flag_type: type | None = None,
+    help: str = "",
+    toml: str | None = None,
+) -> Any:
+    """Declare one key: its table, default, check, doc and (optionally) its CLI flag.
+
+    `output` keys change the output bytes, so `Config.digest` covers them; `toml` is
+    the value's text in the defaults file where it is not the default's own (`"auto"`),
+    or a whole example line to show commented out (`# scheduler = ...`).
+    """
+    meta = {
+        "table": table,
+        "check": check,
+        "doc": doc,
+        "output": output,
+        "flag": flag,
+        "flag_type": flag_type,
+        "help": help,
+        "toml": toml,
+    }
+    if factory is not None:
+        return field(default_factory=factory, metadata=meta)
+    return field(default=default, metadata=meta)
 
 
 def _integer(minimum: int, *, auto: bool = False) -> _Check:
@@ -294,29 +160,355 @@ def _option(kind: type[int] | type[str]) -> _Check:
     return check
 
 
-_CHECKS: dict[str, _Check] = {
-    "workers": _integer(1, auto=True),
-    "pdf_workers": _integer(1, auto=True),
-    "max_failures": _integer(0),
-    "batch_files": _integer(1),
-    "batch_bytes": _integer(1),
-    "window": _integer(1),
-    "engine": _choice("local", "dask"),
-    "scheduler": _scheduler,
-    "quiet": _boolean,
-    "json": _boolean,
-    "full": _boolean,
-    "allow_empty": _boolean,
-    "timeout": _seconds,
-    "max_memory_mb": _integer(64),
-    "recycle_after": _integer(1),
-    "include": _globs,
-    "exclude": _globs,
-    "skip_hidden": _boolean,
-    "max_file_bytes": _integer(1),
-    "rows_per_chunk": _option(int),
-    "max_chunk_chars": _option(int),
-    "pdf_engine": _option(str),
-    "shard_bytes": _integer(1024),
-    "shard_files": _integer(1),
-}
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Config:
+    """Every option of a run. Raises `ConfigError` for a bad value."""
+
+    workers: int = _key(
+        "run",
+        factory=usable_cpus,
+        check=_integer(1, auto=True),
+        toml='"auto"',
+        doc='Extraction processes for everything but PDFs. "auto" = the CPUs this process may use.',
+        flag="--workers",
+        flag_type=int,
+        help="extraction worker processes (default: all cores)",
+    )
+    pdf_workers: int = _key(
+        "run",
+        factory=usable_cpus,
+        check=_integer(1, auto=True),
+        toml='"auto"',
+        doc='Isolated processes that parse PDFs, one file at a time. "auto" = usable CPUs.',
+        flag="--pdf-workers",
+        flag_type=int,
+        help="isolated PDF worker processes (default: all cores)",
+    )
+    max_failures: int = _key(
+        "run",
+        0,
+        check=_integer(0),
+        doc="Exit 1 (output still complete and committed) when more documents than this failed.",
+        flag="--max-failures",
+        flag_type=int,
+        help="failed documents tolerated before exit code 1",
+    )
+    batch_files: int = _key(
+        "run",
+        64,
+        check=_integer(1),
+        doc="Small files are sent to a worker process in batches of at most this many files...",
+    )
+    batch_bytes: int = _key(
+        "run",
+        4 * MiB,
+        check=_integer(1),
+        doc="...or this many bytes (4 MiB), whichever comes first: it amortises the round trip.",
+    )
+    window: int = _key(
+        "run",
+        1024,
+        check=_integer(1),
+        doc="Reorder window, in documents: results arrive out of order and are written in walk\n"
+        "order; peak memory is bounded by this window and the largest file.",
+    )
+    engine: Literal["local", "dask"] = _key(
+        "run",
+        "local",
+        check=_choice("local", "dask"),
+        doc='"local" (this machine\'s processes) or "dask" (a dask.distributed cluster).',
+        flag="--engine",
+        flag_type=str,
+        help="local (default) or dask",
+    )
+    scheduler: str | None = _key(
+        "run",
+        None,
+        check=_scheduler,
+        toml='# scheduler = "tcp://127.0.0.1:8786"',
+        doc='Address of the dask scheduler; only with engine = "dask". Unset: a local cluster.',
+        flag="--scheduler",
+        flag_type=str,
+        help="dask scheduler address (default: a local cluster)",
+    )
+    quiet: bool = _key(
+        "run",
+        False,
+        check=_boolean,
+        doc="No progress bar: only errors and the final summary line.",
+        flag="--quiet",
+        help="no progress bar; errors and summary only",
+    )
+    json: bool = _key(
+        "run",
+        False,
+        check=_boolean,
+        doc="Print the final summary as JSON on stdout (for cron).",
+        flag="--json",
+        help="print the summary as JSON on stdout",
+    )
+    full: bool = _key(
+        "run",
+        False,
+        check=_boolean,
+        doc="Re-extract everything, ignoring what an earlier run in OUT could be reused for.",
+        flag="--full",
+        help="re-extract everything",
+    )
+    allow_empty: bool = _key(
+        "run",
+        False,
+        check=_boolean,
+        doc="Index a SOURCE folder that holds nothing at all even when OUT indexes documents.\n"
+        "Off, such a run stops (exit 2) before committing: an unmounted archive would\n"
+        "otherwise empty the index and list every document as removed.",
+        flag="--allow-empty",
+        help="index an empty SOURCE even when OUT indexes documents (off: exit 2)",
+    )
+    timeout: float = _key(
+        "pdf",
+        120.0,
+        check=_seconds,
+        output=True,
+        doc="Wall-clock limit per PDF file, in seconds; past it the file is recorded as failed "
+        "(timeout).",
+        flag="--timeout",
+        flag_type=float,
+        help="seconds one PDF may take before its worker is killed",
+    )
+    max_memory_mb: int = _key(
+        "pdf",
+        2048,
+        check=_integer(64),
+        output=True,
+        doc="Address-space cap per isolated PDF worker, in MB; past it the file fails "
+        "(out_of_memory).",
+        flag="--max-memory",
+        flag_type=int,
+        help="address-space cap of an isolated worker, in MB",
+    )
+    recycle_after: int = _key(
+        "pdf",
+        1000,
+        check=_integer(1),
+        doc="An isolated worker is replaced after parsing this many files, so leaks cannot\n"
+        "pile up (the memory cap above still stops any one file; files go to a worker four\n"
+        "per call, so it is replaced after at most this many). A replacement costs a few\n"
+        "hundred ms of imports, so a small value slows PDF-heavy runs.",
+    )
+    include: tuple[str, ...] = _key(
+        "walk",
+        (),
+        check=_globs,
+        output=True,
+        doc="Globs a file's path (relative to SOURCE) must match; [] = every file. Gitignore-ish:\n"
+        '"*.pdf" matches at any depth, "reports/**" everything under reports/, "/a.txt" only at '
+        "the top.",
+    )
+    exclude: tuple[str, ...] = _key(
+        "walk",
+        (),
+        check=_globs,
+        output=True,
+        doc="Globs that exclude a file, or a whole directory (one record) when they match it.",
+    )
+    skip_hidden: bool = _key(
+        "walk",
+        True,
+        check=_boolean,
+        output=True,
+        doc='Pass over names starting with "." (.git, node_modules, __pycache__ and virtualenvs '
+        "always are).",
+    )
+    max_file_bytes: int = _key(
+        "walk",
+        256 * MiB,
+        check=_integer(1),
+        output=True,
+        doc="Files larger than this many bytes (256 MiB) are recorded as skipped (too_large).",
+    )
+    rows_per_chunk: int = _key(
+        "extract",
+        20,
+        check=_option(int),
+        output=True,
+        doc="CSV data rows per chunk, each chunk prefixed with the header line.",
+    )
+    max_chunk_chars: int = _key(
+        "extract",
+        4000,
+        check=_option(int),
+        output=True,
+        doc="No chunk is longer than this many characters (at least 64).",
+    )
+    pdf_engine: PdfEngine = _key(
+        "extract",
+        "pdfium",
+        check=_option(str),
+        output=True,
+        doc='"pdfium" (fast, reading order) or "pdfplumber" (tables as Markdown).',
+        flag="--pdf-engine",
+        flag_type=str,
+        help="pdfium (fast) or pdfplumber (tables as Markdown)",
+    )
+    shard_bytes: int = _key(
+        "output",
+        64 * MiB,
+        check=_integer(1024),
+        output=True,
+        doc="A chunk shard rolls over before it would exceed this many bytes (64 MiB).",
+    )
+    shard_files: int = _key(
+        "output",
+        10_000,
+        check=_integer(1),
+        output=True,
+        doc="A new shard also starts every this many walk entries. Boundaries then depend only on\n"
+        "the walk, not on extraction results, so each partition of the walk can be written\n"
+        "(and reused by an incremental run) independently of the others.",
+    )
+
+    def __post_init__(self) -> None:
+        for f in _FIELDS:
+            object.__setattr__(self, f.name, f.metadata["check"](f.name, getattr(self, f.name)))
+        if self.scheduler is not None and self.engine != "dask":
+            raise ConfigError(
+                "scheduler",
+                f"scheduler = {self.scheduler!r} is only used with engine = 'dask', "
+                f"but engine = {self.engine!r}: drop it or set engine = 'dask'",
+            )
+
+    def extract_options(self) -> Options:
+        """Return the extraction options these settings imply."""
+        return Options(
+            rows_per_chunk=self.rows_per_chunk,
+            max_chunk_chars=self.max_chunk_chars,
+            pdf_engine=self.pdf_engine,
+        )
+
+    def digest(self) -> str:
+        """Return the sha256 (hex) of the settings that can change the output bytes.
+
+        Those are the keys declared `output=True`: the extraction options, the walk's
+        filters, the shard settings, and `timeout` and `max_memory_mb` (when they
+        trigger, a PDF's record reads `failed`). Settings that change only speed or
+        reporting are left out, so `--workers 1` and `--workers 16` give one digest.
+        """
+        values = asdict(self)
+        raw = orjson.dumps({k: values[k] for k in OUTPUT_KEYS}, option=orjson.OPT_SORT_KEYS)
+        return hashlib.sha256(raw).hexdigest()
+
+
+_FIELDS: tuple[Field[Any], ...] = fields(Config)
+
+TABLES: dict[str, tuple[str, ...]] = {}
+"""Which TOML table holds each key, in declaration order."""
+for _f in _FIELDS:
+    TABLES[_f.metadata["table"]] = (*TABLES.get(_f.metadata["table"], ()), _f.name)
+
+OUTPUT_KEYS: tuple[str, ...] = tuple(f.name for f in _FIELDS if f.metadata["output"])
+"""The keys `Config.digest` covers."""
+
+FLAGS: tuple[Flag, ...] = tuple(
+    Flag(f.metadata["flag"], f.name, f.metadata["flag_type"], f.metadata["help"])
+    for f in _FIELDS
+    if f.metadata["flag"]
+)
+"""`indexer run`'s flags, each overriding one key."""
+
+_TABLE_OF = {key: table for table, keys in TABLES.items() for key in keys}
+
+_HEADER = """\
+# indexer run: every configuration key, with its default.
+#
+# Use:  indexer run SOURCE --out OUT --config my.toml
+# Flags on the command line override this file. A key that is unknown, in the
+# wrong table, of the wrong type or out of range stops the run before any work
+# (exit 2) with a message naming it. This file is generated from indexer/config.py
+# (`render_defaults()`) and a test checks it, so what you read here is what you get.
+"""
+
+
+def render_defaults() -> str:
+    """Return the text of `configs/default.toml`: every key, its comment and its default."""
+    lines = [_HEADER]
+    for table, keys in TABLES.items():
+        lines.append(f"[{table}]")
+        for f in (f for f in _FIELDS if f.name in keys):
+            lines.extend(f"# {line}" for line in f.metadata["doc"].splitlines())
+            toml = f.metadata["toml"]
+            if toml is not None and toml.startswith("#"):
+                lines.append(toml)
+            else:
+                lines.append(f"{f.name} = {toml or _toml_value(f.default)}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, str):
+        return orjson.dumps(value).decode()
+    return str(value)
+
+
+def load_config(path: str | os.PathLike[str] | None, overrides: Mapping[str, object]) -> Config:
+    """Return the defaults, overlaid by the TOML file at `path`, overlaid by `overrides`.
+
+    `overrides` are flat keys (the CLI's flags); a None value means "not given".
+    Raises `ConfigError` for an unreadable or malformed file (key `config`), an
+    unknown key, a key in the wrong table, a wrong type or a value out of range.
+    """
+    values = _read_file(path) if path is not None else {}
+    for key, value in overrides.items():
+        if key not in _TABLE_OF:
+            raise ConfigError(key, f"unknown option {key!r}{_did_you_mean(key)}")
+        if value is not None:
+            values[key] = value
+    return Config(**values)
+
+
+def _read_file(path: str | os.PathLike[str]) -> dict[str, Any]:
+    import tomllib  # here: most runs have no config file to pay its import for
+
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except OSError as exc:
+        raise ConfigError(
+            "config", f"cannot read config file {os.fsdecode(path)!r}: {exc}"
+        ) from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError("config", f"config file {os.fsdecode(path)!r}: {exc}") from exc
+    values: dict[str, Any] = {}
+    for table, body in data.items():
+        if table not in TABLES:
+            raise _misplaced(table)
+        if not isinstance(body, dict):
+            raise ConfigError(table, f"[{table}] must be a table, got {body!r}")
+        for key, value in body.items():
+            if _TABLE_OF.get(key) != table:
+                raise _misplaced(key, table)
+            values[key] = value
+    return values
+
+
+def _misplaced(key: str, table: str | None = None) -> ConfigError:
+    where = f"[{table}] {key}" if table else key
+    if key in _TABLE_OF:
+        return ConfigError(key, f"{where}: this key belongs in the [{_TABLE_OF[key]}] table")
+    tables = ", ".join(f"[{t}]" for t in TABLES)
+    hint = _did_you_mean(key) or f"; the tables are {tables}"
+    return ConfigError(key, f"unknown config table or key {where!r}{hint}")
+
+
+def _did_you_mean(key: str) -> str:
+    import difflib  # here: only a mistake pays for its import
+
+    close = difflib.get_close_matches(key, [*_TABLE_OF, *TABLES], n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""

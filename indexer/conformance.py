@@ -109,8 +109,9 @@ async def check(
     timeout: float = 60.0,
 ) -> Scorecard:
     """Run the conformance check and return its scorecard (never raises on bad input)."""
-    from indexer import __version__
-    from indexer.procpool.pool import WorkerPool, default_workers
+    from indexer._version import __version__
+    from indexer.procpool.cpus import usable_cpus
+    from indexer.procpool.pool import WorkerPool
 
     registry = registry or default_registry()
     cases: list[tuple[str, _Case]] = [("builtin", c) for c in builtin_cases(registry)]
@@ -118,9 +119,7 @@ async def check(
         cases += [("corpus", c) for c in corpus_cases(registry, corpus)]
     failures: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     counts: dict[tuple[str, str, str], int] = defaultdict(int)
-    async with WorkerPool(
-        size=default_workers(), name="conformance", max_tasks_per_worker=50
-    ) as pool:
+    async with WorkerPool(size=usable_cpus(), name="conformance", max_tasks_per_worker=50) as pool:
 
         async def judge(category: str, case: _Case) -> None:
             first = await _run(pool, case, options, timeout)
@@ -132,7 +131,7 @@ async def check(
                 if not ok:
                     failures[key].append(case.label)
 
-        limiter = anyio.CapacityLimiter(max(2, default_workers() * 2))
+        limiter = anyio.CapacityLimiter(max(2, usable_cpus() * 2))
 
         async def guarded(category: str, case: _Case) -> None:
             async with limiter:
@@ -151,7 +150,7 @@ def _subject(category: str, case: _Case) -> str:
 
 
 async def _run(pool: Any, case: _Case, options: Options, timeout: float) -> Extracted | str:
-    from indexer.procpool.pool import PoolError
+    from indexer.errors import PoolError
 
     if case.via_chunker:
         return run_chunker(case.spec, decode(case.data), options)

@@ -15,11 +15,12 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
-from indexer._pickling import slotted_state
-from indexer._types import Extracted, Options
+from indexer._spec import ChunkerFn, ExtractorFn, ExtractorSpec, extension_of
+from indexer._types import Options
+from indexer.errors import RegistryError
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -36,54 +37,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP = "indexer.extractors"
-ExtractorFn = Callable[[bytes, str, Options], Extracted]
-ChunkerFn = Callable[[str, Options], Extracted]
-
-
-class RegistryError(ValueError):
-    """An extractor could not be registered (bad spec or an extension clash)."""
-
-
-# Slot-wise pickling: a PDF's job carries its spec through the pipe on every call.
-@slotted_state
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ExtractorSpec:
-    """One registered extractor and what it declares about itself."""
-
-    name: str
-    """Unique name, e.g. `pdf`; also the cache key's extractor part."""
-    kind: str
-    """The `kind` tag its documents carry."""
-    extensions: tuple[str, ...]
-    """Lower-case extensions without the dot. Empty for the fallback (`text`)."""
-    version: str
-    """Bumped whenever its output changes; incremental runs re-extract on change."""
-    extract: ExtractorFn
-    """The extractor itself."""
-    chunker: ChunkerFn | None = None
-    """Text-to-chunks form, for text-based formats; None for binary ones."""
-    isolated: bool = False
-    """Run each document in the isolated process pool (timeout, memory cap)."""
-    builtin: bool = False
-    """True for the extractors shipped with indexer."""
-    fallback: bool = False
-    """Used for every path no other extractor claims (exactly one may be)."""
-    options_used: tuple[str, ...] | None = None
-    """The `Options` fields its output depends on; None means all of them. Incremental
-    runs re-extract a document only when one of these (or `version`) changes."""
-
-
-def extension_of(path: str) -> str:
-    """Return the lower-cased ASCII extension of `path`'s last component, or ''.
-
-    A dotfile with no other dot (`.json`), a name with no dot and a trailing dot
-    all have no extension; a non-ASCII extension matches nothing.
-    """
-    name = path.replace("\\", "/").rsplit("/", 1)[-1]
-    stem, dot, ext = name.rpartition(".")
-    if not dot or not stem or not ext.isascii():
-        return ""
-    return ext.lower()
 
 
 class Registry:
@@ -248,10 +201,11 @@ def default_registry() -> Registry:
     """Return the process-wide registry: the built-ins, then the installed plugins."""
     global _DEFAULT
     if _DEFAULT is None:
-        from indexer.formats import register_builtins
+        from indexer.formats import BUILTIN_SPECS
 
         registry = Registry()
-        register_builtins(registry)
+        for spec in BUILTIN_SPECS:  # through the public API, as a plugin registers
+            registry.register(spec)
         _load_plugins(registry)
         _DEFAULT = registry
     return _DEFAULT

@@ -11,7 +11,10 @@ from typing import Any
 import pytest
 
 from indexer import Options
-from indexer.config import OUTPUT_KEYS, TABLES, Config, ConfigError, load_config, usable_cpus
+from indexer.config import FLAGS, OUTPUT_KEYS, TABLES, Config, load_config, render_defaults
+from indexer.errors import ConfigError
+from indexer.pipeline.walk.walker import policy_for
+from indexer.procpool.cpus import usable_cpus
 
 DEFAULT_TOML = Path(__file__).resolve().parent.parent / "configs" / "default.toml"
 FIELDS = [f.name for f in fields(Config)]
@@ -25,6 +28,27 @@ def config_file(tmp_path: Path, text: str) -> str:
 
 def test_default_toml_is_exactly_the_built_in_defaults() -> None:
     assert load_config(str(DEFAULT_TOML), {}) == Config() == load_config(None, {})
+
+
+def test_default_toml_is_the_file_rendered_from_the_declarations() -> None:
+    """Regenerate with: python -c "import sys; from indexer.config import render_defaults;
+    sys.stdout.write(render_defaults())" > configs/default.toml"""
+    assert DEFAULT_TOML.read_text(encoding="utf-8") == render_defaults()
+
+
+def test_every_flag_of_indexer_run_sets_its_declared_key(tmp_path: Path) -> None:
+    import argparse
+
+    from indexer.cli.run import add_run_arguments
+
+    parser = argparse.ArgumentParser()
+    add_run_arguments(parser)
+    for flag in FLAGS:
+        value = [] if flag.type is None else [{int: "7", float: "7", str: "dask"}[flag.type]]
+        args = parser.parse_args(["src", "--out", "out", flag.flag, *value])
+        expected = True if flag.type is None else flag.type(value[0])
+        assert getattr(args, flag.key) == expected, flag
+    assert {f.flag for f in FLAGS} >= {"--workers", "--timeout", "--max-memory", "--full"}
 
 
 def test_default_toml_documents_every_key_in_its_table() -> None:
@@ -148,7 +172,7 @@ def test_extract_options_and_walk_policy() -> None:
     assert config.extract_options() == Options(
         rows_per_chunk=3, max_chunk_chars=100, pdf_engine="pdfplumber"
     )
-    policy = config.walk_policy(str.isupper)
+    policy = policy_for(config, str.isupper)
     assert (policy.include, policy.exclude, policy.skip_hidden, policy.max_file_bytes) == (
         ("*.txt",), ("tmp",), False, 99)  # fmt: skip
     assert policy.claims is str.isupper

@@ -6,7 +6,8 @@ import pytest
 
 import indexer
 from indexer import Extracted, Options
-from indexer.registry import ExtractorSpec, Registry, RegistryError, default_registry, extension_of
+from indexer.errors import RegistryError
+from indexer.registry import ExtractorSpec, Registry, default_registry, extension_of
 
 
 def _upper(data: bytes, path: str, options: Options) -> Extracted:
@@ -95,16 +96,25 @@ def test_public_api_is_pinned() -> None:
         "CONTRACT",
         "KINDS",
         "Chunk",
+        "Config",
+        "ConfigError",
         "Extracted",
+        "IndexerError",
         "Options",
+        "RegistryError",
+        "RunSummary",
         "__version__",
         "extract",
         "index",
+        "load_config",
         "pad_heap",
         "registry",
         "run",
     ]
     assert callable(indexer.index) and callable(indexer.run)
+    assert issubclass(indexer.ConfigError, indexer.IndexerError)
+    assert issubclass(indexer.RegistryError, indexer.IndexerError)
+    assert indexer.RunSummary.__name__ == "RunSummary"
 
 
 def test_plugins_are_discovered_through_the_entry_point_group(

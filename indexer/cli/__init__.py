@@ -1,15 +1,6 @@
 """The `indexer` command line: `run`, `extract`, `capabilities`, `conformance`.
 
-Exit codes (also in `--help` and the README):
-
-    0   success: every document accounted for, failures within --max-failures
-    1   too many failed documents (the output is still complete and committed),
-        or a conformance check failed
-    2   usage or configuration error, or an empty SOURCE over an OUT that indexes
-        documents without --allow-empty (nothing was done)
-    3   fatal error: nothing was committed, the previous output is intact
-    75  another run holds the lock on OUT (try again later)
-    130 / 143  interrupted by SIGINT / SIGTERM (the previous output is intact)
+Exit codes are declared in `indexer.cli.exits` (and printed by `--help`).
 """
 
 from __future__ import annotations
@@ -25,27 +16,13 @@ from pathlib import Path
 import orjson
 
 from indexer._malloc import cap_arenas, pad_heap
+from indexer.cli.exits import Exit, epilog
 
-EXIT_OK = 0
-EXIT_FAILURES = 1
-EXIT_USAGE = 2
-EXIT_FATAL = 3
-EXIT_LOCKED = 75
-
-_EPILOG = """exit codes:
-  0    success: every document accounted for, failures within --max-failures
-  1    too many failed documents (output still complete and committed),
-       or a conformance check failed
-  2    usage or configuration error, or an empty SOURCE over a non-empty OUT
-       without --allow-empty (nothing was done)
-  3    fatal error: nothing committed, the previous output intact
-  75   another run holds the lock on OUT
-  130  interrupted (SIGINT), 143 terminated (SIGTERM): previous output intact
-"""
+_EPILOG = epilog()
 
 
 def _parser() -> argparse.ArgumentParser:
-    from indexer import __version__
+    from indexer._version import __version__
 
     parser = argparse.ArgumentParser(
         prog="indexer",
@@ -106,32 +83,33 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _extract(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from indexer import Options, extract
+    from indexer._extract import extract
+    from indexer._types import Options
 
     try:
         data = args.file.read_bytes()
     except OSError as exc:
         print(f"indexer: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
-        return EXIT_USAGE
+        return Exit.USAGE
     result = extract(str(args.file), data, Options(pdf_engine=args.pdf_engine))
     if args.json:
         payload = {**asdict(result), "status": result.status}
         sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
-        return EXIT_OK
+        return Exit.OK
     print(f"kind: {result.kind}  status: {result.status}  chunks: {len(result.chunks)}")
     if result.error:
         print(f"error: {result.error}")
     for i, chunk in enumerate(result.chunks):
         meta = orjson.dumps(chunk.meta).decode()
         print(f"--- chunk {i} {meta}\n{chunk.text}")
-    return EXIT_OK
+    return Exit.OK
 
 
 def _capabilities() -> int:
     from indexer.capabilities import capabilities
 
     sys.stdout.buffer.write(orjson.dumps(capabilities(), option=orjson.OPT_INDENT_2) + b"\n")
-    return EXIT_OK
+    return Exit.OK
 
 
 def _conformance(args: argparse.Namespace) -> int:
@@ -141,7 +119,7 @@ def _conformance(args: argparse.Namespace) -> int:
 
     if args.corpus is not None and not args.corpus.is_dir():
         print(f"indexer: --corpus {args.corpus} is not a directory", file=sys.stderr)
-        return EXIT_USAGE
+        return Exit.USAGE
     card = anyio.run(check, None, args.corpus)
     if args.json:
         sys.stdout.buffer.write(orjson.dumps(card.to_dict(), option=orjson.OPT_INDENT_2) + b"\n")
@@ -154,7 +132,7 @@ def _conformance(args: argparse.Namespace) -> int:
             f"conformance {'passed' if card.all_passed else 'FAILED'}: "
             f"{data['passed']}/{data['total']} checks"
         )
-    return EXIT_OK if card.all_passed else EXIT_FAILURES
+    return Exit.OK if card.all_passed else Exit.FAILURES
 
 
 def entry() -> None:

@@ -13,22 +13,10 @@ from typing import Any
 import anyio
 import orjson
 
-from indexer.config import Config, ConfigError, load_config
-from indexer.pipeline.run.lock import LockHeld, hold
-
-EXIT_OK, EXIT_FAILURES, EXIT_USAGE, EXIT_FATAL, EXIT_LOCKED = 0, 1, 2, 3, 75
-_SIGNAL_EXIT = {signal.SIGINT: 130, signal.SIGTERM: 143}
-
-_FLAGS: tuple[tuple[str, str, Any, str], ...] = (
-    ("--workers", "workers", int, "extraction worker processes (default: all cores)"),
-    ("--pdf-workers", "pdf_workers", int, "isolated PDF worker processes (default: all cores)"),
-    ("--timeout", "timeout", float, "seconds one PDF may take before its worker is killed"),
-    ("--max-memory", "max_memory_mb", int, "address-space cap of an isolated worker, in MB"),
-    ("--max-failures", "max_failures", int, "failed documents tolerated before exit code 1"),
-    ("--pdf-engine", "pdf_engine", str, "pdfium (fast) or pdfplumber (tables as Markdown)"),
-    ("--engine", "engine", str, "local (default) or dask"),
-    ("--scheduler", "scheduler", str, "dask scheduler address (default: a local cluster)"),
-)
+from indexer.cli.exits import Exit, signal_exit
+from indexer.config import FLAGS, Config, load_config
+from indexer.errors import ConfigError, LockHeld
+from indexer.pipeline.run.lock import hold
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,30 +24,16 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("source", type=Path, metavar="SOURCE", help="folder to index")
     parser.add_argument("--out", type=Path, required=True, metavar="OUT", help="output folder")
     parser.add_argument("--config", type=Path, metavar="FILE", help="TOML config (see configs/)")
-    for flag, dest, kind, text in _FLAGS:
-        parser.add_argument(flag, dest=dest, type=kind, default=None, help=text)
-    parser.add_argument("--full", action="store_true", default=None, help="re-extract everything")
-    parser.add_argument(
-        "--allow-empty",
-        action="store_true",
-        default=None,
-        help="index an empty SOURCE even when OUT indexes documents (off: exit 2)",
-    )
-    parser.add_argument(
-        "--quiet",
-        action="store_true",
-        default=None,
-        help="no progress bar; errors and summary only",
-    )
-    parser.add_argument(
-        "--json", action="store_true", default=None, help="print the summary as JSON on stdout"
-    )
+    for flag in FLAGS:  # each overrides one config key; None means "not given"
+        kind: dict[str, Any] = (
+            {"action": "store_true"} if flag.type is None else {"type": flag.type}
+        )
+        parser.add_argument(flag.flag, dest=flag.key, default=None, help=flag.help, **kind)
 
 
 def run_command(args: argparse.Namespace) -> int:
     """Execute `indexer run`; return its exit code."""
-    overrides = {dest: getattr(args, dest) for _, dest, _, _ in _FLAGS}
-    overrides.update(full=args.full, allow_empty=args.allow_empty, quiet=args.quiet, json=args.json)
+    overrides = {flag.key: getattr(args, flag.key) for flag in FLAGS}
     try:
         config = load_config(
             str(args.config) if args.config else None,
@@ -67,7 +41,7 @@ def run_command(args: argparse.Namespace) -> int:
         )
     except ConfigError as exc:
         print(f"indexer: config error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return Exit.USAGE
     # The run allocates millions of short-lived, acyclic objects (records, byte
     # strings) that reference counting frees: the cyclic collector runs rarely.
     gc.freeze()
@@ -139,7 +113,7 @@ async def _run_engine(
 
 def _interrupted(out: Path, signum: int) -> int:
     print(f"indexer: interrupted; the previous output in {out} is intact", file=sys.stderr)
-    return _SIGNAL_EXIT[signal.Signals(signum)]
+    return signal_exit(signum)
 
 
 def _failed(error: BaseException, out: Path) -> int:
@@ -148,16 +122,16 @@ def _failed(error: BaseException, out: Path) -> int:
     logging.getLogger("indexer").debug("fatal error", exc_info=error)
     if isinstance(cause, ConfigError):
         print(f"indexer: config error: {cause}", file=sys.stderr)
-        return EXIT_USAGE
+        return Exit.USAGE
     if isinstance(cause, LockHeld):
         print(f"indexer: {cause}; try again when it has finished", file=sys.stderr)
-        return EXIT_LOCKED
+        return Exit.LOCKED
     print(
         f"indexer: fatal: {type(cause).__name__}: {cause}\n"
         f"indexer: nothing was committed; the previous output in {out} is intact",
         file=sys.stderr,
     )
-    return EXIT_FATAL
+    return Exit.FATAL
 
 
 def _leaf(exc: BaseException) -> BaseException:
@@ -199,5 +173,5 @@ def _report(summary: Any, config: Config) -> int:
             f'see status "failed" in {summary.out}/documents.ndjson',
             file=sys.stderr,
         )
-        return EXIT_FAILURES
-    return EXIT_OK
+        return Exit.FAILURES
+    return Exit.OK

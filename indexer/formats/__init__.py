@@ -10,9 +10,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from indexer.registry import ExtractorSpec, Registry
+from indexer._spec import ExtractorSpec
 
-__all__ = ["BUILTIN_SPECS", "VERSIONS", "register_builtins"]
+__all__ = ["BUILTIN_SPECS", "VERSIONS"]
 
 VERSIONS = {"csv": "1", "eml": "1", "html": "1", "json": "1", "pdf": "1", "text": "1"}
 """Each built-in's output version: bump it here when the extractor's output changes,
@@ -120,9 +120,3 @@ BUILTIN_SPECS = (
         options_used=_LIMIT,
     ),
 )
-
-
-def register_builtins(registry: Registry) -> None:
-    """Register the six built-in extractors into `registry`, through its public API."""
-    for spec in BUILTIN_SPECS:
-        registry.register(spec)

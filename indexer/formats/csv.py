@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from indexer._spec import extension_of
 from indexer._text import decode, gc_paused, normalize_newlines
 from indexer._types import Chunk, Extracted, Options, make_chunk
 from indexer.formats import VERSIONS
-from indexer.registry import extension_of
 
 VERSION = VERSIONS["csv"]  # bumped in indexer/formats/__init__.py
 

@@ -17,10 +17,10 @@ from typing import Any, NamedTuple, cast
 
 import orjson
 
+from indexer._spec import extension_of
 from indexer._text import decode, gc_paused, normalize_newlines
 from indexer._types import Chunk, Extracted, Options, make_chunks
 from indexer.formats import VERSIONS
-from indexer.registry import extension_of
 
 VERSION = VERSIONS["json"]  # bumped in indexer/formats/__init__.py
 

@@ -30,11 +30,18 @@ import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import anyio
 from anyio.abc import Process
 
+from indexer.errors import (
+    WorkerCrashed,
+    WorkerError,
+    WorkerOutOfMemory,
+    WorkerStartError,
+    WorkerTimeout,
+)
 from indexer.procpool.worker import HEADER, PIPE_BYTES, encode_frame
 
 log = logging.getLogger(__name__)
@@ -66,62 +73,6 @@ _BROKEN = (  # the worker is gone, or another task (`__aexit__`) closed its pipe
     BrokenPipeError,
     ConnectionResetError,
 )
-
-
-class PoolError(Exception):
-    """A call failed because of what it did to its worker, or what it raised there."""
-
-    code: ClassVar[str] = "error"
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        """A short human message for a document record (`killed by SIGSEGV`)."""
-
-    def __str__(self) -> str:
-        return self.reason
-
-
-class WorkerCrashed(PoolError):
-    """The worker died during the call (a signal, `os._exit`, the OOM killer)."""
-
-    code = "crashed"
-
-
-class WorkerTimeout(PoolError):
-    """The call ran past its timeout; the worker was killed."""
-
-    code = "timeout"
-
-
-class WorkerOutOfMemory(PoolError):
-    """The call raised `MemoryError` (usually at `memory_limit_mb`); the worker was replaced."""
-
-    code = "out_of_memory"
-
-
-class WorkerError(PoolError):
-    """The function raised an exception; only its type name and message come back."""
-
-    code = "error"
-
-    def __init__(self, type_name: str, message: str) -> None:
-        super().__init__(f"{type_name}: {message}" if message else type_name)
-        self.args = (type_name, message)
-        self.type_name = type_name
-        self.message = message
-
-
-class WorkerStartError(RuntimeError):
-    """A new worker exited or stalled before it was ready (a broken install or interpreter)."""
-
-
-def default_workers() -> int:
-    """Return the number of CPUs this process may run on (at least 1)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
 
 
 @dataclass(slots=True, eq=False)

@@ -64,16 +64,29 @@ def test_python_dash_m_runs_the_same_cli() -> None:
     assert json.loads(proc.stdout)["contract"] == "extractors-v1"
 
 
-def test_help_documents_the_exit_codes() -> None:
+def test_help_documents_every_exit_code() -> None:
+    from indexer.cli.exits import MEANING, Exit
+
     proc = subprocess.run(
         [sys.executable, "-m", "indexer", "run", "--help"],
         capture_output=True,
         text=True,
         check=True,
     )
-    for code in ("0 ", "1 ", "2 ", "3 ", "75 ", "130 "):
-        assert f"\n  {code}" in proc.stdout, code
-    assert "143 terminated (SIGTERM)" in proc.stdout
+    text = " ".join(proc.stdout.split())
+    for code in Exit:
+        assert f" {code.value} {' '.join(MEANING[code].split())}" in text, code
+    assert [c.value for c in Exit] == [0, 1, 2, 3, 75, 130, 143]
+
+
+def test_the_readme_table_lists_every_exit_code() -> None:
+    from indexer.cli.exits import Exit
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    table = readme[readme.index("### Exit codes") :].split("\n\n")[1]
+    rows = {line.split("|")[1].strip() for line in table.splitlines()[2:]}
+    listed = {int(n) for row in rows for n in row.split(" / ")}
+    assert listed == {code.value for code in Exit}
 
 
 @pytest.mark.parametrize(("sig", "code"), [("SIGINT", 130), ("SIGTERM", 143)])

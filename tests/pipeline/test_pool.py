@@ -18,17 +18,16 @@ import psutil
 import pytest
 
 from indexer._types import Chunk, Extracted
-from indexer.procpool.pool import (
+from indexer.errors import (
     PoolError,
     WorkerCrashed,
     WorkerError,
     WorkerOutOfMemory,
-    WorkerPool,
     WorkerStartError,
     WorkerTimeout,
-    default_workers,
-    describe_exit,
 )
+from indexer.procpool.cpus import usable_cpus
+from indexer.procpool.pool import WorkerPool, describe_exit
 from indexer.procpool.worker import Shared, _write
 
 SAFETY = 30  # seconds: a net under calls that should finish at once, not a speed target
@@ -326,4 +325,4 @@ def test_exit_statuses_read_as_stable_reasons() -> None:
 
 
 def test_default_workers_is_the_usable_cpu_count() -> None:
-    assert default_workers() == len(os.sched_getaffinity(0)) >= 1
+    assert usable_cpus() == len(os.sched_getaffinity(0)) >= 1

@@ -15,9 +15,10 @@ import indexer
 from indexer._corpusgen import MAKERS
 from indexer._types import Options
 from indexer.config import Config
+from indexer.errors import WorkerCrashed
 from indexer.pipeline.extract.tasks import Job
 from indexer.pipeline.extract.timed import extract_timed
-from indexer.procpool.pool import WorkerCrashed, WorkerPool
+from indexer.procpool.pool import WorkerPool
 from indexer.registry import default_registry
 
 _PDF = next(make for _, ext, make in MAKERS if ext == "pdf")

@@ -16,7 +16,7 @@ from indexer.pipeline.incremental.tree import (
     batch_digest,
     digest_batches,
 )
-from indexer.pipeline.walk.walker import Entry, iter_batches, walk
+from indexer.pipeline.walk.walker import Entry, iter_batches, policy_for, walk
 from indexer.registry import default_registry
 
 ENTRY = Entry(
@@ -50,7 +50,7 @@ def test_the_order_and_the_number_of_entries_move_the_digest() -> None:
 
 @pytest.mark.slow
 def test_following_a_walk_yields_it_unchanged_and_digests_it_per_batch(corpus: Path) -> None:
-    policy = Config().walk_policy(default_registry().handles)
+    policy = policy_for(Config(), default_registry().handles)
     entries = list(walk(corpus, policy))
     assert len(entries) > 2 * BATCH  # full batches and a partial last one
     digests = Digests()

@@ -36,7 +36,7 @@ from indexer.pipeline.output.shards import LAYOUT, PreviousShards, ShardWriter
 from indexer.pipeline.output.staged import Staged, Tally
 from indexer.pipeline.output.staging import DOCUMENTS, NdjsonFile
 from indexer.pipeline.walk.mailbox import expand_archives, is_container
-from indexer.pipeline.walk.walker import Entry, walk
+from indexer.pipeline.walk.walker import Entry, policy_for, walk
 from indexer.procpool.pool import WorkerPool
 from indexer.registry import ExtractorSpec, Registry
 
@@ -310,7 +310,7 @@ def walk_entries(
     """The entries a run processes, in order: the walk (`walked` if given, else a new
     one), digested into `tree` if given, each mbox followed by its messages."""
     if walked is None:
-        walked = walk(source, config.walk_policy(registry.handles))
+        walked = walk(source, policy_for(config, registry.handles))
     if tree is not None:
         walked = tree.follow(walked)
     return expand_archives(walked, config.max_file_bytes)

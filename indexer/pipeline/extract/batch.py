@@ -24,6 +24,7 @@ import orjson
 from indexer._extract import failed, failure_text
 from indexer._types import Chunk, Extracted, Options
 from indexer.config import Config
+from indexer.errors import PoolError
 from indexer.pipeline.extract.reading import Content, ReadResult, read_files
 from indexer.pipeline.extract.tasks import (
     Finished,
@@ -49,7 +50,7 @@ from indexer.pipeline.output.records import (
 )
 from indexer.pipeline.output.units import POOL_FAILURES, Child, Unit
 from indexer.pipeline.walk.walker import Entry
-from indexer.procpool.pool import PoolError, WorkerPool
+from indexer.procpool.pool import WorkerPool
 from indexer.procpool.worker import Shared
 from indexer.registry import ExtractorSpec, Registry
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from indexer.errors import StateDamaged, StateWriteError
 from indexer.pipeline.incremental.tree import Tree
 from indexer.pipeline.walk.walker import Entry
 
@@ -70,14 +71,6 @@ class Stored:
 
 FileRow = tuple[Entry, str, str | None, bytes | None, tuple[str, ...]]
 """An entry, its content hash, its output's key, the packed output and its deps."""
-
-
-class StateWriteError(OSError):
-    """The state database could not be written (disk full, file size limit)."""
-
-
-class StateDamaged(Exception):
-    """The state database turned out damaged while in use (the run starts over on a new one)."""
 
 
 class State:

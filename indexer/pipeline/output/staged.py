@@ -72,7 +72,7 @@ class Staged:
 
 def manifest(config: Config, registry: Registry, staged: Staged) -> dict[str, Any]:
     """The manifest: deterministic facts about the committed output, nothing time-dependent."""
-    from indexer import CONTRACT, __version__
+    from indexer._version import CONTRACT, __version__
 
     tally = staged.tally
     return {

@@ -9,15 +9,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from indexer.errors import LockHeld
+
 LOCK_FILE = ".lock"
-
-
-class LockHeld(RuntimeError):
-    """Another run holds the lock on the output folder."""
-
-    def __init__(self, out: Path, holder: str) -> None:
-        super().__init__(f"another indexer run holds {out / LOCK_FILE} ({holder or 'unknown'})")
-        self.holder = holder
 
 
 @contextmanager
@@ -33,7 +27,9 @@ def hold(out: Path) -> Iterator[None]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise LockHeld(out, os.pread(fd, 512, 0).decode("utf-8", "replace").strip()) from None
+            raise LockHeld(
+                out / LOCK_FILE, os.pread(fd, 512, 0).decode("utf-8", "replace").strip()
+            ) from None
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         os.ftruncate(fd, 0)
         # os.uname, not socket.gethostname: a re-run's start need not import socket.

@@ -13,16 +13,17 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import orjson
 
-from indexer.config import Config, ConfigError
+from indexer.config import Config
+from indexer.errors import ConfigError, StateDamaged
 from indexer.pipeline.incremental.keys import CacheKeys
-from indexer.pipeline.incremental.state import STATE_DIR, STATE_FILE, State, StateDamaged
+from indexer.pipeline.incremental.state import STATE_DIR, STATE_FILE, State
 from indexer.pipeline.incremental.tree import Tree
 from indexer.pipeline.output.changes import Previous, load_previous
 from indexer.pipeline.output.staged import Staged, Tally, commit_staged, manifest
 from indexer.pipeline.output.staging import CURRENT, MANIFEST, commit, prepare_staging, recover
 from indexer.pipeline.run.lock import hold
 from indexer.pipeline.run.unchanged import stage_linked, unchanged
-from indexer.pipeline.walk.walker import Entry, walk
+from indexer.pipeline.walk.walker import Entry, policy_for, walk
 from indexer.registry import Registry, default_registry
 
 if TYPE_CHECKING:
@@ -255,7 +256,7 @@ def _stage_unchanged(
     """Stage the previous output again when the tree did not change; else None, and
     the walk to go on with (see `unchanged`)."""
     tree = state.committed_tree
-    walked = walk(src, config.walk_policy(registry.handles))
+    walked = walk(src, policy_for(config, registry.handles))
     old, resume = unchanged(walked, previous_output, tree, config, registry)
     if old is None or tree is None:
         return None, resume
@@ -338,7 +339,7 @@ def check_paths(source: Path, out: Path) -> tuple[Path, Path]:
 
 
 async def _count(src: Path, config: Config, registry: Registry, bar: Progress) -> None:
-    policy = config.walk_policy(registry.handles)
+    policy = policy_for(config, registry.handles)
     bar.total = await anyio.to_thread.run_sync(
         lambda: sum(1 for _ in walk(src, policy)), abandon_on_cancel=True
     )

@@ -12,7 +12,6 @@ is printable and unique (bytes that are not UTF-8 as `\\xNN`, backslashes double
 from __future__ import annotations
 
 import errno
-import functools
 import itertools
 import os
 import re
@@ -22,7 +21,9 @@ from dataclasses import dataclass, replace
 from operator import itemgetter
 from stat import S_ISLNK, S_ISREG
 
+from indexer._globs import compile_globs
 from indexer._text import wide_encoding
+from indexer.config import Config
 from indexer.pipeline.walk.mbox import is_mbox
 from indexer.registry import extension_of
 
@@ -35,6 +36,7 @@ __all__ = [
     "compile_globs",
     "escape_name",
     "iter_batches",
+    "policy_for",
     "rel_bytes",
     "walk",
 ]
@@ -118,52 +120,15 @@ class WalkPolicy:
             raise ValueError(f"max_file_bytes must be >= 0, got {self.max_file_bytes}")
 
 
-@functools.lru_cache(maxsize=64)
-def compile_globs(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
-    """Return one regex that fullmatches what any of `patterns` matches, or None for ().
-
-    Gitignore-ish: `*` and `?` stay within a path component, `**` crosses them,
-    `[...]` is a class (`[!...]` negated); a pattern with no "/" but a trailing
-    one matches at any depth; a leading "/" anchors; a trailing "/" matches only
-    directories. Backslash is not an escape. Raises ValueError for a blank pattern.
-    """
-    if not patterns:
-        return None
-    return re.compile("|".join(f"(?:{_translate(p)})" for p in patterns), re.DOTALL)
-
-
-def _translate(pattern: str) -> str:
-    body = pattern.lstrip("/")
-    if not body.strip() or not body.strip("/"):
-        raise ValueError(f"glob {pattern!r} matches nothing: give a name or a pattern")
-    anchored = pattern.startswith("/") or "/" in body.rstrip("/")
-    out, i = [] if anchored else ["(?:.*/)?"], 0
-    while i < len(body):
-        if body.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif body.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif body[i] == "[" and (cls := _char_class(body, i)) is not None:
-            out.append(cls[0])
-            i = cls[1]
-        else:
-            out.append({"*": "[^/]*", "?": "[^/]"}.get(body[i], re.escape(body[i])))
-            i += 1
-    return "".join(out)
-
-
-def _char_class(body: str, start: int) -> tuple[str, int] | None:
-    i = start + 1
-    negate = i < len(body) and body[i] in "!^"
-    i += negate
-    end = body.find("]", i + 1)  # a "]" right after "[" is a member, not the end
-    if end < 0:
-        return None
-    # Escape all but "-" so that `[[]` or `[&&]` never reads as a nested set.
-    members = "".join(c if c == "-" else re.escape(c) for c in body[i:end])
-    return (f"[^/{members}]" if negate else f"[{members}]"), end + 1
+def policy_for(config: Config, claims: Callable[[str], bool]) -> WalkPolicy:
+    """Return the walk policy `config` sets; `claims` says whether an extractor claims a path."""
+    return WalkPolicy(
+        include=config.include,
+        exclude=config.exclude,
+        skip_hidden=config.skip_hidden,
+        max_file_bytes=config.max_file_bytes,
+        claims=claims,
+    )
 
 
 def escape_name(name: bytes) -> str:

@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from anyio.streams.memory import MemoryObjectSendStream
 
-from indexer.config import Config, ConfigError
+from indexer.config import Config
+from indexer.errors import ConfigError
 from indexer.pipeline.engines.dask.assemble import Assembler, PartResult
 from indexer.pipeline.engines.dask.worker import (
     PartTask,

@@ -19,7 +19,16 @@ from typing import Any, Literal
 
 import orjson
 
-from indexer._globs import compile_globs
+from indexer._config_checks import (
+    Check,
+    boolean,
+    choice,
+    globs,
+    integer,
+    option,
+    scheduler_address,
+    seconds,
+)
 from indexer._types import Options, PdfEngine
 from indexer.errors import ConfigError
 from indexer.procpool.cpus import usable_cpus
@@ -36,8 +45,6 @@ __all__ = [
 ]
 
 MiB = 1024 * 1024
-
-_Check = Callable[[str, Any], Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +65,7 @@ def _key(
     table: str,
     default: Any = MISSING,
     *,
-    check: _Check,
+    check: Check,
     doc: str,
     factory: Callable[[], Any] | None = None,
     output: bool = False,
@@ -88,78 +95,6 @@ def _key(
     return field(default=default, metadata=meta)
 
 
-def _integer(minimum: int, *, auto: bool = False) -> _Check:
-    allowed = f"an integer >= {minimum}" + (' or "auto" (usable CPUs)' if auto else "")
-
-    def check(key: str, value: Any) -> int:
-        if auto and value == "auto":
-            return usable_cpus()
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise ConfigError(key, f"{key} = {value!r} is not allowed: expected {allowed}")
-        return value
-
-    return check
-
-
-def _seconds(key: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e9:
-        raise ConfigError(key, f"{key} = {value!r} is not allowed: expected seconds > 0")
-    return float(value)
-
-
-def _boolean(key: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise ConfigError(key, f"{key} = {value!r} is not allowed: expected true or false")
-    return value
-
-
-def _choice(*allowed: str | None) -> _Check:
-    names = " or ".join(repr(a) for a in allowed if a is not None)
-
-    def check(key: str, value: Any) -> Any:
-        if value not in allowed or isinstance(value, bool):
-            raise ConfigError(key, f"{key} = {value!r} is not allowed: expected {names}")
-        return value
-
-    return check
-
-
-def _scheduler(key: str, value: Any) -> str | None:
-    if value is not None and (not isinstance(value, str) or not value.strip()):
-        raise ConfigError(key, f"{key} = {value!r} is not allowed: expected a scheduler address")
-    return value
-
-
-def _globs(key: str, value: Any) -> tuple[str, ...]:
-    if isinstance(value, str) or not isinstance(value, list | tuple):
-        raise ConfigError(key, f"{key} = {value!r} is not allowed: expected a list of globs")
-    for pattern in value:
-        if not isinstance(pattern, str):
-            raise ConfigError(key, f"{key}: {pattern!r} is not allowed: globs are strings")
-    try:
-        compile_globs(tuple(value))
-    except ValueError as exc:
-        raise ConfigError(key, f"{key}: {exc}") from exc
-    return tuple(value)
-
-
-def _option(kind: type[int] | type[str]) -> _Check:
-    """Check an extraction option against `Options`' own rules, the single source of them."""
-
-    def check(key: str, value: Any) -> Any:
-        if isinstance(value, bool) or not isinstance(value, kind):
-            expected = "an integer" if kind is int else "a string"
-            raise ConfigError(key, f"{key} = {value!r} is not allowed: expected {expected}")
-        try:
-            kwargs: dict[str, Any] = {key: value}
-            Options(**kwargs)
-        except ValueError as exc:
-            raise ConfigError(key, f"{key} = {value!r} is not allowed: {exc}") from exc
-        return value
-
-    return check
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Config:
     """Every option of a run. Raises `ConfigError` for a bad value."""
@@ -167,7 +102,7 @@ class Config:
     workers: int = _key(
         "run",
         factory=usable_cpus,
-        check=_integer(1, auto=True),
+        check=integer(1, auto=True),
         toml='"auto"',
         doc='Extraction processes for everything but PDFs. "auto" = the CPUs this process may use.',
         flag="--workers",
@@ -177,7 +112,7 @@ class Config:
     pdf_workers: int = _key(
         "run",
         factory=usable_cpus,
-        check=_integer(1, auto=True),
+        check=integer(1, auto=True),
         toml='"auto"',
         doc='Isolated processes that parse PDFs, one file at a time. "auto" = usable CPUs.',
         flag="--pdf-workers",
@@ -187,7 +122,7 @@ class Config:
     max_failures: int = _key(
         "run",
         0,
-        check=_integer(0),
+        check=integer(0),
         doc="Exit 1 (output still complete and committed) when more documents than this failed.",
         flag="--max-failures",
         flag_type=int,
@@ -196,26 +131,26 @@ class Config:
     batch_files: int = _key(
         "run",
         64,
-        check=_integer(1),
+        check=integer(1),
         doc="Small files are sent to a worker process in batches of at most this many files...",
     )
     batch_bytes: int = _key(
         "run",
         4 * MiB,
-        check=_integer(1),
+        check=integer(1),
         doc="...or this many bytes (4 MiB), whichever comes first: it amortises the round trip.",
     )
     window: int = _key(
         "run",
         1024,
-        check=_integer(1),
+        check=integer(1),
         doc="Reorder window, in documents: results arrive out of order and are written in walk\n"
         "order; peak memory is bounded by this window and the largest file.",
     )
     engine: Literal["local", "dask"] = _key(
         "run",
         "local",
-        check=_choice("local", "dask"),
+        check=choice("local", "dask"),
         doc='"local" (this machine\'s processes) or "dask" (a dask.distributed cluster).',
         flag="--engine",
         flag_type=str,
@@ -224,7 +159,7 @@ class Config:
     scheduler: str | None = _key(
         "run",
         None,
-        check=_scheduler,
+        check=scheduler_address,
         toml='# scheduler = "tcp://127.0.0.1:8786"',
         doc='Address of the dask scheduler; only with engine = "dask". Unset: a local cluster.',
         flag="--scheduler",
@@ -234,7 +169,7 @@ class Config:
     quiet: bool = _key(
         "run",
         False,
-        check=_boolean,
+        check=boolean,
         doc="No progress bar: only errors and the final summary line.",
         flag="--quiet",
         help="no progress bar; errors and summary only",
@@ -242,7 +177,7 @@ class Config:
     json: bool = _key(
         "run",
         False,
-        check=_boolean,
+        check=boolean,
         doc="Print the final summary as JSON on stdout (for cron).",
         flag="--json",
         help="print the summary as JSON on stdout",
@@ -250,7 +185,7 @@ class Config:
     full: bool = _key(
         "run",
         False,
-        check=_boolean,
+        check=boolean,
         doc="Re-extract everything, ignoring what an earlier run in OUT could be reused for.",
         flag="--full",
         help="re-extract everything",
@@ -258,7 +193,7 @@ class Config:
     allow_empty: bool = _key(
         "run",
         False,
-        check=_boolean,
+        check=boolean,
         doc="Index a SOURCE folder that holds nothing at all even when OUT indexes documents.\n"
         "Off, such a run stops (exit 2) before committing: an unmounted archive would\n"
         "otherwise empty the index and list every document as removed.",
@@ -268,7 +203,7 @@ class Config:
     timeout: float = _key(
         "pdf",
         120.0,
-        check=_seconds,
+        check=seconds,
         output=True,
         doc="Wall-clock limit per PDF file, in seconds; past it the file is recorded as failed "
         "(timeout).",
@@ -279,7 +214,7 @@ class Config:
     max_memory_mb: int = _key(
         "pdf",
         2048,
-        check=_integer(64),
+        check=integer(64),
         output=True,
         doc="Address-space cap per isolated PDF worker, in MB; past it the file fails "
         "(out_of_memory).",
@@ -290,7 +225,7 @@ class Config:
     recycle_after: int = _key(
         "pdf",
         1000,
-        check=_integer(1),
+        check=integer(1),
         doc="An isolated worker is replaced after parsing this many files, so leaks cannot\n"
         "pile up (the memory cap above still stops any one file; files go to a worker four\n"
         "per call, so it is replaced after at most this many). A replacement costs a few\n"
@@ -299,7 +234,7 @@ class Config:
     include: tuple[str, ...] = _key(
         "walk",
         (),
-        check=_globs,
+        check=globs,
         output=True,
         doc="Globs a file's path (relative to SOURCE) must match; [] = every file. Gitignore-ish:\n"
         '"*.pdf" matches at any depth, "reports/**" everything under reports/, "/a.txt" only at '
@@ -308,14 +243,14 @@ class Config:
     exclude: tuple[str, ...] = _key(
         "walk",
         (),
-        check=_globs,
+        check=globs,
         output=True,
         doc="Globs that exclude a file, or a whole directory (one record) when they match it.",
     )
     skip_hidden: bool = _key(
         "walk",
         True,
-        check=_boolean,
+        check=boolean,
         output=True,
         doc='Pass over names starting with "." (.git, node_modules, __pycache__ and virtualenvs '
         "always are).",
@@ -323,28 +258,28 @@ class Config:
     max_file_bytes: int = _key(
         "walk",
         256 * MiB,
-        check=_integer(1),
+        check=integer(1),
         output=True,
         doc="Files larger than this many bytes (256 MiB) are recorded as skipped (too_large).",
     )
     rows_per_chunk: int = _key(
         "extract",
         20,
-        check=_option(int),
+        check=option(int),
         output=True,
         doc="CSV data rows per chunk, each chunk prefixed with the header line.",
     )
     max_chunk_chars: int = _key(
         "extract",
         4000,
-        check=_option(int),
+        check=option(int),
         output=True,
         doc="No chunk is longer than this many characters (at least 64).",
     )
     pdf_engine: PdfEngine = _key(
         "extract",
         "pdfium",
-        check=_option(str),
+        check=option(str),
         output=True,
         doc='"pdfium" (fast, reading order) or "pdfplumber" (tables as Markdown).',
         flag="--pdf-engine",
@@ -354,14 +289,14 @@ class Config:
     shard_bytes: int = _key(
         "output",
         64 * MiB,
-        check=_integer(1024),
+        check=integer(1024),
         output=True,
         doc="A chunk shard rolls over before it would exceed this many bytes (64 MiB).",
     )
     shard_files: int = _key(
         "output",
         10_000,
-        check=_integer(1),
+        check=integer(1),
         output=True,
         doc="A new shard also starts every this many walk entries. Boundaries then depend only on\n"
         "the walk, not on extraction results, so each partition of the walk can be written\n"

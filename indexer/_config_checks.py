@@ -1,0 +1,98 @@
+"""The checks behind `Config`'s keys: each returns the value (normalised) or raises
+`ConfigError` naming the key, the bad value and what is allowed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from indexer._globs import compile_globs
+from indexer._types import Options
+from indexer.errors import ConfigError
+from indexer.procpool.cpus import usable_cpus
+
+__all__ = [
+    "Check",
+    "boolean",
+    "choice",
+    "globs",
+    "integer",
+    "option",
+    "scheduler_address",
+    "seconds",
+]
+
+Check = Callable[[str, Any], Any]
+"""A check: `(key, value) -> value`, raising `ConfigError`."""
+
+
+def integer(minimum: int, *, auto: bool = False) -> Check:
+    allowed = f"an integer >= {minimum}" + (' or "auto" (usable CPUs)' if auto else "")
+
+    def check(key: str, value: Any) -> int:
+        if auto and value == "auto":
+            return usable_cpus()
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise ConfigError(key, f"{key} = {value!r} is not allowed: expected {allowed}")
+        return value
+
+    return check
+
+
+def seconds(key: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e9:
+        raise ConfigError(key, f"{key} = {value!r} is not allowed: expected seconds > 0")
+    return float(value)
+
+
+def boolean(key: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(key, f"{key} = {value!r} is not allowed: expected true or false")
+    return value
+
+
+def choice(*allowed: str | None) -> Check:
+    names = " or ".join(repr(a) for a in allowed if a is not None)
+
+    def check(key: str, value: Any) -> Any:
+        if value not in allowed or isinstance(value, bool):
+            raise ConfigError(key, f"{key} = {value!r} is not allowed: expected {names}")
+        return value
+
+    return check
+
+
+def scheduler_address(key: str, value: Any) -> str | None:
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise ConfigError(key, f"{key} = {value!r} is not allowed: expected a scheduler address")
+    return value
+
+
+def globs(key: str, value: Any) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, list | tuple):
+        raise ConfigError(key, f"{key} = {value!r} is not allowed: expected a list of globs")
+    for pattern in value:
+        if not isinstance(pattern, str):
+            raise ConfigError(key, f"{key}: {pattern!r} is not allowed: globs are strings")
+    try:
+        compile_globs(tuple(value))
+    except ValueError as exc:
+        raise ConfigError(key, f"{key}: {exc}") from exc
+    return tuple(value)
+
+
+def option(kind: type[int] | type[str]) -> Check:
+    """Check an extraction option against `Options`' own rules, the single source of them."""
+
+    def check(key: str, value: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, kind):
+            expected = "an integer" if kind is int else "a string"
+            raise ConfigError(key, f"{key} = {value!r} is not allowed: expected {expected}")
+        try:
+            kwargs: dict[str, Any] = {key: value}
+            Options(**kwargs)
+        except ValueError as exc:
+            raise ConfigError(key, f"{key} = {value!r} is not allowed: {exc}") from exc
+        return value
+
+    return check

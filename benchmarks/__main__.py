@@ -28,6 +28,7 @@ SUITES: dict[str, tuple[str, bool]] = {
     "mbox": ("a generated mbox through indexer run, and the split alone", True),
     "pdf": ("pages/s of each PDF engine over the corpus PDFs, on one core", False),
     "engines": ("the local and the dask engine on one corpus, outputs compared", False),
+    "html-main": ("main-content extraction vs whole-page HTML and trafilatura", True),
 }
 
 

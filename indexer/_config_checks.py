@@ -18,6 +18,7 @@ __all__ = [
     "globs",
     "integer",
     "option",
+    "path_or_none",
     "scheduler_address",
     "seconds",
 ]
@@ -96,3 +97,9 @@ def option(kind: type[int] | type[str]) -> Check:
         return value
 
     return check
+
+
+def path_or_none(key: str, value: Any) -> str | None:
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise ConfigError(key, f"{key} = {value!r} is not allowed: expected a file path")
+    return value

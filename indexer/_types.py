@@ -22,6 +22,44 @@ PdfEngine = Literal["pdfium", "pdfplumber"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Packing:
+    """How blocks become chunks. Raises ValueError for sizes that cannot work."""
+
+    mode: Literal["packed", "blocks"] = "packed"
+    """`blocks` gives the extractors' own chunks, exactly (extractors-v1)."""
+    target: int = 1200
+    """A chunk is closed once adding the next block would pass this size."""
+    maximum: int = 2000
+    """No chunk is larger (and none over `max_chunk_chars` characters either)."""
+    minimum: int = 300
+    """A chunk smaller than this takes the next block even past `target`."""
+    overlap: int = 0
+    """Characters (or tokens) of a chunk's end repeated at the next one's start."""
+    unit: Literal["chars", "tokens"] = "chars"
+    """What sizes count."""
+    tokenizer: str | None = None
+    """Path of a `tokenizer.json`, with `unit = "tokens"`."""
+    prefix: bool = False
+    """Start each chunk's text with its document title and heading path."""
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("packed", "blocks"):
+            raise ValueError(f"mode must be packed or blocks, got {self.mode!r}")
+        if not 0 < self.minimum <= self.target <= self.maximum:
+            raise ValueError("sizes must satisfy 0 < minimum <= target <= maximum")
+        if not 0 <= self.overlap < self.maximum // 2:
+            raise ValueError("overlap must be >= 0 and under half of maximum")
+        if self.unit not in ("chars", "tokens"):
+            raise ValueError(f"unit must be chars or tokens, got {self.unit!r}")
+        if (self.unit == "tokens") != (self.tokenizer is not None):
+            raise ValueError('unit = "tokens" needs a tokenizer, and a tokenizer needs it')
+
+
+BLOCKS = Packing(mode="blocks")
+"""The extractors' own chunks, as extractors-v1 defines them."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Options:
     """Options that change what an extractor produces (and so the cache key)."""
 
@@ -31,6 +69,13 @@ class Options:
     """No chunk is longer than this; longer ones are split at a boundary."""
     pdf_engine: PdfEngine = "pdfium"
     """`pdfium` (fast, reading order) or `pdfplumber` (tables as Markdown)."""
+    packing: Packing = BLOCKS
+    """How the pipeline packs a document's chunks (`indexer.chunking`); extractors
+    ignore it, and `extract()` returns their own chunks whatever it says."""
+    html_main_content: bool = True
+    """Web pages: render only the main content (the article), not menus and footers."""
+    html_mail_main_content: bool = False
+    """HTML mail bodies: the same, for the `text/html` parts of a mail."""
 
     def __post_init__(self) -> None:
         if self.rows_per_chunk < 1:
@@ -43,6 +88,7 @@ class Options:
     def digest(self, names: tuple[str, ...] | None = None) -> str:
         """Return a short stable hash of these options (or only of `names`), for cache keys."""
         values = asdict(self)
+        del values["packing"]  # not the extractors': the cache keys add it (`keys._digest`)
         if names is not None:
             values = {name: values[name] for name in names}
         raw = orjson.dumps(values, option=orjson.OPT_SORT_KEYS)

@@ -26,10 +26,11 @@ from indexer._config_checks import (
     globs,
     integer,
     option,
+    path_or_none,
     scheduler_address,
     seconds,
 )
-from indexer._types import Options, PdfEngine
+from indexer._types import Options, Packing, PdfEngine
 from indexer.errors import ConfigError
 from indexer.procpool.cpus import usable_cpus
 
@@ -286,6 +287,85 @@ class Config:
         flag_type=str,
         help="pdfium (fast) or pdfplumber (tables as Markdown)",
     )
+    chunking: Literal["packed", "blocks"] = _key(
+        "chunking",
+        "packed",
+        check=choice("packed", "blocks"),
+        output=True,
+        doc='"packed": blocks joined to about chunk_target within a section, for retrieval;\n'
+        '"blocks": the extractors\' own chunks, exactly (extractors-v1).',
+        flag="--chunking",
+        flag_type=str,
+        help="packed (retrieval-sized chunks) or blocks (the extractors' own chunks)",
+    )
+    chunk_target: int = _key(
+        "chunking",
+        1200,
+        check=integer(1),
+        output=True,
+        doc="A chunk is closed once the next block would take it past this size.",
+    )
+    chunk_max: int = _key(
+        "chunking",
+        2000,
+        check=integer(1),
+        output=True,
+        doc="No chunk is larger (nor over max_chunk_chars characters); bigger blocks are cut\n"
+        "at sentence, then word boundaries, tables repeating their header rows.",
+    )
+    chunk_min: int = _key(
+        "chunking",
+        300,
+        check=integer(1),
+        output=True,
+        doc="A chunk smaller than this takes the next block even past the target.",
+    )
+    chunk_overlap: int = _key(
+        "chunking",
+        0,
+        check=integer(0),
+        output=True,
+        doc="Characters (or tokens) of a chunk's end repeated at the next one's start.",
+    )
+    chunk_unit: Literal["chars", "tokens"] = _key(
+        "chunking",
+        "chars",
+        check=choice("chars", "tokens"),
+        output=True,
+        doc='What sizes count: "chars", or "tokens" of the tokenizer below.',
+    )
+    tokenizer: str | None = _key(
+        "chunking",
+        None,
+        check=path_or_none,
+        output=True,
+        toml='# tokenizer = "/models/bge-small/tokenizer.json"',
+        doc='A local tokenizer.json (Hugging Face `tokenizers`), with chunk_unit = "tokens".',
+    )
+    chunk_prefix: bool = _key(
+        "chunking",
+        False,
+        check=boolean,
+        output=True,
+        doc="Start each chunk's text with its document title and top heading (for embedding);\n"
+        'meta "context" holds them either way.',
+    )
+    main_content: bool = _key(
+        "html",
+        True,
+        check=boolean,
+        output=True,
+        doc="Web pages (.html .htm .xhtml): render only the main content (the article, without\n"
+        "menus, footers, share bars, comments), links as their text. A page where no article\n"
+        "is found with confidence is rendered whole. false: the whole page, links as Markdown.",
+    )
+    mail_main_content: bool = _key(
+        "html",
+        False,
+        check=boolean,
+        output=True,
+        doc="The same for the HTML bodies of mails; off, a mail's HTML is rendered whole.",
+    )
     shard_bytes: int = _key(
         "output",
         64 * MiB,
@@ -306,6 +386,8 @@ class Config:
     def __post_init__(self) -> None:
         for f in _FIELDS:
             object.__setattr__(self, f.name, f.metadata["check"](f.name, getattr(self, f.name)))
+        self.packing()  # refuses sizes that cannot work together, naming the key
+        self._check_tokenizer()
         if self.scheduler is not None and self.engine != "dask":
             raise ConfigError(
                 "scheduler",
@@ -319,7 +401,30 @@ class Config:
             rows_per_chunk=self.rows_per_chunk,
             max_chunk_chars=self.max_chunk_chars,
             pdf_engine=self.pdf_engine,
+            packing=self.packing(),
+            html_main_content=self.main_content,
+            html_mail_main_content=self.mail_main_content,
         )
+
+    def packing(self) -> Packing:
+        """Return the chunk packing these settings ask for; raises `ConfigError`."""
+        try:
+            return Packing(
+                mode=self.chunking,
+                target=self.chunk_target,
+                maximum=self.chunk_max,
+                minimum=self.chunk_min,
+                overlap=self.chunk_overlap,
+                unit=self.chunk_unit,
+                tokenizer=self.tokenizer,
+                prefix=self.chunk_prefix,
+            )
+        except ValueError as exc:
+            raise ConfigError("chunking", f"[chunking]: {exc}") from exc
+
+    def _check_tokenizer(self) -> None:
+        if self.tokenizer is not None and not os.path.isfile(self.tokenizer):
+            raise ConfigError("tokenizer", f"tokenizer = {self.tokenizer!r}: no such file")
 
     def digest(self) -> str:
         """Return the sha256 (hex) of the settings that can change the output bytes.
@@ -330,7 +435,8 @@ class Config:
         reporting are left out, so `--workers 1` and `--workers 16` give one digest.
         """
         values = asdict(self)
-        raw = orjson.dumps({k: values[k] for k in OUTPUT_KEYS}, option=orjson.OPT_SORT_KEYS)
+        keys = [k for k in OUTPUT_KEYS if self.chunking == "packed" or k not in _PACKING_KEYS]
+        raw = orjson.dumps({k: values[k] for k in keys}, option=orjson.OPT_SORT_KEYS)
         return hashlib.sha256(raw).hexdigest()
 
 
@@ -350,6 +456,9 @@ FLAGS: tuple[Flag, ...] = tuple(
     if f.metadata["flag"]
 )
 """`indexer run`'s flags, each overriding one key."""
+
+_PACKING_KEYS = frozenset(TABLES["chunking"])
+"""With chunking = "blocks" these change nothing, so the digest leaves them out."""
 
 _TABLE_OF = {key: table for table, keys in TABLES.items() for key in keys}
 

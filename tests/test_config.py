@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from indexer import Options
+from indexer._types import Packing
 from indexer.config import FLAGS, OUTPUT_KEYS, TABLES, Config, load_config, render_defaults
 from indexer.errors import ConfigError
 from indexer.pipeline.walk.walker import policy_for
@@ -110,6 +111,8 @@ def test_auto_means_the_usable_cpus() -> None:
         ("[extract]\nmax_chunk_chars = 10\n", "max_chunk_chars", ["10", ">= 64"]),
         ("[extract]\nmax_chunk_chars = 99.5\n", "max_chunk_chars", ["99.5", "integer"]),
         ("[extract]\npdf_engine = 'mupdf'\n", "pdf_engine", ["'mupdf'", "pdfplumber"]),
+        ("[html]\nmain_content = 'yes'\n", "main_content", ["'yes'", "true or false"]),
+        ("[extract]\nmain_content = false\n", "main_content", ["[html]"]),
         ("[output]\nshard_bytes = 64\n", "shard_bytes", ["64", ">= 1024"]),
         ("[output]\nshard_files = 0\n", "shard_files", ["0", ">= 1"]),
         ("[run\n", "config", ["config.toml", "line 1"]),
@@ -159,7 +162,8 @@ def test_digest_covers_output_settings_only() -> None:
     differ: list[dict[str, Any]] = [
         {"rows_per_chunk": 5}, {"pdf_engine": "pdfplumber"}, {"include": ["*.csv"]},
         {"exclude": ["x"]}, {"skip_hidden": False}, {"max_file_bytes": 10}, {"shard_bytes": 2048},
-        {"shard_files": 2}, {"timeout": 9}, {"max_memory_mb": 512},
+        {"shard_files": 2}, {"timeout": 9}, {"max_memory_mb": 512}, {"main_content": False},
+        {"mail_main_content": True},
     ]  # fmt: skip
     digests = {load_config(None, change).digest() for change in differ}
     assert base not in digests and len(digests) == len(differ)
@@ -167,11 +171,13 @@ def test_digest_covers_output_settings_only() -> None:
 
 def test_extract_options_and_walk_policy() -> None:
     config = Config(rows_per_chunk=3, max_chunk_chars=100, pdf_engine="pdfplumber",
+                    main_content=False, mail_main_content=True,
                     include=["*.txt"], exclude=("tmp",), skip_hidden=False, max_file_bytes=99)  # type: ignore[arg-type]  # fmt: skip
     assert config.include == ("*.txt",)
     assert config.extract_options() == Options(
-        rows_per_chunk=3, max_chunk_chars=100, pdf_engine="pdfplumber"
-    )
+        rows_per_chunk=3, max_chunk_chars=100, pdf_engine="pdfplumber",
+        html_main_content=False, html_mail_main_content=True, packing=Packing(),
+    )  # fmt: skip
     policy = policy_for(config, str.isupper)
     assert (policy.include, policy.exclude, policy.skip_hidden, policy.max_file_bytes) == (
         ("*.txt",), ("tmp",), False, 99)  # fmt: skip

@@ -38,6 +38,14 @@ def _parser() -> argparse.ArgumentParser:
     ext.add_argument("file", type=Path)
     ext.add_argument("--json", action="store_true", help="print the full result as JSON")
     ext.add_argument("--pdf-engine", choices=("pdfium", "pdfplumber"), default="pdfium")
+    ext.add_argument(
+        "--whole-page", action="store_true", help="web pages: the whole page, not the article"
+    )
+    ext.add_argument(
+        "--show-dropped",
+        action="store_true",
+        help="web pages: also print what main-content extraction left out, and why",
+    )
     sub.add_parser("capabilities", help="print what this installation can extract, as JSON")
     conf = sub.add_parser("conformance", help="check the extractors-v1 invariants")
     conf.add_argument("--corpus", type=Path, help="also check every file under this directory")
@@ -91,9 +99,13 @@ def _extract(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"indexer: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return Exit.USAGE
-    result = extract(str(args.file), data, Options(pdf_engine=args.pdf_engine))
+    options = Options(pdf_engine=args.pdf_engine, html_main_content=not args.whole_page)
+    result = extract(str(args.file), data, options)
+    dropped = _dropped(data) if args.show_dropped and result.kind == "html" else []
     if args.json:
         payload = {**asdict(result), "status": result.status}
+        if args.show_dropped:
+            payload["dropped"] = [{"why": why, "text": text} for why, text in dropped]
         sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
         return Exit.OK
     print(f"kind: {result.kind}  status: {result.status}  chunks: {len(result.chunks)}")
@@ -102,7 +114,15 @@ def _extract(args: argparse.Namespace) -> int:
     for i, chunk in enumerate(result.chunks):
         meta = orjson.dumps(chunk.meta).decode()
         print(f"--- chunk {i} {meta}\n{chunk.text}")
+    for why, text in dropped:
+        print(f"--- dropped: {why}\n{text}")
     return Exit.OK
+
+
+def _dropped(data: bytes) -> list[tuple[str, str]]:
+    from indexer.formats import html
+
+    return html.dropped(data)
 
 
 def _capabilities() -> int:

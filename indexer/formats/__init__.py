@@ -14,7 +14,7 @@ from indexer._spec import ExtractorSpec
 
 __all__ = ["BUILTIN_SPECS", "VERSIONS"]
 
-VERSIONS = {"csv": "1", "eml": "1", "html": "1", "json": "1", "pdf": "1", "text": "1"}
+VERSIONS = {"csv": "1", "eml": "1", "html": "2", "json": "1", "pdf": "1", "text": "1"}
 """Each built-in's output version: bump it here when the extractor's output changes,
 and incremental runs re-extract its documents. (Each module's `VERSION` reads it.)"""
 
@@ -76,7 +76,7 @@ BUILTIN_SPECS = (
         extract=_lazy("eml", "extract"),
         chunker=_lazy("eml", "chunk"),
         builtin=True,
-        options_used=_LIMIT,
+        options_used=("html_mail_main_content", *_LIMIT),
     ),
     ExtractorSpec(
         name="html",
@@ -86,7 +86,7 @@ BUILTIN_SPECS = (
         extract=_lazy("html", "extract"),
         chunker=_lazy("html", "chunk"),
         builtin=True,
-        options_used=_LIMIT,
+        options_used=("html_main_content", *_LIMIT),
     ),
     ExtractorSpec(
         name="json",

@@ -40,7 +40,9 @@ from indexer.formats.html.source import (
 from indexer.registry import default_registry
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "html"
-OPTIONS = Options()
+OPTIONS = Options(html_main_content=False)
+"""Whole-page rendering: these tests check extractors-v1's renderer (main content has
+its own tests, tests/formats/test_html_main.py)."""
 
 
 def chunks_of(source: str, options: Options = OPTIONS) -> list[tuple[str, list[str]]]:
@@ -404,7 +406,7 @@ DIVERGED: list[Case] = [
 
 @pytest.mark.parametrize(("name", "path", "source", "text", "chunks"), AGREED + DIVERGED)
 def test_golden_case(name: str, path: str, source: str, text: str, chunks: list[str]) -> None:
-    assert outcome(path, source) == (text, chunks)
+    assert outcome(path, source, OPTIONS) == (text, chunks)
 
 
 def test_case_lists_are_every_html_golden_case_as_the_reference_has_it() -> None:
@@ -416,7 +418,10 @@ def test_case_lists_are_every_html_golden_case_as_the_reference_has_it() -> None
 
 
 def test_golden_cases_degrade_only_where_nothing_visible_is_parsed() -> None:
-    results = {name: extract(path, source.encode()) for name, path, source, *_ in AGREED + DIVERGED}
+    results = {
+        name: extract(path, source.encode(), OPTIONS)
+        for name, path, source, *_ in AGREED + DIVERGED
+    }
     assert {r.kind for r in results.values()} == {"html"}
     degraded = {name for name, r in results.items() if r.degraded}
     assert degraded == {"html_title_only", "html_self_closing_script"}
@@ -459,7 +464,7 @@ def test_registry_chunk_cases_are_the_references() -> None:
 
 
 def test_feature_tour_renders_every_construct_under_its_heading_path() -> None:
-    result = extract("ok_features.html", (FIXTURES / "ok_features.html").read_bytes())
+    result = extract("ok_features.html", (FIXTURES / "ok_features.html").read_bytes(), OPTIONS)
     assert (result.kind, result.degraded, result.error) == ("html", False, None)
     assert result.metadata == {"title": "Feature tour & test"}
     intro, setup, code = ["Intro"], ["Intro", "Setup"], ["Intro", "Setup", "Code"]
@@ -502,7 +507,7 @@ def test_feature_tour_renders_every_construct_under_its_heading_path() -> None:
 def test_fixture_decodes_as_a_browser_would(name: str, title: str | None, texts: list[str]) -> None:
     # iso-8859-1 is read as its superset windows-1252 (0x92 is a quote, 0x80 the euro);
     # a BOM beats a <meta> that names another charset.
-    result = extract(name, (FIXTURES / name).read_bytes())
+    result = extract(name, (FIXTURES / name).read_bytes(), OPTIONS)
     assert result.metadata == ({"title": title} if title else {})
     assert [c.text for c in result.chunks] == texts
 
@@ -517,7 +522,7 @@ def test_fixture_decodes_as_a_browser_would(name: str, title: str | None, texts:
 def test_page_without_visible_content_degrades_to_one_chunk(
     name: str, text: str, metadata: dict[str, str]
 ) -> None:
-    result = extract(name, (FIXTURES / name).read_bytes())
+    result = extract(name, (FIXTURES / name).read_bytes(), OPTIONS)
     assert (result.degraded, result.error, result.metadata) == (True, None, metadata)
     assert [(c.text, c.meta) for c in result.chunks] == [(text, {"headings": []})]
 
@@ -754,7 +759,7 @@ def test_every_corpus_page_keeps_the_invariants(corpus: Path) -> None:
     assert len(paths) >= 100
     for relpath in paths:
         assert_invariants(corpus, relpath, "html")
-        result = extract(relpath, (corpus / relpath).read_bytes())
+        result = extract(relpath, (corpus / relpath).read_bytes(), OPTIONS)
         for c in result.chunks:
             assert isinstance(c.meta["headings"], list), relpath
             assert all(isinstance(h, str) and h for h in c.meta["headings"]), relpath
@@ -762,7 +767,7 @@ def test_every_corpus_page_keeps_the_invariants(corpus: Path) -> None:
 
 
 def test_readability_page_title_and_first_heading(corpus: Path) -> None:
-    result = extract("001.html", (corpus / "html-readability/001.html").read_bytes())
+    result = extract("001.html", (corpus / "html-readability/001.html").read_bytes(), OPTIONS)
     assert result.metadata == {
         "title": "Get your Frontend JavaScript Code Covered | Code | Nicolas Perriault"
     }
@@ -777,7 +782,7 @@ def test_readability_page_title_and_first_heading(corpus: Path) -> None:
 
 def test_declared_latin1_page_decodes_its_umlauts(corpus: Path) -> None:
     name = "html-trafilatura/cdu-fraktion-erfurt.de.waldorfschule.html"
-    result = extract(name, (corpus / name).read_bytes())
+    result = extract(name, (corpus / name).read_bytes(), OPTIONS)
     assert result.metadata == {
         "title": "CDU-Fraktion im Erfurter Stadtrat - Entwicklung der Waldorfschule ermöglicht"
     }
@@ -785,7 +790,7 @@ def test_declared_latin1_page_decodes_its_umlauts(corpus: Path) -> None:
 
 
 def test_page_declaring_gb2312_but_written_in_utf8_reads_as_utf8(corpus: Path) -> None:
-    result = extract("qq.html", (corpus / "html-readability/qq.html").read_bytes())
+    result = extract("qq.html", (corpus / "html-readability/qq.html").read_bytes(), OPTIONS)
     assert result.metadata == {
         "title": "DeepMind新电脑已可利用记忆自学 人工智能迈上新台阶_科技_腾讯网"
     }
@@ -793,14 +798,16 @@ def test_page_declaring_gb2312_but_written_in_utf8_reads_as_utf8(corpus: Path) -
 
 def test_undeclared_koi8r_page_is_detected(corpus: Path) -> None:
     name = "text-chardet/KOI8-R/_chromium_KOI8-R_with_no_encoding_specified.html"
-    result = extract(name, (corpus / name).read_bytes())
+    result = extract(name, (corpus / name).read_bytes(), OPTIONS)
     assert result.chunks[0].text.startswith("МОСКВА, 9 янв - РИА Новости.")
 
 
 def test_one_page_in_five_encodings_gives_one_result(corpus: Path) -> None:
     names = ["utf-8", "utf-16", "utf-16BE", "utf-32", "utf-32BE"]
     results = [
-        extract(f"{n}.html", (corpus / f"html-mimekit/Gimhae_Kim_clan.{n}.html").read_bytes())
+        extract(
+            f"{n}.html", (corpus / f"html-mimekit/Gimhae_Kim_clan.{n}.html").read_bytes(), OPTIONS
+        )
         for n in names
     ]
     assert all(r == results[0] for r in results[1:])
@@ -812,7 +819,7 @@ def test_one_page_in_five_encodings_gives_one_result(corpus: Path) -> None:
 
 def test_wikipedia_data_table_is_one_gfm_chunk(corpus: Path) -> None:
     name = "markitdown-test-files/test_wikipedia.html"
-    result = extract(name, (corpus / name).read_bytes())
+    result = extract(name, (corpus / name).read_bytes(), OPTIONS)
     table = next(c for c in result.chunks if c.text.startswith("| Shareholder name |"))
     assert table.text.splitlines()[:3] == [
         "| Shareholder name | Percentage |",

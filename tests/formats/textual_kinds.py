@@ -8,7 +8,7 @@ from typing import Any
 
 from sharedfiles import GOLDEN
 
-from indexer import extract
+from indexer import Options, extract
 from indexer._text import decode
 
 Case = tuple[str, str, str, str, list[str]]
@@ -26,9 +26,9 @@ REGISTRY_INPUTS = (
 """The inputs of the golden cases with `registry_chunkers` outputs, in file order."""
 
 
-def outcome(path: str, source: str) -> tuple[str, list[str]]:
+def outcome(path: str, source: str, options: Options | None = None) -> tuple[str, list[str]]:
     """Return the text and chunk texts `extract()` gives for `source` named `path`."""
-    result = extract(path, source.encode())
+    result = extract(path, source.encode(), options)
     return result.text, [c.text for c in result.chunks]
 
 

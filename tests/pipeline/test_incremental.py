@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -501,23 +502,25 @@ def test_outputs_no_row_uses_are_deleted_and_mostly_dead_ones_compacted(
 
     monkeypatch.setattr(state, "_COMPACT_BYTES", 0)
     out = tmp_path / "out"
-    first = indexer.run(source, out, CONFIG)
+    # One chunk per paragraph, so the edited two thirds hold more than half the bytes.
+    config = replace(CONFIG, chunking="blocks")
+    first = indexer.run(source, out, config)
     assert _outputs(out) == ["1"]
     files = _paths(source)
     for path in files[: len(files) * 2 // 3]:  # two thirds of run 1's outputs die
         path.write_bytes(path.read_bytes() + b"\n\nA new last paragraph.\n")
-    indexer.run(source, out, CONFIG)
+    indexer.run(source, out, config)
     assert _outputs(out) == ["2"]  # run 1's live third moved into run 2's file
     with sqlite3.connect(out / ".state" / "state.sqlite") as db:
         spools = db.execute("SELECT DISTINCT spool FROM files").fetchall()
     assert spools == [(f"2-{os.getpid()}",)]
     for path in files:  # read back from where compaction put them
         os.utime(path, ns=(time.time_ns(), time.time_ns()))
-    third = indexer.run(source, out, CONFIG)
+    third = indexer.run(source, out, config)
     assert (third.extracted, third.reused) == (0, first.documents)
     for path in files:
         path.unlink()
-    indexer.run(source, out, CONFIG)
+    indexer.run(source, out, config)
     assert _outputs(out) == []  # no row uses any output any more
 
 

@@ -151,6 +151,8 @@ def test_attachments_become_children_carrying_the_mail_headers(tmp_path: Path) -
     assert pdf_chunk["text"] == "Quarterly revenue grew."
     assert pdf_chunk["meta"] == {
         "page": 1,
+        "pages": [1, 1],
+        "blocks": [0, 0],
         "mail": {
             "subject": "Report 1",
             "from": "Sender 1 <s1@example.com>",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from email.message import Message
 from typing import Any
 
@@ -144,6 +145,8 @@ def _body(message: Message, options: Options) -> list[str]:
 
 def _render_html(leaf: Leaf, options: Options) -> list[str]:
     markup = part_text(leaf.part)
+    # A mail is its own main content: rendered whole unless asked otherwise.
+    options = replace(options, html_main_content=options.html_mail_main_content)
     try:
         return [c.text for c in html.chunk(markup, options).chunks]
     except Exception:  # a failing renderer must not cost the mail its headers and other parts

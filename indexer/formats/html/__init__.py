@@ -1,12 +1,15 @@
 """`html`: web pages as Markdown, chunked by block, each chunk with its heading path.
 
 The page is decoded as a browser would (`source`) and parsed by Lexbor into the DOM a
-browser with scripting on builds; its first non-empty `<main>`, else its one outermost
-`<article>`, else its body is rendered (`markdown`), without scripts, styles, the head
-and other invisible parts. Each Markdown block is a chunk with `meta`
-`{"headings": [...]}`; a block over `max_chunk_chars` is split along its own syntax. The
-`<title>` goes in the metadata. A page with no visible content, or nested too deep to
-parse in linear time, gives one `degraded` chunk: the title, else the untagged source.
+browser with scripting on builds, without its scripts, styles, head and other invisible
+parts. With `options.html_main_content` (the default) only the main content is rendered
+(`maincontent`, links as their text) and the author, date and description join the
+title in the metadata (`meta`); without a confident article, or with the option off, the
+first non-empty `<main>`, else the one outermost `<article>`, else the body (`markdown`).
+Each Markdown block is a chunk with `meta` `{"headings": [...]}`; a block over
+`max_chunk_chars` is split along its own syntax. A page with no visible content, or
+nested too deep to parse in linear time, gives one `degraded` chunk: the title, else
+the untagged source.
 """
 
 from __future__ import annotations
@@ -21,11 +24,13 @@ from indexer._text import gc_paused
 from indexer._types import Chunk, Extracted, Options, make_chunk
 from indexer.formats import VERSIONS
 from indexer.formats.html.dom import SVG, TEMPLATE, TITLE
+from indexer.formats.html.maincontent import dropped_parts, find_main
 from indexer.formats.html.markdown import render
 from indexer.formats.html.mdsyntax import Block, split_block
+from indexer.formats.html.meta import page_metadata
 from indexer.formats.html.source import decode_ascii_html, decode_html, too_deep
 
-__all__ = ["VERSION", "chunk", "extract", "page_title", "visible_text"]
+__all__ = ["VERSION", "chunk", "dropped", "extract", "page_title", "visible_text"]
 
 VERSION = VERSIONS["html"]  # bumped in indexer/formats/__init__.py
 
@@ -34,10 +39,15 @@ _TAG = re.compile(r"<[^<>]*>")
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
     """Decode `data` as a browser would and render it; see `chunk`."""
-    # Lexbor reads UTF-8: ASCII source is that already (and never UTF-16 without NULs).
+    return _chunk(*_decoded(data), options)
+
+
+def _decoded(data: bytes) -> tuple[str, bytes | None]:
+    """`data` decoded, and itself when it already is the UTF-8 Lexbor reads."""
+    # ASCII source is UTF-8 already (and never UTF-16 without NULs).
     if data.isascii() and b"\x00" not in data:
-        return _chunk(decode_ascii_html(data), data, options)
-    return _chunk(decode_html(data), None, options)
+        return decode_ascii_html(data), data
+    return decode_html(data), None
 
 
 def chunk(text: str, options: Options) -> Extracted:
@@ -47,6 +57,19 @@ def chunk(text: str, options: Options) -> Extracted:
     than `options.max_chunk_chars`. Never raises on any input.
     """
     return _chunk(text, None, options)
+
+
+def dropped(data: bytes) -> list[tuple[str, str]]:
+    """What main-content extraction leaves out of the page `data`: (why, Markdown text)
+    of each part, for a user asking why a paragraph is missing. Never raises."""
+    text, raw = _decoded(data)
+    raw = raw or text.encode("utf-8", "ignore")
+    if not text.strip() or too_deep(raw):
+        return []
+    with gc_paused():
+        parts = dropped_parts(LexborHTMLParser(raw, scripting=True))
+        rendered = [(why, "\n\n".join(b.text for b in render(node))) for why, node in parts]
+    return [(why, text) for why, text in rendered if text]
 
 
 def _chunk(text: str, raw: bytes | None, options: Options) -> Extracted:
@@ -66,7 +89,12 @@ def _render_page(text: str, raw: bytes | None, options: Options) -> Extracted:
     tree = LexborHTMLParser(raw, scripting=True)
     title = page_title(tree)
     metadata = {"title": title} if title else {}
-    blocks = _render_first(tree)
+    blocks = []
+    if options.html_main_content:
+        metadata.update(page_metadata(tree))
+        blocks = _render_main(tree, metadata)
+    if not blocks:
+        blocks = _render_first(tree, links=not options.html_main_content)
     if not blocks:
         return _degraded(title or visible_text(text), metadata, options)
     return Extracted(
@@ -151,9 +179,23 @@ def _in_svg(node: LexborNode) -> bool:
     return False
 
 
-def _render_first(tree: LexborHTMLParser) -> list[Block]:
+def _render_main(tree: LexborHTMLParser, metadata: dict[str, str]) -> list[Block]:
+    """The main content's blocks, links as their text; [] to render the whole page,
+    when no article is found."""
+    main = find_main(tree)
+    if main.byline and "author" not in metadata:
+        metadata["author"] = main.byline
+        for key in ("date", "description"):  # after the author, as `page_metadata` has it
+            if key in metadata:
+                metadata[key] = metadata.pop(key)
+    for node, _ in main.drops:
+        node.decompose(recursive=False)  # unlinked, not freed
+    return render(main.root, links=False) if main.root is not None else []
+
+
+def _render_first(tree: LexborHTMLParser, *, links: bool) -> list[Block]:
     for root in _roots(tree):
-        blocks = render(root)
+        blocks = render(root, links=links)
         if blocks:
             return blocks
     return []

@@ -82,7 +82,9 @@ class Ctx:
 class Containers:
     """The stack of open containers, bottom the document; the base of the renderer's walk."""
 
-    def __init__(self) -> None:
+    def __init__(self, links: bool = True) -> None:
+        self.links = links
+        """False: links read as their text, without Markdown."""
         self.headings: tuple[str, ...] = ()
         self.ctxs = [Ctx("doc", ())]
         self.buf = self.ctxs[0].buf
@@ -201,7 +203,7 @@ class Containers:
 
     def _simple_item(self, node: LexborNode) -> bool:
         # Fast path for the commonest item, `<li>text</li>` or `<li><a>text</a></li>`.
-        text = _item_text(node)
+        text = _item_text(node, self.links)
         if text is None:
             return False
         lst = self.ctxs[-1]
@@ -225,7 +227,7 @@ class Containers:
         while child is not None:
             child_kind = KINDS.get(child.tag_id, 0)
             if child_kind == ITEM:
-                text = _item_text(child)
+                text = _item_text(child, self.links)
                 if text is None:
                     return False
                 # One text node: no line break in it, so no need for `paragraphs`.
@@ -279,7 +281,7 @@ class Containers:
                 return
 
 
-def _item_text(node: LexborNode) -> str | None:
+def _item_text(node: LexborNode, links: bool) -> str | None:
     """The raw text of `<li>text</li>` or `<li><a>text</a></li>` (a link), else None."""
     child = node.first_child
     if child is None or child.next is not None:
@@ -291,7 +293,7 @@ def _item_text(node: LexborNode) -> str | None:
     inner = dom.only_text(child)
     if inner is None:
         return None
-    href = link_target(child.attributes.get("href"))
+    href = link_target(child.attributes.get("href")) if links else None
     return inner if href is None else inline_span(inner, href)
 
 

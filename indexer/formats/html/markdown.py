@@ -59,9 +59,10 @@ MAX_HEADING = 200
 _MARKS = tuple("#" * level + " " for level in range(7))
 
 
-def render(root: LexborNode) -> list[Block]:
-    """Return the Markdown blocks of `root`'s subtree, in document order."""
-    walker = _Walker()
+def render(root: LexborNode, *, links: bool = True) -> list[Block]:
+    """Return the Markdown blocks of `root`'s subtree, in document order; without
+    `links`, a link reads as its text."""
+    walker = _Walker(links)
     kinds = KINDS
     buf = walker.buf
     # The open elements, with their exit actions. The walk follows Lexbor's
@@ -148,8 +149,8 @@ class _Wrap:
 class _Walker(Containers):
     """The walk's state: open containers, links and code spans, and the heading path."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, links: bool) -> None:
+        super().__init__(links)
         self.levels: list[int] = []
         self.wraps: list[_Wrap] = []
         self.flat = 0
@@ -223,6 +224,8 @@ class _Walker(Containers):
             self._heading(node)
 
     def _link(self, node: LexborNode) -> int | None:
+        if not self.links:
+            return 0
         href = link_target(node.attributes.get("href"))
         if href is None:
             return 0

@@ -360,7 +360,7 @@ class BatchExtractor:
                 return loaded
             job = loaded
         unit = Unit(doc=self._pool_failure(job.spec.kind, exc))
-        return finish(job, unit, 0.0, len(job.data))
+        return finish(job, unit, 0.0, self.options, len(job.data))
 
     async def _complete(self, job: Job, done: Finished) -> Finished:
         """Extract a unit's pending (isolated) children, then render it here."""
@@ -378,7 +378,7 @@ class BatchExtractor:
                     tg.start_soon(one, i)
         complete = keyed(replace(unit, children=tuple(children)), self.keys.digests)
         job = replace(job, sha256=done.sha256)  # the worker may have read and hashed it
-        return finish(job, complete, done.seconds, done.bytes_read)
+        return finish(job, complete, done.seconds, self.options, done.bytes_read)
 
     async def _isolated_child(self, child: Child) -> Child:
         assert child.pending is not None and child.extractor is not None

@@ -12,7 +12,8 @@ from dataclasses import dataclass, replace
 
 from indexer._extract import run_extractor
 from indexer._pickling import slotted_state
-from indexer._types import Options
+from indexer._types import Extracted, Options
+from indexer.chunking import pack
 from indexer.pipeline.extract.reading import read_one
 from indexer.pipeline.output.records import Rendered, render, unit_docs
 from indexer.pipeline.output.units import Child, Unit
@@ -82,7 +83,7 @@ def extract_jobs(
                 sha256=job.sha256, bytes_read=len(job.data),
             )  # fmt: skip
         else:
-            done = finish(job, keyed(unit, digests), seconds, len(job.data))
+            done = finish(job, keyed(unit, digests), seconds, options, len(job.data))
         out.append(done)
     return out
 
@@ -124,14 +125,37 @@ def _textless_unit(unit: Unit) -> Unit:
     return Unit(doc=doc, children=tuple(_textless(c) for c in unit.children))
 
 
-def finish(job: Job, unit: Unit, seconds: float, bytes_read: int = 0) -> Finished:
-    """Render a complete (keyed) unit's documents."""
+def finish(job: Job, unit: Unit, seconds: float, options: Options, bytes_read: int = 0) -> Finished:
+    """Render a complete (keyed) unit's documents, their blocks packed by `options.packing`."""
+    unit = packed(unit, options)
     docs = unit_docs(job.rel, job.spec.kind, job.spec.name, job.sha256, job.size, unit, seconds)
     deps = tuple(c.key for c in unit.children if c.key is not None)
     return Finished(
         docs=tuple(render(d) for d in docs), deps=deps, pending=None, seconds=seconds,
         sha256=job.sha256, bytes_read=bytes_read,
     )  # fmt: skip
+
+
+def packed(unit: Unit, options: Options) -> Unit:
+    """`unit` with each document's blocks packed into retrieval chunks (`indexer.chunking`)."""
+    if options.packing.mode == "blocks":
+        return unit
+    children = tuple(
+        c if c.extracted is None else replace(c, extracted=_packed(c.extracted, options))
+        for c in unit.children
+    )
+    return Unit(doc=_packed(unit.doc, options), children=children)
+
+
+def _packed(doc: Extracted, options: Options) -> Extracted:
+    title = doc.metadata.get("title") or doc.metadata.get("subject")
+    chunks = pack(
+        doc.chunks,
+        options.packing,
+        options.max_chunk_chars,
+        title if isinstance(title, str) else None,
+    )
+    return replace(doc, chunks=chunks)
 
 
 def keyed(unit: Unit, digests: dict[str, str]) -> Unit:

@@ -64,6 +64,8 @@ def _digest(options: Options, spec: ExtractorSpec, limits: str) -> str:
     nothing else. A stored mail also records its attachments' keys and is reused
     only while they all still hold (`CacheKeys.current`)."""
     raw = options.digest(spec.options_used) + f"|{spec.version}"
+    if options.packing.mode != "blocks":  # packed chunks are rendered into the stored output
+        raw += f"|{options.packing!r}"
     if spec.isolated:
         raw += f"|{limits}"
     return hashlib.sha256(raw.encode()).hexdigest()[:16]

@@ -1,0 +1,236 @@
+"""Retrieval chunks: an extractor's blocks packed to a target size, with their context.
+
+Extractors return extractors-v1's per-kind chunks; here they are *blocks*. `pack`
+joins consecutive blocks of one document into chunks of about `target` (never over
+`maximum`; a chunk under `minimum` takes a neighbour), without crossing a hard
+boundary: a new top-level heading, a mail part, a sheet, a slide, a chapter. A block
+(a paragraph, a JSON record, a row group) is cut only when it is over `maximum`: at
+sentence, then word boundaries, a table's header rows repeated in every piece. Each
+chunk's `meta` merges its blocks' (heading path in common, page and row ranges) and
+adds `{"blocks": [first, last]}`. Sizes count characters, or tokens of a local
+`tokenizer.json` (the `tokenizers` package; nothing is downloaded).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from indexer._text import split_text
+from indexer._types import Chunk, Packing
+
+__all__ = ["Packing", "pack"]
+
+_HARD_KEYS = ("part", "sheet", "slide", "chapter", "mail")
+"""Blocks differing in one of these never share a chunk."""
+_JOIN = "\n\n"
+
+
+@dataclass(slots=True)
+class _Piece:
+    text: str
+    block: int
+    meta: dict[str, Any]
+
+
+def pack(
+    blocks: Sequence[Chunk], packing: Packing, max_chars: int, title: str | None = None
+) -> tuple[Chunk, ...]:
+    """Return `blocks` packed into chunks by `packing`, none over `max_chars` characters.
+
+    Words and their order are kept (a split table repeats its header rows; `overlap`
+    repeats a tail); `mode = "blocks"` returns `blocks` as they are.
+    """
+    if packing.mode == "blocks" or not blocks:
+        return tuple(blocks)
+    size = _measure(packing.tokenizer)
+    out: list[Chunk] = []
+    for section in _sections(blocks):
+        context = _context(title, section[0].meta)
+        reserved = len(context) + len(_JOIN) if packing.prefix and context else 0
+        budget = _Budget(packing, size, max_chars, reserved)
+        pieces = [p for p in section for p in _split(p, budget)]
+        groups = _group(pieces, budget)
+        texts = _overlapped([_JOIN.join(p.text for p in g) for g in groups], packing, size)
+        for text, group in zip(texts, groups, strict=True):
+            meta = _merged(group)
+            if context:
+                meta["context"] = context
+            if packing.prefix and context:
+                text = f"{context}{_JOIN}{text}"
+            out.append(Chunk(text=text, meta=meta))
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class _Budget:
+    packing: Packing
+    size: Callable[[str], int]
+    max_chars: int
+    reserved: int
+
+    @property
+    def maximum(self) -> int:
+        return self.packing.maximum - self.packing.overlap - self.reserved
+
+    def fits(self, text: str) -> bool:
+        """Whether `text` may be a chunk's body (before overlap and prefix)."""
+        return self.fits_sizes(len(text), self.size(text))
+
+    def fits_sizes(self, chars: int, size: int) -> bool:
+        """Whether a body of `chars` characters and `size` units may be a chunk's."""
+        return (
+            chars <= self.max_chars - self.packing.overlap - self.reserved and size <= self.maximum
+        )
+
+
+def _sections(blocks: Sequence[Chunk]) -> Iterator[list[_Piece]]:
+    """Runs of blocks that may share chunks: split at every hard boundary."""
+    section: list[_Piece] = []
+    for i, block in enumerate(blocks):
+        if section and _boundary(section[-1].meta, block.meta):
+            yield section
+            section = []
+        section.append(_Piece(block.text, i, block.meta))
+    if section:
+        yield section
+
+
+def _boundary(before: dict[str, Any], after: dict[str, Any]) -> bool:
+    if any(before.get(k) != after.get(k) for k in _HARD_KEYS):
+        return True
+    return bool(_top(before) != _top(after))
+
+
+def _top(meta: dict[str, Any]) -> Any:
+    """The top-level heading a block sits under (None before the first)."""
+    headings = meta.get("headings")
+    return headings[0] if headings else None
+
+
+def _split(piece: _Piece, budget: _Budget) -> list[_Piece]:
+    """`piece` as it is when it fits, else cut (tables keep their header rows)."""
+    if budget.fits(piece.text):
+        return [piece]
+    header = _table_header(piece)
+    limit = max(64, min(budget.max_chars, budget.maximum) - len(header))
+    parts = _cut(piece.text[len(header) :] if header else piece.text, limit, budget)
+    return [_Piece(header + part, piece.block, piece.meta) for part in parts]
+
+
+def _cut(text: str, limit: int, budget: _Budget) -> list[str]:
+    """Pieces of `text` that fit `budget`, cut at paragraph, sentence, then word boundaries."""
+    parts = split_text(text, limit)
+    while not all(budget.fits(p) for p in parts) and limit > 64:
+        limit = max(64, limit * 3 // 4)
+        parts = split_text(text, limit)
+    return parts
+
+
+def _table_header(piece: _Piece) -> str:
+    """The header rows a Markdown table (or a CSV block's header line) repeats when cut."""
+    lines = piece.text.split("\n", 2)
+    if len(lines) == 3 and lines[0].startswith("|") and lines[1].lstrip("| :-") == "":
+        return f"{lines[0]}\n{lines[1]}\n"
+    if "rows" in piece.meta and len(lines) >= 2 and len(lines[0]) < 200:
+        return f"{lines[0]}\n"
+    return ""
+
+
+def _group(pieces: list[_Piece], budget: _Budget) -> list[list[_Piece]]:
+    """Greedy packing to `target`; a chunk under `minimum` takes more up to `maximum`."""
+    target, minimum = budget.packing.target, budget.packing.minimum
+    joint = (len(_JOIN), budget.size(_JOIN))
+    groups: list[list[_Piece]] = []
+    current: list[_Piece] = []
+    chars = size = 0
+    for piece in pieces:
+        more = (len(piece.text), budget.size(piece.text))
+        if current:
+            grown = (chars + joint[0] + more[0], size + joint[1] + more[1])
+            if not budget.fits_sizes(*grown) or (size >= minimum and grown[1] > target):
+                groups.append(current)
+                current, chars, size = [], 0, 0
+            else:
+                more = (grown[0] - chars, grown[1] - size)
+        current.append(piece)
+        chars, size = chars + more[0], size + more[1]
+    if current:
+        if groups and size < minimum and _fits_after(groups[-1], current, budget):
+            groups[-1].extend(current)
+        else:
+            groups.append(current)
+    return groups
+
+
+def _fits_after(group: list[_Piece], tail: list[_Piece], budget: _Budget) -> bool:
+    return budget.fits(_JOIN.join(p.text for p in group + tail))
+
+
+def _overlapped(texts: list[str], packing: Packing, size: Callable[[str], int]) -> list[str]:
+    """Each text after the first starts with the previous one's last `overlap` units."""
+    if packing.overlap == 0:
+        return texts
+    out = texts[:1]
+    for before, text in itertools.pairwise(texts):
+        tail = _tail(before, packing.overlap, size)
+        out.append(f"{tail}\n{text}" if tail else text)
+    return out
+
+
+def _tail(text: str, amount: int, size: Callable[[str], int]) -> str:
+    """The longest run of whole words at the end of `text` no larger than `amount`."""
+    words = text.split()
+    taken: list[str] = []
+    for word in reversed(words):
+        if size(" ".join([word, *taken])) > amount:
+            break
+        taken.insert(0, word)
+    return " ".join(taken)
+
+
+def _merged(group: list[_Piece]) -> dict[str, Any]:
+    """One meta for the blocks of a chunk: ranges widened, the heading path in common."""
+    first, last = group[0].meta, group[-1].meta
+    meta = dict(first)
+    if "headings" in first:
+        meta["headings"] = _common([p.meta.get("headings") or [] for p in group])
+    if "page" in first:
+        meta["pages"] = [first["page"], last.get("page", first["page"])]
+    if "rows" in first and "rows" in last:
+        meta["rows"] = [first["rows"][0], last["rows"][-1]]
+    if any(p.meta.get("ocr") for p in group):
+        meta["ocr"] = True
+    meta["blocks"] = [group[0].block, group[-1].block]
+    return meta
+
+
+def _common(paths: list[list[str]]) -> list[str]:
+    common = list(paths[0])
+    for path in paths[1:]:
+        n = 0
+        while n < min(len(common), len(path)) and common[n] == path[n]:
+            n += 1
+        del common[n:]
+    return common
+
+
+def _context(title: str | None, meta: dict[str, Any]) -> str:
+    parts = [title] if title else []
+    parts.extend(str(h) for h in (meta.get("headings") or [])[:1])
+    return " > ".join(parts)
+
+
+def _measure(tokenizer: str | None) -> Callable[[str], int]:
+    return len if tokenizer is None else _token_counter(tokenizer)
+
+
+@functools.lru_cache(maxsize=4)
+def _token_counter(path: str) -> Callable[[str], int]:
+    from tokenizers import Tokenizer  # only with unit = "tokens"
+
+    model = Tokenizer.from_file(path)
+    return lambda text: len(model.encode(text, add_special_tokens=False).ids)

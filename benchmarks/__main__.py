@@ -29,6 +29,7 @@ SUITES: dict[str, tuple[str, bool]] = {
     "pdf": ("pages/s of each PDF engine over the corpus PDFs, on one core", False),
     "engines": ("the local and the dask engine on one corpus, outputs compared", False),
     "html-main": ("main-content extraction vs whole-page HTML and trafilatura", True),
+    "archives": ("a zip of ~1,000 mixed files against the same files unpacked", True),
 }
 
 

@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 import orjson
 
+from indexer._limits import ContainerLimits
+
 KINDS = ("json", "csv", "eml", "html", "pdf", "text")
 """The seed's kind tags, exactly."""
 
@@ -76,6 +78,8 @@ class Options:
     """Web pages: render only the main content (the article), not menus and footers."""
     html_mail_main_content: bool = False
     """HTML mail bodies: the same, for the `text/html` parts of a mail."""
+    containers: ContainerLimits = field(default_factory=ContainerLimits)
+    """What an archive may unpack, and the globs its members must pass."""
 
     def __post_init__(self) -> None:
         if self.rows_per_chunk < 1:

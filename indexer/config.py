@@ -30,6 +30,7 @@ from indexer._config_checks import (
     scheduler_address,
     seconds,
 )
+from indexer._limits import ContainerLimits
 from indexer._types import Options, Packing, PdfEngine
 from indexer.errors import ConfigError
 from indexer.procpool.cpus import usable_cpus
@@ -382,6 +383,39 @@ class Config:
         "the walk, not on extraction results, so each partition of the walk can be written\n"
         "(and reused by an incremental run) independently of the others.",
     )
+    max_unpacked_bytes: int = _key(
+        "archive",
+        256 * MiB,
+        check=integer(1),
+        output=True,
+        doc="Bytes the members of one archive (.zip, .tar, .tar.gz, .gz, ...), with every archive\n"
+        "nested in it, may unpack to in memory (256 MiB); nothing is unpacked to disk. Past\n"
+        "it, or past max_members, the archive's record is failed with the reason, after the\n"
+        "members read before it.",
+    )
+    max_members: int = _key(
+        "archive",
+        10_000,
+        check=integer(1),
+        output=True,
+        doc="Members one archive may hold, at any depth.",
+    )
+    max_ratio: int = _key(
+        "archive",
+        100,
+        check=integer(1),
+        output=True,
+        doc="Unpacked to packed size a member (or a compressed tar as a whole) may reach once\n"
+        "past 1 MiB; a member beyond it is skipped (compression_ratio): a zip bomb's is in\n"
+        "the thousands.",
+    )
+    max_depth: int = _key(
+        "archive",
+        3,
+        check=integer(0),
+        output=True,
+        doc="Archives inside archives that are opened; one nested deeper is skipped (depth_limit).",
+    )
 
     def __post_init__(self) -> None:
         for f in _FIELDS:
@@ -404,6 +438,15 @@ class Config:
             packing=self.packing(),
             html_main_content=self.main_content,
             html_mail_main_content=self.mail_main_content,
+            containers=ContainerLimits(
+                include=self.include,
+                exclude=self.exclude,
+                max_member_bytes=self.max_file_bytes,
+                max_unpacked_bytes=self.max_unpacked_bytes,
+                max_members=self.max_members,
+                max_ratio=self.max_ratio,
+                max_depth=self.max_depth,
+            ),
         )
 
     def packing(self) -> Packing:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from indexer import Options
+from indexer._limits import ContainerLimits
 from indexer._types import Packing
 from indexer.config import FLAGS, OUTPUT_KEYS, TABLES, Config, load_config, render_defaults
 from indexer.errors import ConfigError
@@ -163,7 +164,8 @@ def test_digest_covers_output_settings_only() -> None:
         {"rows_per_chunk": 5}, {"pdf_engine": "pdfplumber"}, {"include": ["*.csv"]},
         {"exclude": ["x"]}, {"skip_hidden": False}, {"max_file_bytes": 10}, {"shard_bytes": 2048},
         {"shard_files": 2}, {"timeout": 9}, {"max_memory_mb": 512}, {"main_content": False},
-        {"mail_main_content": True},
+        {"mail_main_content": True}, {"max_ratio": 7}, {"max_depth": 0}, {"max_members": 5},
+        {"max_unpacked_bytes": 9}, {"chunk_target": 900}, {"chunk_overlap": 10},
     ]  # fmt: skip
     digests = {load_config(None, change).digest() for change in differ}
     assert base not in digests and len(digests) == len(differ)
@@ -177,6 +179,7 @@ def test_extract_options_and_walk_policy() -> None:
     assert config.extract_options() == Options(
         rows_per_chunk=3, max_chunk_chars=100, pdf_engine="pdfplumber",
         html_main_content=False, html_mail_main_content=True, packing=Packing(),
+        containers=ContainerLimits(include=("*.txt",), exclude=("tmp",), max_member_bytes=99),
     )  # fmt: skip
     policy = policy_for(config, str.isupper)
     assert (policy.include, policy.exclude, policy.skip_hidden, policy.max_file_bytes) == (

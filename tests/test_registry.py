@@ -57,7 +57,7 @@ def test_extension_of_ignores_dotfiles_and_trailing_dots() -> None:
 
 def test_builtins_register_through_the_public_api_and_are_marked() -> None:
     specs = {s.name: s for s in default_registry().extractors()}
-    assert sorted(specs) == ["csv", "eml", "html", "json", "pdf", "text"]
+    assert sorted(specs) == ["archive", "csv", "eml", "html", "json", "msg", "pdf", "text"]
     assert all(s.builtin for s in specs.values())
     assert [n for n, s in specs.items() if s.isolated] == ["pdf"]
     assert [s.name for s in default_registry().chunkers()] == ["csv", "eml", "html", "json", "text"]
@@ -141,10 +141,12 @@ def test_plugins_are_discovered_through_the_entry_point_group(
 
     origins = {e["name"]: e["origin"] for e in capabilities(loaded)["extractors"]}
     assert origins == {
+        "archive": "builtin",
         "csv": "builtin",
         "eml": "builtin",
         "html": "builtin",
         "json": "builtin",
+        "msg": "builtin",
         "pdf": "builtin",
         "shout": "plugin",
         "text": "builtin",
@@ -182,7 +184,7 @@ def test_an_extractor_that_raises_gives_a_failed_result_with_the_raw_text() -> N
 
 
 def test_builtin_versions_come_from_one_table() -> None:
-    """Each module's `VERSION` is its spec's; eml's also counts the html renderer's."""
+    """Each module's `VERSION` is its spec's; eml's and msg's also count the html renderer's."""
     import importlib
 
     from indexer.formats import VERSIONS
@@ -190,7 +192,8 @@ def test_builtin_versions_come_from_one_table() -> None:
     for spec in default_registry().extractors():
         module = importlib.import_module(f"indexer.formats.{spec.name}")
         assert VERSIONS[spec.name] == module.VERSION
-        expected = f"{VERSIONS['eml']}+html.{VERSIONS['html']}" if spec.name == "eml" else None
+        mail = spec.name in ("eml", "msg")
+        expected = f"{VERSIONS[spec.name]}+html.{VERSIONS['html']}" if mail else None
         assert spec.version == (expected or VERSIONS[spec.name])
 
 

@@ -14,7 +14,10 @@ from indexer._spec import ExtractorSpec
 
 __all__ = ["BUILTIN_SPECS", "VERSIONS"]
 
-VERSIONS = {"csv": "1", "eml": "1", "html": "2", "json": "1", "pdf": "1", "text": "1"}
+VERSIONS = {
+    "archive": "1", "csv": "1", "eml": "1", "html": "2", "json": "1", "msg": "1", "pdf": "1",
+    "text": "1",
+}  # fmt: skip
 """Each built-in's output version: bump it here when the extractor's output changes,
 and incremental runs re-extract its documents. (Each module's `VERSION` reads it.)"""
 
@@ -58,6 +61,15 @@ def _lazy(kind: str, name: str) -> Any:
 
 BUILTIN_SPECS = (
     ExtractorSpec(
+        name="archive",
+        kind="archive",
+        extensions=("zip", "tar", "tgz", "tbz", "tbz2", "txz", "gz", "bz2", "xz"),
+        version=VERSIONS["archive"],
+        extract=_lazy("archive", "extract"),
+        builtin=True,
+        options_used=("containers", *_LIMIT),
+    ),
+    ExtractorSpec(
         name="csv",
         kind="csv",
         extensions=("csv", "tsv"),
@@ -95,6 +107,16 @@ BUILTIN_SPECS = (
         version=VERSIONS["json"],
         extract=_lazy("json", "extract"),
         chunker=_lazy("json", "chunk"),
+        builtin=True,
+        options_used=_LIMIT,
+    ),
+    ExtractorSpec(
+        name="msg",
+        kind="msg",
+        extensions=("msg",),
+        # like eml: html-only messages are rendered by the html extractor
+        version=f"{VERSIONS['msg']}+html.{VERSIONS['html']}",
+        extract=_lazy("msg", "extract"),
         builtin=True,
         options_used=_LIMIT,
     ),

@@ -21,7 +21,16 @@ def test_capabilities_is_deterministic_json_listing_every_extractor(
     assert capsys.readouterr().out == first
     data = json.loads(first)
     assert data["contract"] == "extractors-v1"
-    assert [e["name"] for e in data["extractors"]] == ["csv", "eml", "html", "json", "pdf", "text"]
+    assert [e["name"] for e in data["extractors"]] == [
+        "archive",
+        "csv",
+        "eml",
+        "html",
+        "json",
+        "msg",
+        "pdf",
+        "text",
+    ]
     pdf = next(e for e in data["extractors"] if e["name"] == "pdf")
     assert pdf == {
         "name": "pdf",

@@ -1,7 +1,7 @@
 """Attachments as child documents, expanded inside the worker that parsed the mail.
 
 Every attachment whose extension or content type has an extractor is extracted by
-it (attached and forwarded messages recurse, up to `MAX_DEPTH`); one whose
+it (attached and forwarded messages and archives recurse, up to `MAX_DEPTH`); one whose
 extractor must run isolated (a PDF) is handed back as pending bytes for the
 isolated pool; any other gets a `skipped` child naming its type. Nothing is
 dropped silently.
@@ -14,13 +14,14 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
-from indexer._extract import run_extractor
 from indexer._types import Extracted, Options
+from indexer.formats.archive import Budget, sniff
 from indexer.formats.eml.mime import Attachment, iter_attachments, parse_message
+from indexer.pipeline.extract.nest import MAIL_DEPTH, UnitFn, nested
 from indexer.pipeline.output.units import Child
 from indexer.registry import ExtractorSpec, Registry
 
-MAX_DEPTH = 4
+MAX_DEPTH = MAIL_DEPTH
 """How deep attached messages are followed (a message in a message in a message...)."""
 
 _BY_TYPE = {
@@ -34,6 +35,12 @@ _BY_TYPE = {
     "application/json": "x.json",
     "application/x-ndjson": "x.ndjson",
     "message/delivery-status": "x.txt",
+    "application/vnd.ms-outlook": "x.msg",
+    "application/zip": "x.zip",
+    "application/x-zip-compressed": "x.zip",
+    "application/x-tar": "x.tar",
+    "application/gzip": "x.gz",
+    "application/x-gzip": "x.gz",
 }
 _CONTEXT = ("subject", "from", "date", "message_id")
 _HINTS = (b"attachment", b"name=", b"message/", b"application/", b"image/", b"audio/", b"video/")
@@ -46,71 +53,62 @@ def may_have_attachments(data: bytes) -> bool:
 
 
 def expand(
-    data: bytes, doc: Extracted, options: Options, registry: Registry, depth: int = 0
+    data: bytes,
+    doc: Extracted,
+    options: Options,
+    registry: Registry,
+    depth: int = 0,
+    *,
+    budget: Budget | None = None,
+    rel: str = "",
+    unit: UnitFn,
 ) -> tuple[Child, ...]:
-    """The children of the mail `data` (already extracted as `doc`); never raises."""
+    """The children of the mail `data` (already extracted as `doc`, at record path
+    `rel`, nested `depth` deep, in an archive with `budget` left); never raises."""
     if not may_have_attachments(data):
         return ()
     context = {k: doc.metadata[k] for k in _CONTEXT if doc.metadata.get(k)}
     try:
-        return tuple(_children(parse_message(data), context, options, registry, depth))
+        message = parse_message(data)
+        return tuple(
+            child
+            for attachment in iter_attachments(message)
+            for child in _child(attachment, context, options, registry, depth, budget, rel, unit)
+        )
     except RecursionError:
         return ()
 
 
-def _children(
-    message: Any, context: dict[str, Any], options: Options, registry: Registry, depth: int
-) -> Iterator[Child]:
-    for attachment in iter_attachments(message):
-        yield from _child(attachment, context, options, registry, depth)
-
-
 def _child(
-    att: Attachment, context: dict[str, Any], options: Options, registry: Registry, depth: int
+    att: Attachment,
+    context: dict[str, Any],
+    options: Options,
+    registry: Registry,
+    depth: int,
+    budget: Budget | None,
+    rel: str,
+    unit: UnitFn,
 ) -> Iterator[Child]:
     suffix = f"#att/{att.index}/{att.filename}"
     sha = hashlib.sha256(att.data).hexdigest()
     make = partial(Child, suffix=suffix, size=len(att.data), sha256=sha, context=context)
     spec = spec_for(att.filename, att.content_type, registry)
+    if spec is not None and spec.kind == "archive" and sniff(att.data) is None:
+        # named like an archive (`report.xml.gz`), sent as something else: go by its type
+        spec = spec_for("", att.content_type, registry)
     if spec is None:
-        yield make(
-            kind=None,
-            skip=f"no extractor for {att.content_type}",
-        )
+        yield make(kind=None, skip=f"no extractor for {att.content_type}")
         return
-    if spec.kind == "eml" and depth + 1 > MAX_DEPTH:
-        yield make(
-            kind=spec.kind,
-            extractor=spec.name,
-            skip="depth_limit",
-        )
-        return
-    if spec.isolated:
-        yield make(
-            kind=spec.kind,
-            extractor=spec.name,
-            pending=att.data,
-        )
-        return
-    extracted = run_extractor(spec, att.filename, att.data, options)
-    yield make(
-        kind=spec.kind,
-        extractor=spec.name,
-        extracted=extracted,
-    )
-    if spec.kind == "eml":
-        for inner in expand(att.data, extracted, options, registry, depth + 1):
-            yield Child(
-                suffix=suffix + inner.suffix, kind=inner.kind, size=inner.size,
-                sha256=inner.sha256, extractor=inner.extractor, extracted=inner.extracted,
-                skip=inner.skip, context=inner.context, pending=inner.pending,
-            )  # fmt: skip
+    yield from nested(
+        spec, att.filename, att.data, make, options, registry,
+        suffix=suffix, rel=rel, depth=depth, budget=budget, context=context, unit=unit,
+    )  # fmt: skip
 
 
 def spec_for(filename: str, content_type: str, registry: Registry) -> ExtractorSpec | None:
     """The extractor for an attachment: by its extension when one claims it, else by type.
 
-    Returns None for types nothing extracts (images, office files, archives), so the
+    Returns None for types nothing extracts (images, office files), so the
     fallback `text` extractor never sees binary attachments.
     """
     if registry.handles(filename):

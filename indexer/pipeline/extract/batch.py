@@ -31,6 +31,7 @@ from indexer.pipeline.extract.tasks import (
     Job,
     extract_jobs,
     extract_unit,
+    extract_units,
     finish,
     keyed,
     read_job,
@@ -367,21 +368,60 @@ class BatchExtractor:
         unit = done.pending
         if unit is None:
             return done
-        children = list(unit.children)
-
-        async def one(i: int) -> None:
-            children[i] = await self._isolated_child(children[i])
-
-        async with anyio.create_task_group() as tg:
-            for i, child in enumerate(children):
-                if child.pending is not None:
-                    tg.start_soon(one, i)
-        complete = keyed(replace(unit, children=tuple(children)), self.keys.digests)
+        children = await self._resolve(unit.children)
+        complete = keyed(replace(unit, children=children), self.keys.digests)
         job = replace(job, sha256=done.sha256)  # the worker may have read and hashed it
         return finish(job, complete, done.seconds, self.options, done.bytes_read)
 
+    async def _resolve(self, children: tuple[Child, ...]) -> tuple[Child, ...]:
+        """`children` with the pending ones extracted: isolated ones a call each in the
+        isolated pool, the others (an archive's members) in batches in the general pool,
+        their own children spliced in after them and, if pending, resolved in turn."""
+        found: list[list[Child]] = [[child] for child in children]
+        general = [
+            i
+            for i, c in enumerate(children)
+            if c.pending is not None and not self.registry.get(str(c.extractor)).isolated
+        ]
+
+        async def one(i: int) -> None:
+            found[i] = [await self._isolated_child(children[i])]
+
+        async def batch(group: list[int]) -> None:
+            units = await self._general_children([children[i] for i in group])
+            for i, unit in zip(group, units, strict=True):
+                parent = replace(children[i], extracted=unit.doc, pending=None)
+                inner = [replace(c, suffix=parent.suffix + c.suffix) for c in unit.children]
+                found[i] = [parent, *inner]
+
+        async with anyio.create_task_group() as tg:
+            for i, child in enumerate(children):
+                if child.pending is not None and i not in general:
+                    tg.start_soon(one, i)
+            size = self.config.batch_files
+            for at in range(0, len(general), size):
+                tg.start_soon(batch, general[at : at + size])
+        flat = tuple(c for group in found for c in group)
+        if any(c.pending is not None for c in flat):  # a PDF attached to a mail in a zip
+            return await self._resolve(flat)
+        return flat
+
+    async def _general_children(self, children: list[Child]) -> list[Unit]:
+        """The units of pending children extracted in the general pool in one call; when
+        it fails, each in a call of its own, so that the failure stays with its child."""
+        jobs = [_child_job(self.registry, child) for child in children]
+        try:
+            call = self.general.run(
+                extract_units, jobs, *self._shared[:2], timeout=self.config.timeout
+            )
+            return list(await call)
+        except PoolError as exc:
+            if len(jobs) == 1:
+                return [Unit(doc=self._pool_failure(jobs[0].spec.kind, exc))]
+        return [(await self._general_children([child]))[0] for child in children]
+
     async def _isolated_child(self, child: Child) -> Child:
-        assert child.pending is not None and child.extractor is not None
+        assert child.pending is not None and child.extractor is not None and child.sha256
         spec = self.registry.get(child.extractor)
         name = child.suffix.rsplit("/", 1)[-1]
         job = Job(spec, name, child.pending, child.sha256, child.size)
@@ -461,6 +501,13 @@ def _failed_alike(before: Known | None, key: str, output: bytes) -> bool:
 def _pool_failed(doc: Rendered) -> bool:
     reason = orjson.loads(doc.line)["reason"]
     return reason in POOL_FAILURES
+
+
+def _child_job(registry: Registry, child: Child) -> Job:
+    """The job of a pending child: named by the last part of its path (its extension)."""
+    assert child.pending is not None and child.extractor is not None and child.sha256
+    name = child.suffix.rsplit("/", 1)[-1]
+    return Job(registry.get(child.extractor), name, child.pending, child.sha256, child.size)
 
 
 def _size(entry: Entry) -> int:

@@ -100,7 +100,7 @@ def read_job(job: Job) -> Job | Finished:
 
 
 def extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
-    """The job's document and, for mail, its attachments; whole texts dropped.
+    """The job's document and its children (attachments, members); whole texts dropped.
 
     The output holds chunks only, so `Extracted.text` would only double what
     crosses the pipe and what the cache stores.
@@ -108,15 +108,20 @@ def extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
     return _textless_unit(_extract_unit(job, options, registry))
 
 
-def _extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
-    doc = run_extractor(job.spec, job.rel, job.data, options)
-    if job.spec.kind != "eml":
-        return Unit(doc=doc)
-    # Here, not at the top: the parent imports this module for its job types, and the
-    # MIME machinery (email.policy and its regexes) is only a worker's business.
-    from indexer.pipeline.extract.attachments import expand
+def extract_units(jobs: list[Job], options: Options, registry: Registry) -> list[Unit]:
+    """`extract_unit` of each job (an archive's members, sent to the pool in batches)."""
+    return [extract_unit(job, options, registry) for job in jobs]
 
-    return Unit(doc=doc, children=tuple(expand(job.data, doc, options, registry)))
+
+def _extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
+    if job.spec.kind not in ("eml", "msg", "archive"):  # `children.PARENTS`
+        return Unit(doc=run_extractor(job.spec, job.rel, job.data, options))
+    # Here, not at the top: the parent imports this module for its job types, and the
+    # MIME and archive machinery is only a worker's business.
+    from indexer.pipeline.extract.children import unit_of
+
+    doc, children = unit_of(job.spec, job.rel, job.data, options, registry, defer=True)
+    return Unit(doc=doc, children=children)
 
 
 def _textless_unit(unit: Unit) -> Unit:
@@ -168,7 +173,7 @@ def keyed(unit: Unit, digests: dict[str, str]) -> Unit:
 
     children = tuple(
         replace(c, key=cache_key(c.sha256, c.extractor, digests[c.extractor]))
-        if c.extractor is not None and c.extractor in digests
+        if c.extractor is not None and c.extractor in digests and c.sha256 is not None
         else c
         for c in unit.children
     )

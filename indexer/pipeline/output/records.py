@@ -276,9 +276,11 @@ def skipped(seq: int, entry: Entry) -> FileOutcome:
 
 
 def container_outcome(seq: int, entry: Entry) -> FileOutcome:
-    """The outcome of an mbox file itself: `ok`, no chunks (its messages follow it)."""
+    """The outcome of a mailbox file itself (mbox, pst): `ok`, no chunks (its messages
+    follow it)."""
+    kind = "pst" if entry.rel.lower().endswith((".pst", ".ost")) else "mbox"
     doc = DocOutcome(
-        path=entry.rel, kind="mbox", size=entry.size, sha256=None, container=True,
-        extracted=Extracted(kind="mbox", text="", metadata={"container": "mbox"}),
+        path=entry.rel, kind=kind, size=entry.size, sha256=None, container=True,
+        extracted=Extracted(kind=kind, text="", metadata={"container": kind}),
     )  # fmt: skip
     return FileOutcome(seq=seq, docs=(render(doc),))

@@ -1,4 +1,4 @@
-"""What one extraction task yields: a document and, for mail, its attachments as children.
+"""What one extraction task yields: a document and its children (attachments, members).
 
 A child whose extractor must run isolated (an attached PDF) leaves the worker as
 `pending` bytes and is extracted by the isolated pool before the unit is
@@ -20,13 +20,15 @@ they come back the same (`batch.RETRY`)."""
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Child:
-    """A document inside another one: an attachment, an enclosed message."""
+    """A document inside another one: an attachment, an enclosed message, an archive member."""
 
     suffix: str
-    """Appended to the parent's path: `#att/<k>/<filename>` (nested ones repeat it)."""
+    """Appended to the parent's path: `#att/<k>/<filename>` or `#<member path>` (nested
+    ones repeat it)."""
     kind: str | None
     size: int
-    sha256: str
+    sha256: str | None
+    """None for an archive member that was not read."""
     extractor: str | None = None
     extracted: Extracted | None = None
     """None while pending or when skipped."""

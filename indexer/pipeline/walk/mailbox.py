@@ -1,21 +1,26 @@
-"""mbox files in the walk: the file's own record, then one entry per message, streamed."""
+"""Mailbox files in the walk (mbox, Outlook .pst/.ost): the file's own record, then one
+entry per message, streamed."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
 
+from indexer.pipeline.walk import pst
 from indexer.pipeline.walk.mbox import is_mbox, split
 from indexer.pipeline.walk.walker import Entry
 
 
 def is_container(entry: Entry) -> bool:
-    """True for an mbox file's own entry (its messages follow it in the walk)."""
-    return entry.skip is None and entry.data is None and is_mbox(entry.rel)
+    """True for a mailbox file's own entry (its messages follow it in the walk)."""
+    return (
+        entry.skip is None and entry.data is None and (is_mbox(entry.rel) or pst.is_pst(entry.rel))
+    )
 
 
 def expand_archives(entries: Iterator[Entry], max_file_bytes: int) -> Iterator[Entry]:
-    """Yield every entry; after each mbox's entry, one entry per message in file order.
+    """Yield every entry; after each mailbox's entry, one entry per message in file order
+    (for a .pst, in folder order: see `pst.messages`).
 
     Message `n` (from 1) is `box.mbox#<n>` with its bytes in `data`. A non-blank file
     with no `From ` separator at all is one message, when it is small enough to
@@ -24,7 +29,9 @@ def expand_archives(entries: Iterator[Entry], max_file_bytes: int) -> Iterator[E
     for entry in entries:
         yield entry
         if is_container(entry):
-            yield from _messages(entry, max_file_bytes)
+            yield from (
+                pst.messages(entry) if pst.is_pst(entry.rel) else _messages(entry, max_file_bytes)
+            )
 
 
 def _messages(entry: Entry, max_file_bytes: int) -> Iterator[Entry]:

@@ -66,6 +66,15 @@ _LINK_ERRORS = {
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
+PST_EXTENSIONS = ("pst", "ost")
+"""Outlook mailboxes: split into messages after the walk, as mboxes are (`pst.py`)."""
+
+
+def _streams(rel: str) -> bool:
+    """True for a mailbox (mbox, pst) that is read as a stream: never too large, never sniffed."""
+    return is_mbox(rel) or extension_of(rel) in PST_EXTENSIONS
+
+
 def _claims_nothing(rel: str) -> bool:
     return False
 
@@ -281,14 +290,15 @@ class _Walker:
         unusual = not S_ISREG(st.st_mode) or st.st_size > self.max_file_bytes
         if unusual and (verdict := self._verdict(path, rel, st)) is not None:
             return verdict
-        if mail or self.claims(rel) or is_mbox(rel):  # claims first: it is usually True
+        if mail or self.claims(rel) or _streams(rel):  # claims first: it is usually True
             # Nothing to sniff: one access() call tells an unreadable file, and the
             # reader checks what it opens (a regular file, not too large) itself.
             if not os.access(path, os.R_OK):
                 return _record(path, rel, "unreadable", st, os.strerror(errno.EACCES))
             return _record(path, rel, None, st, mail=mail)
         if (ext := extension_of(rel)) in self.policy.binary_extensions:
-            return _record(path, rel, "binary", st, f".{ext}")
+            reason = "unsupported_archive" if ext in ("7z", "rar") else "binary"
+            return _record(path, rel, reason, st, f".{ext}")
         return self._sniffed(path, rel, st)
 
     def _sniffed(self, path: bytes, rel: str, st: os.stat_result) -> Entry:
@@ -312,7 +322,7 @@ class _Walker:
     def _verdict(self, path: bytes, rel: str, st: os.stat_result) -> Entry | None:
         if not S_ISREG(st.st_mode):
             return _record(path, rel, "not_regular_file", st, _file_type(st.st_mode))
-        if st.st_size > self.max_file_bytes and not is_mbox(rel):  # mboxes stream
+        if st.st_size > self.max_file_bytes and not _streams(rel):
             detail = f"{st.st_size} > {self.max_file_bytes} bytes"
             return _record(path, rel, "too_large", st, detail)
         return None

@@ -1,0 +1,46 @@
+"""`msg`: an Outlook message file, read as the `eml` extractor reads a mail.
+
+The message (python-oxmsg) is written as a MIME mail (`mail.render`) and extracted
+by `eml`: the same header summary chunk (`From` as an SMTP address, `To`, `Cc`,
+`Date`, `Subject`), the same body paragraphs (plain text, else the HTML body
+rendered by the html extractor, else the text of the RTF body), the same
+threading `metadata`. In a run its attachments and enclosed messages become child
+documents `x.msg#att/<k>/<filename>`, from the same MIME (`as_mime`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from indexer._extract import failure_text
+from indexer._types import Chunk, Extracted, Options
+from indexer.formats import VERSIONS
+from indexer.formats import eml as _eml
+from indexer.formats.msg.mail import render
+from indexer.formats.msg.outlook import read_msg
+
+__all__ = ["VERSION", "as_mime", "extract"]
+
+VERSION = VERSIONS["msg"]  # bumped in indexer/formats/__init__.py
+
+
+def extract(data: bytes, path: str, options: Options) -> Extracted:
+    """Extract an Outlook `.msg` file; never raises: a file that is not one, or is
+    damaged, gives a `failed` result whose one chunk says why."""
+    if not data.strip():
+        return Extracted(kind="msg", text="")
+    try:
+        mime = render(read_msg(data))
+    except Exception as exc:  # oxmsg and olefile raise many kinds on damaged input
+        reason = f"corrupt: {type(exc).__name__}: {exc}"[:300]
+        chunk = Chunk(text=failure_text("msg", reason))
+        return Extracted(kind="msg", text="", chunks=(chunk,), degraded=True, error=reason)
+    return replace(_eml.extract(mime, path, options), kind="msg")
+
+
+def as_mime(data: bytes) -> bytes | None:
+    """The message as MIME bytes, for its attachments; None when it cannot be read."""
+    try:
+        return render(read_msg(data))
+    except Exception:  # the extractor has recorded why already
+        return None

@@ -30,6 +30,7 @@ SUITES: dict[str, tuple[str, bool]] = {
     "engines": ("the local and the dask engine on one corpus, outputs compared", False),
     "html-main": ("main-content extraction vs whole-page HTML and trafilatura", True),
     "archives": ("a zip of ~1,000 mixed files against the same files unpacked", True),
+    "sheets": ("spreadsheets and RTF against markitdown and kreuzberg; RSS on workbooks", True),
 }
 
 

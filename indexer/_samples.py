@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import datetime
 import random
 from collections.abc import Iterator
+
+from indexer.formats import _sheetsamples
 
 REFERENCE_STRINGS = (
     "",
@@ -76,6 +79,18 @@ SAMPLES: dict[str, bytes] = {
     ),
     "pdf": minimal_pdf([["Hello conformance"], ["Second page"]]),
     "txt": "First paragraph.\r\n\r\nSecond, with ünïcödé.\n\n\n  Third.  ".encode(),
+    "xlsx": _sheetsamples.xlsx(
+        [
+            ("Sales", [["Region", "Q1", "When"], ["Nord", 12, datetime.date(2024, 3, 31)]]),
+            ("Notes", [["Grüße", True], ["#DIV/0!", 2.5]]),
+        ],
+        {"title": "Conformance", "creator": "indexer"},
+    ),
+    "ods": _sheetsamples.ods([("Sheet1", [["name", "n"], ["é", 1], [None, 2.5]])]),
+    "rtf": (
+        b"{\\rtf1\\ansi\\ansicpg1252{\\fonttbl{\\f0 Arial;}}{\\info{\\title Sample}}"
+        b"\\f0 Caf\\'e9 \\b bold\\b0\\par Second \\u8364? para.\\par}"
+    ),
 }
 """One small valid sample per built-in format, keyed by extension."""
 

@@ -71,6 +71,8 @@ class Options:
     """No chunk is longer than this; longer ones are split at a boundary."""
     pdf_engine: PdfEngine = "pdfium"
     """`pdfium` (fast, reading order) or `pdfplumber` (tables as Markdown)."""
+    max_sheet_cells: int = 2_000_000
+    """A spreadsheet sheet whose cells pass this is cut to the rows that fit (degraded)."""
     packing: Packing = BLOCKS
     """How the pipeline packs a document's chunks (`indexer.chunking`); extractors
     ignore it, and `extract()` returns their own chunks whatever it says."""
@@ -86,6 +88,8 @@ class Options:
             raise ValueError(f"rows_per_chunk must be >= 1, got {self.rows_per_chunk}")
         if self.max_chunk_chars < 64:
             raise ValueError(f"max_chunk_chars must be >= 64, got {self.max_chunk_chars}")
+        if self.max_sheet_cells < 1:
+            raise ValueError(f"max_sheet_cells must be >= 1, got {self.max_sheet_cells}")
         if self.pdf_engine not in ("pdfium", "pdfplumber"):
             raise ValueError(f"pdf_engine must be pdfium or pdfplumber, got {self.pdf_engine!r}")
 

@@ -288,6 +288,14 @@ class Config:
         flag_type=str,
         help="pdfium (fast) or pdfplumber (tables as Markdown)",
     )
+    max_sheet_cells: int = _key(
+        "extract",
+        2_000_000,
+        check=option(int),
+        output=True,
+        doc="A spreadsheet sheet of more cells than this (rows x columns) is cut to the rows\n"
+        "that fit, and its document recorded as degraded with a note: a reader holds every cell.",
+    )
     chunking: Literal["packed", "blocks"] = _key(
         "chunking",
         "packed",
@@ -435,6 +443,7 @@ class Config:
             rows_per_chunk=self.rows_per_chunk,
             max_chunk_chars=self.max_chunk_chars,
             pdf_engine=self.pdf_engine,
+            max_sheet_cells=self.max_sheet_cells,
             packing=self.packing(),
             html_main_content=self.main_content,
             html_mail_main_content=self.mail_main_content,

@@ -57,9 +57,11 @@ def test_extension_of_ignores_dotfiles_and_trailing_dots() -> None:
 
 def test_builtins_register_through_the_public_api_and_are_marked() -> None:
     specs = {s.name: s for s in default_registry().extractors()}
-    assert sorted(specs) == ["archive", "csv", "eml", "html", "json", "msg", "pdf", "text"]
+    assert sorted(specs) == [
+        "archive", "csv", "eml", "html", "json", "msg", "pdf", "rtf", "spreadsheet", "text",
+    ]  # fmt: skip
     assert all(s.builtin for s in specs.values())
-    assert [n for n, s in specs.items() if s.isolated] == ["pdf"]
+    assert sorted(n for n, s in specs.items() if s.isolated) == ["pdf", "rtf", "spreadsheet"]
     assert [s.name for s in default_registry().chunkers()] == ["csv", "eml", "html", "json", "text"]
 
 
@@ -148,7 +150,9 @@ def test_plugins_are_discovered_through_the_entry_point_group(
         "json": "builtin",
         "msg": "builtin",
         "pdf": "builtin",
+        "rtf": "builtin",
         "shout": "plugin",
+        "spreadsheet": "builtin",
         "text": "builtin",
     }
 
@@ -189,12 +193,15 @@ def test_builtin_versions_come_from_one_table() -> None:
 
     from indexer.formats import VERSIONS
 
+    embeds = {
+        "eml": f"+html.{VERSIONS['html']}",
+        "msg": f"+html.{VERSIONS['html']}",
+        "spreadsheet": f"+html.{VERSIONS['html']}+csv.{VERSIONS['csv']}",
+    }
     for spec in default_registry().extractors():
-        module = importlib.import_module(f"indexer.formats.{spec.name}")
+        module = importlib.import_module(spec.extract.module)  # type: ignore[attr-defined]
         assert VERSIONS[spec.name] == module.VERSION
-        mail = spec.name in ("eml", "msg")
-        expected = f"{VERSIONS[spec.name]}+html.{VERSIONS['html']}" if mail else None
-        assert spec.version == (expected or VERSIONS[spec.name])
+        assert spec.version == VERSIONS[spec.name] + embeds.get(spec.name, "")
 
 
 def test_builtins_are_imported_only_when_first_called() -> None:

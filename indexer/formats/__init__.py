@@ -16,7 +16,7 @@ __all__ = ["BUILTIN_SPECS", "VERSIONS"]
 
 VERSIONS = {
     "archive": "1", "csv": "1", "eml": "1", "html": "2", "json": "1", "msg": "1", "pdf": "1",
-    "text": "1",
+    "rtf": "1", "spreadsheet": "1", "text": "1",
 }  # fmt: skip
 """Each built-in's output version: bump it here when the extractor's output changes,
 and incremental runs re-extract its documents. (Each module's `VERSION` reads it.)"""
@@ -129,6 +129,27 @@ BUILTIN_SPECS = (
         isolated=True,
         builtin=True,
         options_used=("pdf_engine", *_LIMIT),
+    ),
+    ExtractorSpec(
+        name="rtf",
+        kind="rtf",
+        extensions=("rtf",),
+        version=VERSIONS["rtf"],
+        extract=_Lazy("indexer.formats.rtf", "extract"),
+        isolated=True,
+        builtin=True,
+        options_used=_LIMIT,
+    ),
+    ExtractorSpec(
+        name="spreadsheet",
+        kind="spreadsheet",
+        extensions=("xlsx", "xlsm", "xlsb", "xls", "ods"),
+        # an .xls that is really HTML or delimited text goes to those extractors
+        version=f"{VERSIONS['spreadsheet']}+html.{VERSIONS['html']}+csv.{VERSIONS['csv']}",
+        extract=_Lazy("indexer.formats.sheets", "extract"),
+        isolated=True,
+        builtin=True,
+        options_used=("rows_per_chunk", "max_sheet_cells", *_LIMIT),
     ),
     ExtractorSpec(
         name="text",

@@ -41,6 +41,14 @@ _BY_TYPE = {
     "application/x-tar": "x.tar",
     "application/gzip": "x.gz",
     "application/x-gzip": "x.gz",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "x.xlsx",
+    "application/vnd.ms-excel.sheet.macroenabled.12": "x.xlsm",
+    "application/vnd.ms-excel.sheet.binary.macroenabled.12": "x.xlsb",
+    "application/vnd.ms-excel": "x.xls",
+    "application/vnd.oasis.opendocument.spreadsheet": "x.ods",
+    "application/rtf": "x.rtf",
+    "application/x-rtf": "x.rtf",
+    "text/rtf": "x.rtf",
 }
 _CONTEXT = ("subject", "from", "date", "message_id")
 _HINTS = (b"attachment", b"name=", b"message/", b"application/", b"image/", b"audio/", b"video/")

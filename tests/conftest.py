@@ -9,6 +9,8 @@ test folder: pyproject's `pythonpath` puts tests/ on sys.path.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from multiprocessing import resource_tracker
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.is_relative_to(E2E):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def no_resource_tracker_left() -> Iterator[None]:
+    """Stop the resource tracker a module's dask cluster starts in this process: it would
+    outlive the module as a child, and test_pool counts children whatever ran before."""
+    yield
+    resource_tracker._resource_tracker._stop()  # a no-op when none was started
 
 
 @pytest.fixture(scope="session")

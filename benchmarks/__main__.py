@@ -31,6 +31,7 @@ SUITES: dict[str, tuple[str, bool]] = {
     "html-main": ("main-content extraction vs whole-page HTML and trafilatura", True),
     "archives": ("a zip of ~1,000 mixed files against the same files unpacked", True),
     "sheets": ("spreadsheets and RTF against markitdown and kreuzberg; RSS on workbooks", True),
+    "office": ("the office formats against markitdown and kreuzberg, words kept", True),
 }
 
 

@@ -7,6 +7,7 @@ import random
 from collections.abc import Iterator
 
 from indexer.formats import _sheetsamples
+from indexer.formats._office_samples import OFFICE_SAMPLES
 
 REFERENCE_STRINGS = (
     "",
@@ -91,6 +92,7 @@ SAMPLES: dict[str, bytes] = {
         b"{\\rtf1\\ansi\\ansicpg1252{\\fonttbl{\\f0 Arial;}}{\\info{\\title Sample}}"
         b"\\f0 Caf\\'e9 \\b bold\\b0\\par Second \\u8364? para.\\par}"
     ),
+    **OFFICE_SAMPLES,
 }
 """One small valid sample per built-in format, keyed by extension."""
 

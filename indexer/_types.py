@@ -18,7 +18,8 @@ import orjson
 from indexer._limits import ContainerLimits
 
 KINDS = ("json", "csv", "eml", "html", "pdf", "text")
-"""The seed's kind tags, exactly."""
+"""The seed's kind tags, exactly. Later built-ins (the office formats) and plugins add
+their own kinds through the registry; `capabilities` lists them all."""
 
 PdfEngine = Literal["pdfium", "pdfplumber"]
 
@@ -129,7 +130,7 @@ class Extracted:
     """What an extractor made of one document."""
 
     kind: str
-    """One of `KINDS` (or a plugin's own kind)."""
+    """One of `KINDS`, or the kind of another registered extractor (`docx`, a plugin's)."""
     text: str
     """The document's whole clean text."""
     chunks: tuple[Chunk, ...] = ()

@@ -1,4 +1,4 @@
-"""Shared fixtures: the real-world corpus, located once (tests/sharedfiles.py).
+"""Shared fixtures: the real-world corpus and formats, located once (tests/sharedfiles.py).
 
 Every test under tests/e2e/ is marked `slow`, so `pytest -m "not slow"` leaves out whole
 runs and whole-corpus passes (the fast lane).
@@ -14,7 +14,7 @@ from multiprocessing import resource_tracker
 from pathlib import Path
 
 import pytest
-from sharedfiles import CORPUS, NO_CORPUS
+from sharedfiles import CORPUS, FORMATS, NO_CORPUS, NO_FORMATS
 
 E2E = Path(__file__).resolve().parent / "e2e"
 
@@ -40,3 +40,11 @@ def corpus() -> Path:
     if not (CORPUS / "MANIFEST.tsv").exists():
         pytest.skip(NO_CORPUS)
     return CORPUS
+
+
+@pytest.fixture(scope="session")
+def formats() -> Path:
+    """The shared office, archive and image files; skips the test when they are absent."""
+    if not (FORMATS / "SOURCES.md").exists():
+        pytest.skip(NO_FORMATS)
+    return FORMATS

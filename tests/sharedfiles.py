@@ -19,8 +19,10 @@ import pytest
 
 SHARED = Path(os.environ.get("INDEXER_SHARED") or Path(__file__).resolve().parents[2] / "shared")
 CORPUS = SHARED / "corpus"
+FORMATS = SHARED / "formats"
 GOLDEN = SHARED / "reference" / "leanctx-golden.json"
 NO_CORPUS = "../shared/corpus is not available"
+NO_FORMATS = "../shared/formats is not available"
 NO_GOLDEN = "../shared/reference is not available"
 
 

@@ -58,10 +58,13 @@ def test_extension_of_ignores_dotfiles_and_trailing_dots() -> None:
 def test_builtins_register_through_the_public_api_and_are_marked() -> None:
     specs = {s.name: s for s in default_registry().extractors()}
     assert sorted(specs) == [
-        "archive", "csv", "eml", "html", "json", "msg", "pdf", "rtf", "spreadsheet", "text",
+        "archive", "csv", "doc", "docx", "eml", "epub", "html", "json", "msg", "odp", "odt", "pdf",
+        "ppt", "pptx", "rtf", "spreadsheet", "text",
     ]  # fmt: skip
     assert all(s.builtin for s in specs.values())
-    assert sorted(n for n, s in specs.items() if s.isolated) == ["pdf", "rtf", "spreadsheet"]
+    assert sorted(n for n, s in specs.items() if s.isolated) == [
+        "doc", "docx", "epub", "odp", "odt", "pdf", "ppt", "pptx", "rtf", "spreadsheet",
+    ]  # fmt: skip
     assert [s.name for s in default_registry().chunkers()] == ["csv", "eml", "html", "json", "text"]
 
 
@@ -142,19 +145,9 @@ def test_plugins_are_discovered_through_the_entry_point_group(
     from indexer.capabilities import capabilities
 
     origins = {e["name"]: e["origin"] for e in capabilities(loaded)["extractors"]}
-    assert origins == {
-        "archive": "builtin",
-        "csv": "builtin",
-        "eml": "builtin",
-        "html": "builtin",
-        "json": "builtin",
-        "msg": "builtin",
-        "pdf": "builtin",
-        "rtf": "builtin",
-        "shout": "plugin",
-        "spreadsheet": "builtin",
-        "text": "builtin",
-    }
+    from indexer.formats import BUILTIN_SPECS
+
+    assert origins == {"shout": "plugin", **{s.name: "builtin" for s in BUILTIN_SPECS}}
 
 
 def _raises(data: bytes, path: str, options: Options) -> Extracted:
@@ -188,7 +181,8 @@ def test_an_extractor_that_raises_gives_a_failed_result_with_the_raw_text() -> N
 
 
 def test_builtin_versions_come_from_one_table() -> None:
-    """Each module's `VERSION` is its spec's; eml's and msg's also count the html renderer's."""
+    """Each module's `VERSION` is its spec's; the kinds rendered through the html (and csv)
+    extractors also count those renderers'."""
     import importlib
 
     from indexer.formats import VERSIONS
@@ -196,6 +190,7 @@ def test_builtin_versions_come_from_one_table() -> None:
     embeds = {
         "eml": f"+html.{VERSIONS['html']}",
         "msg": f"+html.{VERSIONS['html']}",
+        "epub": f"+html.{VERSIONS['html']}",
         "spreadsheet": f"+html.{VERSIONS['html']}+csv.{VERSIONS['csv']}",
     }
     for spec in default_registry().extractors():

@@ -15,7 +15,8 @@ from indexer._spec import ExtractorSpec
 __all__ = ["BUILTIN_SPECS", "VERSIONS"]
 
 VERSIONS = {
-    "archive": "1", "csv": "1", "eml": "1", "html": "2", "json": "1", "msg": "1", "pdf": "1",
+    "archive": "1", "csv": "1", "doc": "1", "docx": "1", "eml": "1", "epub": "1", "html": "2",
+    "json": "1", "msg": "1", "odp": "1", "odt": "1", "pdf": "1", "ppt": "1", "pptx": "1",
     "rtf": "1", "spreadsheet": "1", "text": "1",
 }  # fmt: skip
 """Each built-in's output version: bump it here when the extractor's output changes,
@@ -129,6 +130,30 @@ BUILTIN_SPECS = (
         isolated=True,
         builtin=True,
         options_used=("pdf_engine", *_LIMIT),
+    ),
+    *(
+        ExtractorSpec(
+            name=kind,
+            kind=kind,
+            extensions=extensions,
+            # an e-book's chapters are rendered by the html extractor: its upgrades count too
+            version=f"{VERSIONS[kind]}+html.{VERSIONS['html']}"
+            if kind == "epub"
+            else VERSIONS[kind],
+            extract=_lazy(kind, "extract"),
+            isolated=True,  # ZIP and OLE containers read by third-party parsers
+            builtin=True,
+            options_used=_LIMIT,
+        )
+        for kind, extensions in (
+            ("doc", ("doc", "dot")),
+            ("docx", ("docx", "docm", "dotx", "dotm")),
+            ("epub", ("epub",)),
+            ("odp", ("odp", "otp")),
+            ("odt", ("odt", "ott")),
+            ("ppt", ("ppt", "pps", "pot")),
+            ("pptx", ("pptx", "pptm", "ppsx", "potx")),
+        )
     ),
     ExtractorSpec(
         name="rtf",

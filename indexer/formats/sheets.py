@@ -58,6 +58,8 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
         sheets, notes = book.sheets()
     except guard.Refused as exc:
         return _failed(exc.reason)
+    except Exception as exc:  # a damaged container can fail anywhere in zipfile or calamine
+        return _failed(f"corrupt: {type(exc).__name__}: {exc}"[:300])
     return _assemble(book, sheets, notes, options)
 
 

@@ -22,7 +22,8 @@ def test_capabilities_is_deterministic_json_listing_every_extractor(
     data = json.loads(first)
     assert data["contract"] == "extractors-v1"
     assert [e["name"] for e in data["extractors"]] == [
-        "archive", "csv", "eml", "html", "json", "msg", "pdf", "rtf", "spreadsheet", "text",
+        "archive", "csv", "doc", "docx", "eml", "epub", "html", "json", "msg", "odp", "odt", "pdf",
+        "ppt", "pptx", "rtf", "spreadsheet", "text",
     ]  # fmt: skip
     sheets = next(e for e in data["extractors"] if e["name"] == "spreadsheet")
     assert sheets["extensions"] == ["xlsx", "xlsm", "xlsb", "xls", "ods"] and sheets["isolated"]

@@ -49,7 +49,20 @@ _BY_TYPE = {
     "application/rtf": "x.rtf",
     "application/x-rtf": "x.rtf",
     "text/rtf": "x.rtf",
-}
+    **{f"application/{t}": f"x.{ext}" for t, ext in (
+        ("vnd.openxmlformats-officedocument.wordprocessingml.document", "docx"),
+        ("vnd.openxmlformats-officedocument.wordprocessingml.template", "dotx"),
+        ("vnd.ms-word.document.macroenabled.12", "docm"),
+        ("msword", "doc"),
+        ("vnd.openxmlformats-officedocument.presentationml.presentation", "pptx"),
+        ("vnd.openxmlformats-officedocument.presentationml.slideshow", "ppsx"),
+        ("vnd.ms-powerpoint.presentation.macroenabled.12", "pptm"),
+        ("vnd.ms-powerpoint", "ppt"),
+        ("vnd.oasis.opendocument.text", "odt"),
+        ("vnd.oasis.opendocument.presentation", "odp"),
+        ("epub+zip", "epub"),
+    )},
+}  # fmt: skip
 _CONTEXT = ("subject", "from", "date", "message_id")
 _HINTS = (b"attachment", b"name=", b"message/", b"application/", b"image/", b"audio/", b"video/")
 
@@ -118,6 +131,8 @@ def spec_for(filename: str, content_type: str, registry: Registry) -> ExtractorS
 
     Returns None for types nothing extracts (images, office files), so the
     fallback `text` extractor never sees binary attachments.
+    Returns None for types nothing extracts (images, archives), so the fallback
+    `text` extractor never sees binary attachments.
     """
     if registry.handles(filename):
         return registry.for_path(filename)

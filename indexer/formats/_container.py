@@ -1,0 +1,217 @@
+"""Guards for the container formats: ZIP packages, OLE compound files and their XML parts.
+
+Office, OpenDocument and EPUB files are ZIPs of XML parts (or OLE compound files when
+old or encrypted), read here before any third-party parser sees them. `open_zip`
+refuses a package whose members would unpack past `ZipLimits` before unpacking any;
+`parse_xml` never expands entities nor fetches anything; `sniff` says what bytes are,
+whatever their name says. Every refusal is a `ContainerError` whose `reason` is the
+record's: `encrypted`, `corrupt: ...` or `refused: ...`.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+from lxml import etree
+
+__all__ = [
+    "ENCRYPTED",
+    "OLE_MAGIC",
+    "ContainerError",
+    "Package",
+    "ZipLimits",
+    "ole_kind",
+    "open_zip",
+    "parse_xml",
+    "sniff",
+]
+
+ENCRYPTED = "encrypted"
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
+
+
+class ContainerError(Exception):
+    """A container that cannot or must not be read; `reason` goes in the record."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ZipLimits:
+    """What a package may unpack to; anything past them is refused before unpacking."""
+
+    members: int = 20_000
+    """Entries in the central directory."""
+    total: int = 1 << 30
+    """Declared uncompressed bytes of all entries together."""
+    member: int = 256 << 20
+    """Declared uncompressed bytes of one entry that is read."""
+    ratio: int = 200
+    """Uncompressed to compressed size of one entry that is read, once past `_RATIO_FLOOR`."""
+
+
+_RATIO_FLOOR = 4 << 20
+"""Entries smaller than this are read whatever their ratio: small XML compresses well."""
+
+
+class Package:
+    """A ZIP whose directory passed `ZipLimits`; members read by case-insensitive name."""
+
+    def __init__(self, archive: zipfile.ZipFile, limits: ZipLimits) -> None:
+        self._zip = archive
+        self._limits = limits
+        self._names = {info.filename.lower(): info for info in archive.infolist()}
+
+    def names(self) -> list[str]:
+        """Every member's name, in directory order."""
+        return [info.filename for info in self._zip.infolist()]
+
+    def has(self, name: str) -> bool:
+        """True when a member is called `name` (ignoring case, as OOXML part names do)."""
+        return name.lower().lstrip("/") in self._names
+
+    def read(self, name: str) -> bytes | None:
+        """The member `name` unpacked, or None when there is none.
+
+        Raises `ContainerError`: `refused` past the limits, `encrypted`, or `corrupt`.
+        """
+        info = self._names.get(name.lower().lstrip("/"))
+        if info is None:
+            return None
+        limits = self._limits
+        if info.file_size > limits.member:
+            raise ContainerError(f"refused: {info.filename} would unpack to {info.file_size} bytes")
+        ratio = info.file_size / max(1, info.compress_size)
+        if info.file_size > _RATIO_FLOOR and ratio > limits.ratio:
+            raise ContainerError(f"refused: {info.filename} is compressed {ratio:.0f} to 1")
+        if info.flag_bits & 0x1:
+            raise ContainerError(ENCRYPTED)
+        try:
+            return self._zip.read(info)
+        except (zipfile.BadZipFile, zlib.error, EOFError, ValueError) as exc:
+            raise ContainerError(f"corrupt: {info.filename}: {exc}") from None
+        except NotImplementedError as exc:  # deflate64, bzip2 variants zipfile lacks
+            raise ContainerError(f"corrupt: {info.filename}: {exc}") from None
+
+    def xml(self, name: str) -> Any:
+        """The member `name` parsed by `parse_xml`, or None when there is none."""
+        data = self.read(name)
+        return None if data is None else parse_xml(data, name)
+
+
+def open_zip(data: bytes, limits: ZipLimits | None = None) -> Package:
+    """Open `data` as a ZIP package, checking its directory against `limits`.
+
+    Raises `ContainerError`: `corrupt` when it is no readable ZIP (truncated, not a
+    ZIP), `refused` when its directory declares more than the limits allow.
+    """
+    limits = limits or ZipLimits()
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError) as exc:
+        raise ContainerError(f"corrupt: not a readable ZIP ({exc})") from None
+    infos = archive.infolist()
+    if len(infos) > limits.members:
+        raise ContainerError(f"refused: {len(infos)} members in the ZIP")
+    total = sum(info.file_size for info in infos)
+    if total > limits.total:
+        raise ContainerError(f"refused: the ZIP would unpack to {total} bytes")
+    return Package(archive, limits)
+
+
+def _parser() -> Any:
+    # No entity is ever substituted, no DTD or URL is loaded, no node nests past
+    # libxml2's own depth limit: billion laughs and external entities stay inert.
+    return etree.XMLParser(
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        huge_tree=False,
+        remove_comments=True,
+        remove_pis=True,
+    )
+
+
+_PARSER = _parser()
+
+
+def parse_xml(data: bytes, name: str = "xml") -> Any:
+    """Parse one XML part safely and return its root element.
+
+    Raises `ContainerError` `corrupt: <name>: ...` when it is not well-formed XML.
+    """
+    try:
+        root = etree.fromstring(data, _PARSER)
+    except (etree.XMLSyntaxError, ValueError) as exc:
+        raise ContainerError(f"corrupt: {name}: {exc}"[:300]) from None
+    if root is None:
+        raise ContainerError(f"corrupt: {name}: no root element")
+    return root
+
+
+def sniff(data: bytes) -> str:
+    """What `data` is by its content: `zip`, `ole`, `pdf`, `rtf`, `xml`, `html`,
+    `text` or `binary`."""
+    if data.startswith(_ZIP_MAGICS):
+        return "zip"
+    if data.startswith(OLE_MAGIC):
+        return "ole"
+    head = data[:1024].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if head.startswith(b"%PDF-"):
+        return "pdf"
+    if head.startswith(b"{\\rtf"):
+        return "rtf"
+    lower = head[:256].lower()
+    if lower.startswith((b"<!doctype html", b"<html", b"<head", b"<body")) or b"<html" in lower:
+        return "html"
+    if lower.startswith(b"<?xml") or lower.startswith(b"<"):
+        return "xml"
+    sample = data[:4096]
+    if b"\x00" not in sample and _mostly_printable(sample):
+        return "text"
+    return "binary"
+
+
+def _mostly_printable(sample: bytes) -> bool:
+    control = sum(1 for byte in sample if byte < 32 and byte not in (9, 10, 12, 13))
+    return control * 20 <= len(sample)
+
+
+def ole_kind(data: bytes) -> str:
+    """What an OLE compound file holds: `encrypted` (an encrypted OOXML package),
+    `doc`, `ppt`, `xls`, `msg` or `ole`. Raises `ContainerError` `corrupt` when it
+    is no readable OLE file."""
+    streams = {"/".join(entry).lower() for entry in ole_listing(data)}
+    if "encryptedpackage" in streams and "encryptioninfo" in streams:
+        return ENCRYPTED
+    for stream, kind in _OLE_KINDS:
+        if stream in streams:
+            return kind
+    return "ole"
+
+
+_OLE_KINDS = (
+    ("worddocument", "doc"),
+    ("powerpoint document", "ppt"),
+    ("workbook", "xls"),
+    ("book", "xls"),
+    ("__properties_version1.0", "msg"),
+)
+
+
+def ole_listing(data: bytes) -> list[list[str]]:
+    """The stream paths of an OLE compound file; raises `ContainerError` `corrupt`."""
+    import olefile  # only for OLE input
+
+    try:
+        with olefile.OleFileIO(data) as ole:
+            return list(ole.listdir())
+    except Exception as exc:  # olefile raises OSError, struct.error, IndexError on damage
+        raise ContainerError(f"corrupt: not a readable OLE file ({exc})"[:300]) from None

@@ -32,6 +32,7 @@ SUITES: dict[str, tuple[str, bool]] = {
     "archives": ("a zip of ~1,000 mixed files against the same files unpacked", True),
     "sheets": ("spreadsheets and RTF against markitdown and kreuzberg; RSS on workbooks", True),
     "office": ("the office formats against markitdown and kreuzberg, words kept", True),
+    "ocr": ("scanned pages through indexer run at 1 and 2 workers; routing's cost", True),
 }
 
 

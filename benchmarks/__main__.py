@@ -33,6 +33,7 @@ SUITES: dict[str, tuple[str, bool]] = {
     "sheets": ("spreadsheets and RTF against markitdown and kreuzberg; RSS on workbooks", True),
     "office": ("the office formats against markitdown and kreuzberg, words kept", True),
     "ocr": ("scanned pages through indexer run at 1 and 2 workers; routing's cost", True),
+    "chunks": ("chunk sizes per kind, packed against the extractors' blocks", True),
 }
 
 

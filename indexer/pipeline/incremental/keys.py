@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 
 from indexer._types import Options
+from indexer.chunking import VERSION as PACKER_VERSION
 from indexer.config import Config
 from indexer.pipeline.walk.walker import Entry
 from indexer.registry import ExtractorSpec, Registry, extension_of
@@ -66,7 +67,7 @@ def _digest(options: Options, spec: ExtractorSpec, limits: str) -> str:
     only while they all still hold (`CacheKeys.current`)."""
     raw = options.digest(spec.options_used) + f"|{spec.version}"
     if options.packing.mode != "blocks":  # packed chunks are rendered into the stored output
-        raw += f"|{options.packing!r}"
+        raw += f"|{options.packing!r}|packer.{PACKER_VERSION}"
     if spec.isolated:
         raw += f"|{limits}"
     if options.ocr_mode != "off" and "ocr_engine" in (spec.options_used or ("ocr_engine",)):

@@ -2,7 +2,7 @@
 
 The specs name their functions lazily (`_Lazy`): the registry, cache keys and
 capabilities need only names, versions and options, so a run that finds its tree
-unchanged never imports the extractors and their parsers (a fifth of its start-up).
+unchanged never imports the extractors and their parsers.
 """
 
 from __future__ import annotations

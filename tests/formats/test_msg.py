@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
 import olefile
 import pytest
+from sharedfiles import SHARED
 
 import indexer
 from indexer.config import Config
 from indexer.formats.msg.rtf import decompress, rtf_text
 
-SHARED = Path(os.environ.get("INDEXER_SHARED") or Path(__file__).resolve().parents[3] / "shared")
 FORMATS = SHARED / "formats"
 CONFIG = Config(workers=1, pdf_workers=1, max_failures=100)
 

@@ -115,7 +115,15 @@ def open_zip(data: bytes, limits: ZipLimits | None = None) -> Package:
     limits = limits or ZipLimits()
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError) as exc:
+    # NotImplementedError: a directory naming a ZIP version zipfile does not read
+    except (
+        zipfile.BadZipFile,
+        zlib.error,
+        EOFError,
+        ValueError,
+        OSError,
+        NotImplementedError,
+    ) as exc:
         raise ContainerError(f"corrupt: not a readable ZIP ({exc})") from None
     infos = archive.infolist()
     if len(infos) > limits.members:

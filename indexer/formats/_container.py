@@ -3,7 +3,8 @@
 Office, OpenDocument and EPUB files are ZIPs of XML parts (or OLE compound files when
 old or encrypted), read here before any third-party parser sees them. `open_zip`
 refuses a package whose members would unpack past `ZipLimits` before unpacking any;
-`parse_xml` never expands entities nor fetches anything; `sniff` says what bytes are,
+`parse_xml` never expands entities (it drops their references) nor fetches anything;
+`sniff` says what bytes are,
 whatever their name says. Every refusal is a `ContainerError` whose `reason` is the
 record's: `encrypted`, `corrupt: ...` or `refused: ...`.
 """
@@ -54,11 +55,9 @@ class ZipLimits:
     member: int = 256 << 20
     """Declared uncompressed bytes of one entry that is read."""
     ratio: int = 200
-    """Uncompressed to compressed size of one entry that is read, once past `_RATIO_FLOOR`."""
-
-
-_RATIO_FLOOR = 4 << 20
-"""Entries smaller than this are read whatever their ratio: small XML compresses well."""
+    """Uncompressed to compressed size of one entry that is read, once past `ratio_floor`."""
+    ratio_floor: int = 4 << 20
+    """Entries smaller than this are read whatever their ratio: small XML compresses well."""
 
 
 class Package:
@@ -77,6 +76,27 @@ class Package:
         """True when a member is called `name` (ignoring case, as OOXML part names do)."""
         return name.lower().lstrip("/") in self._names
 
+    @property
+    def archive(self) -> zipfile.ZipFile:
+        """The ZIP itself, for a reader that streams members it has checked (`check_all`)."""
+        return self._zip
+
+    def check_all(self) -> None:
+        """Check every member against the limits now, as `read` checks one: for a
+        package a third-party reader will unpack whole. Raises `ContainerError`."""
+        for info in self._zip.infolist():
+            self._check(info)
+
+    def _check(self, info: zipfile.ZipInfo) -> None:
+        limits = self._limits
+        if info.file_size > limits.member:
+            raise ContainerError(f"refused: {info.filename} would unpack to {info.file_size} bytes")
+        ratio = info.file_size / max(1, info.compress_size)
+        if info.file_size > limits.ratio_floor and ratio > limits.ratio:
+            raise ContainerError(f"refused: {info.filename} is compressed {ratio:.0f} to 1")
+        if info.flag_bits & 0x1:
+            raise ContainerError(ENCRYPTED)
+
     def read(self, name: str) -> bytes | None:
         """The member `name` unpacked, or None when there is none.
 
@@ -85,14 +105,7 @@ class Package:
         info = self._names.get(name.lower().lstrip("/"))
         if info is None:
             return None
-        limits = self._limits
-        if info.file_size > limits.member:
-            raise ContainerError(f"refused: {info.filename} would unpack to {info.file_size} bytes")
-        ratio = info.file_size / max(1, info.compress_size)
-        if info.file_size > _RATIO_FLOOR and ratio > limits.ratio:
-            raise ContainerError(f"refused: {info.filename} is compressed {ratio:.0f} to 1")
-        if info.flag_bits & 0x1:
-            raise ContainerError(ENCRYPTED)
+        self._check(info)
         try:
             return self._zip.read(info)
         except (zipfile.BadZipFile, zlib.error, EOFError, ValueError) as exc:
@@ -161,7 +174,21 @@ def parse_xml(data: bytes, name: str = "xml") -> Any:
         raise ContainerError(f"corrupt: {name}: {exc}"[:300]) from None
     if root is None:
         raise ContainerError(f"corrupt: {name}: no root element")
+    if root.getroottree().docinfo.doctype:
+        _drop_entities(root)
     return root
+
+
+def _drop_entities(root: Any) -> None:
+    """Remove the entity references a DTD left unexpanded, keeping the text after them:
+    the readers then meet only elements, whose `tag` is a string."""
+    for entity in list(root.iter(etree.Entity)):
+        parent, before = entity.getparent(), entity.getprevious()
+        if entity.tail and before is not None:
+            before.tail = (before.tail or "") + entity.tail
+        elif entity.tail:
+            parent.text = (parent.text or "") + entity.tail
+        parent.remove(entity)
 
 
 def sniff(data: bytes) -> str:

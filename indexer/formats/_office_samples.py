@@ -128,10 +128,11 @@ _ODF_NS = (
 )
 
 
-def odf_file(kind: str, body: str) -> bytes:
-    """An OpenDocument package (`text` or `presentation`) whose body holds `body`."""
+def odf_file(kind: str, body: str, prolog: str = "") -> bytes:
+    """An OpenDocument package (`text` or `presentation`) whose body holds `body`;
+    `prolog` goes before the content's root element (a DTD, say)."""
     content = (
-        f"<office:document-content {_ODF_NS}><office:body><office:{kind}>{body}"
+        f"{prolog}<office:document-content {_ODF_NS}><office:body><office:{kind}>{body}"
         f"</office:{kind}></office:body></office:document-content>"
     )
     return zip_package(

@@ -1,8 +1,9 @@
-"""A workbook's document properties (title, author, created, modified); legacy encryption.
+"""A legacy workbook's document properties (title, author, created, modified), and
+whether it is encrypted.
 
-From `docProps/core.xml` (xlsx, xlsm, xlsb), `meta.xml` (ods) or the
-SummaryInformation stream (xls). Dates are ISO 8601 as the file stores them.
-A property that cannot be read is left out; nothing here raises.
+From the SummaryInformation stream; dates are ISO 8601. A property that cannot be
+read is left out; nothing here raises. (An xlsx's or ods's properties are read as a
+Word or OpenDocument file's are: `_ooxml.core_properties`, `_odf.properties`.)
 """
 
 from __future__ import annotations
@@ -10,49 +11,12 @@ from __future__ import annotations
 import datetime
 import io
 import struct
-import zipfile
 from typing import Any
-from xml.etree import ElementTree
 
-from indexer.formats._sheetguard import read_xml
-
-PROPERTIES = ("title", "author", "created", "modified")
-_LOCAL = {
-    "title": "title",
-    "creator": "author",
-    "initial-creator": "author",
-    "created": "created",
-    "creation-date": "created",
-    "modified": "modified",
-    "date": "modified",
-}
 _GLOBALS_HEAD = 1 << 16
 _FILEPASS = 0x002F
 _PAST_FILEPASS = (0x0085, 0x000A)
 """BOUNDSHEET and EOF: FILEPASS, when there is one, comes before either."""
-_NAMESPACES = ("purl.org/dc/", "opendocument:xmlns:meta", "core-properties")
-
-
-def zip_properties(archive: zipfile.ZipFile) -> dict[str, str]:
-    """The properties in an OOXML `docProps/core.xml` or an OpenDocument `meta.xml`."""
-    for part in ("docProps/core.xml", "meta.xml"):
-        if part in archive.NameToInfo:
-            try:
-                return _from_xml(read_xml(archive, part, limit=1 << 20))
-            except (ElementTree.ParseError, zipfile.BadZipFile, OSError, EOFError, ValueError):
-                return {}
-    return {}
-
-
-def _from_xml(root: ElementTree.Element) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for element in root.iter():
-        namespace, _, local = element.tag.rpartition("}")
-        key = _LOCAL.get(local)
-        text = (element.text or "").strip()
-        if key and text and key not in found and any(n in namespace for n in _NAMESPACES):
-            found[key] = text
-    return {key: found[key] for key in PROPERTIES if key in found}
 
 
 def ole_workbook(data: bytes) -> tuple[bool, dict[str, str]]:

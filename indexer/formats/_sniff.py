@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from indexer._text import decode
-from indexer.formats._sheetguard import OLE_MAGIC
+from indexer.formats._container import OLE_MAGIC
 
 _HEAD = 4096
 _BIFF2_4 = (b"\x09\x00", b"\x09\x02", b"\x09\x04")

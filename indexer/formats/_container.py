@@ -12,12 +12,15 @@ record's: `encrypted`, `corrupt: ...` or `refused: ...`.
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 import zlib
 from dataclasses import dataclass
 from typing import Any
 
 from lxml import etree
+
+from indexer._text import decode
 
 __all__ = [
     "ENCRYPTED",
@@ -192,31 +195,38 @@ def _drop_entities(root: Any) -> None:
 
 
 def sniff(data: bytes) -> str:
-    """What `data` is by its content: `zip`, `ole`, `pdf`, `rtf`, `xml`, `html`,
-    `text` or `binary`."""
+    """What `data` is by its content, whatever its name says: `zip`, `ole`, `biff4` (a bare
+    Excel 2-4 worksheet), `pdf`, `rtf`, `html`, `xml`, `text` (in any encoding: web
+    applications export "Excel" files as UTF-16 tab-separated text) or `binary`."""
     if data.startswith(_ZIP_MAGICS):
         return "zip"
     if data.startswith(OLE_MAGIC):
         return "ole"
+    if data[:2] in _BIFF2_4 and len(data) > 4 and data[2] in (4, 6, 8, 16) and data[3] == 0:
+        return "biff4"
     head = data[:1024].lstrip(b"\xef\xbb\xbf \t\r\n")
     if head.startswith(b"%PDF-"):
         return "pdf"
     if head.startswith(b"{\\rtf"):
         return "rtf"
-    lower = head[:256].lower()
-    if lower.startswith((b"<!doctype html", b"<html", b"<head", b"<body")) or b"<html" in lower:
+    text = decode(data[:_TEXT_HEAD]).lstrip()
+    lower = text[:256].lower()
+    if lower.startswith(_HTML_STARTS) or "<html" in lower:
         return "html"
-    if lower.startswith(b"<?xml") or lower.startswith(b"<"):
-        return "xml"
-    sample = data[:4096]
-    if b"\x00" not in sample and _mostly_printable(sample):
+    if text.startswith("<"):
+        return "html" if _HTML_TAGS.search(text, 0, 1024) else "xml"
+    if text and len(_CONTROL.findall(text)) <= len(text) // 100:
         return "text"
     return "binary"
 
 
-def _mostly_printable(sample: bytes) -> bool:
-    control = sum(1 for byte in sample if byte < 32 and byte not in (9, 10, 12, 13))
-    return control * 20 <= len(sample)
+_BIFF2_4 = (b"\x09\x00", b"\x09\x02", b"\x09\x04")
+"""The BOF record of a BIFF2, BIFF3 or BIFF4 worksheet stream."""
+_TEXT_HEAD = 4096
+_HTML_STARTS = ("<!doctype html", "<html", "<head", "<body")
+_HTML_TAGS = re.compile(r"<(?:table|meta|style)\b", re.I)
+"""Tags that make markup HTML however it starts: HTML tables saved as `.xls`."""
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f\ufffd]")
 
 
 def ole_kind(data: bytes) -> str:

@@ -120,7 +120,7 @@ def _zip_format(package: Package) -> str:
 _UNKNOWN = {"zip": "corrupt: not a {kind} file (a ZIP of no known kind)",
             "ole": "corrupt: not a {kind} file (an OLE file of no known kind)",
             "binary": "unrecognised: the content is not a {kind} file"}  # fmt: skip
-_EXTENSION = {"wordml": "docx", "text": "txt"}
+_EXTENSION = {"wordml": "docx", "text": "txt", "biff4": "xls"}
 _READABLE = ("pdf", "rtf", "html", "xml", "text")
 """Formats of no office kind that a mislabelled file is still read as."""
 

@@ -16,8 +16,8 @@ from indexer._extract import failure_text
 from indexer._text import decode, split_paragraphs
 from indexer._types import Chunk, Extracted, Options, make_chunk
 from indexer.formats import VERSIONS
+from indexer.formats._container import sniff
 from indexer.formats._rtfscan import read_rtf
-from indexer.formats._sniff import sniff
 
 __all__ = ["KIND", "VERSION", "extract", "rtf_to_text"]
 
@@ -63,7 +63,7 @@ def _failed(reason: str, metadata: dict[str, str] | None = None) -> Extracted:
 
 
 def _not_rtf(data: bytes) -> Extracted:
-    if sniff(data) not in ("text", "html"):
+    if sniff(data) not in ("text", "html", "xml"):
         return _failed("corrupt: not RTF (no {\\rtf header)")
     text = decode(data).strip()
     chunks = tuple(make_chunk(para, {"para": i}) for i, para in enumerate(split_paragraphs(text)))

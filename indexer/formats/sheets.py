@@ -31,12 +31,12 @@ from indexer.formats._container import (
     ZipLimits,
     ole_kind,
     open_zip,
+    sniff,
 )
 from indexer.formats._odf import properties
 from indexer.formats._ooxml import core_properties
 from indexer.formats._sheetprops import ole_workbook
 from indexer.formats._sheetrows import SheetText, group, render
-from indexer.formats._sniff import sniff
 
 if TYPE_CHECKING:
     from indexer.formats._xlsxscan import Scan
@@ -59,11 +59,11 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
     non-empty cell; else the sheets' row groups in workbook order.
     """
     form = sniff(data)
-    if form in ("html", "text"):
-        return _delegated(form, data, path, options)
+    if form in ("html", "xml", "text"):  # web applications' "Excel" exports
+        return _delegated("csv" if form == "text" else "html", data, path, options)
     if form == "biff4":
         return _failed("unsupported: an Excel 4.0 or older worksheet (BIFF2-4)")
-    if form == "unknown":
+    if form not in ("zip", "ole"):
         return _failed("corrupt: not a workbook (no ZIP or OLE container)")
     try:
         book = _Book.open(data, form, options)
@@ -81,7 +81,7 @@ def _delegated(form: str, data: bytes, path: str, options: Options) -> Extracted
     else:
         from indexer.formats import csv as other  # type: ignore[no-redef]
     result = other.extract(data, path, options)
-    metadata = {**result.metadata, "format": "html" if form == "html" else "csv"}
+    metadata = {**result.metadata, "format": form}
     return replace(result, kind=KIND, metadata=metadata)
 
 

@@ -221,3 +221,10 @@ def test_entity_references_between_elements_are_dropped_not_met_by_the_readers()
     )
     result = indexer.extract("deck.odp", deck)
     assert (result.status, _texts(result)) == ("ok", ["Shown too"])
+
+
+def test_text_in_any_encoding_and_an_html_table_named_as_office_files_are_read_as_that() -> None:
+    utf16 = indexer.extract("notes.docx", "Notes for the meeting\r\n".encode("utf-16"))
+    assert (utf16.metadata["format"], _texts(utf16)) == ("text", ["Notes for the meeting"])
+    table = indexer.extract("export.doc", b"<table><tr><td>Ann</td><td>42</td></tr></table>")
+    assert table.metadata["format"] == "html" and "Ann" in table.text

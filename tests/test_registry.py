@@ -189,7 +189,7 @@ def test_builtin_versions_come_from_one_table() -> None:
 
     embeds = {
         "eml": f"+html.{VERSIONS['html']}",
-        "msg": f"+html.{VERSIONS['html']}",
+        "msg": f"+html.{VERSIONS['html']}+rtf.{VERSIONS['rtf']}",
         "epub": f"+html.{VERSIONS['html']}",
         "spreadsheet": f"+html.{VERSIONS['html']}+csv.{VERSIONS['csv']}",
     }

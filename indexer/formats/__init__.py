@@ -115,8 +115,8 @@ BUILTIN_SPECS = (
         name="msg",
         kind="msg",
         extensions=("msg",),
-        # like eml: html-only messages are rendered by the html extractor
-        version=f"{VERSIONS['msg']}+html.{VERSIONS['html']}",
+        # like eml: html-only messages are rendered by the html extractor, RTF-only by rtf's
+        version=f"{VERSIONS['msg']}+html.{VERSIONS['html']}+rtf.{VERSIONS['rtf']}",
         extract=_lazy("msg", "extract"),
         builtin=True,
         options_used=_LIMIT,

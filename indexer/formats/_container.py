@@ -20,7 +20,9 @@ from typing import Any
 
 from lxml import etree
 
+from indexer._extract import failure_text
 from indexer._text import decode
+from indexer._types import Chunk, Extracted
 
 __all__ = [
     "ENCRYPTED",
@@ -28,6 +30,7 @@ __all__ = [
     "ContainerError",
     "Package",
     "ZipLimits",
+    "failed",
     "ole_kind",
     "open_zip",
     "parse_xml",
@@ -45,6 +48,18 @@ class ContainerError(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+def failed(kind: str, reason: str, metadata: dict[str, Any] | None = None) -> Extracted:
+    """The failed result: one marker chunk, `degraded`, `error` the reason."""
+    return Extracted(
+        kind=kind,
+        text="",
+        chunks=(Chunk(text=failure_text(kind, reason)),),
+        degraded=True,
+        error=reason,
+        metadata=metadata or {},
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -12,13 +12,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from indexer._extract import failure_text
 from indexer._text import gc_paused
 from indexer._types import Chunk, Extracted, Options, make_chunk
 from indexer.formats._container import (
     ENCRYPTED,
     ContainerError,
     Package,
+    failed,
     ole_kind,
     open_zip,
     sniff,
@@ -30,7 +30,6 @@ __all__ = [
     "Block",
     "Doc",
     "HeadingPath",
-    "failed",
     "run",
     "slide_chunks",
     "sniff_format",
@@ -61,7 +60,8 @@ def run(
 
     Content of another format goes to the extractor registered for that format, the
     result keeping `kind` and naming the format in `metadata["format"]`. Returns a
-    failed result (one marker chunk) for anything unreadable; never raises for bad input.
+    failed result (one marker chunk, `error` set) for an encrypted, corrupt, over-large
+    or unrecognised file; never raises for bad input.
     """
     if not data.strip():
         return Extracted(kind=kind, text="")
@@ -141,18 +141,6 @@ def _reroute(kind: str, actual: str, data: bytes, path: str, opts: Options) -> E
     if not result.chunks:  # blank text under a BOM, say: still not empty input
         return failed(kind, f"mislabelled: the content is {actual} with no text")
     return replace(result, kind=kind, metadata={**result.metadata, "format": spec.kind})
-
-
-def failed(kind: str, reason: str, metadata: dict[str, Any] | None = None) -> Extracted:
-    """The failed result: one marker chunk, `degraded`, `error` the reason."""
-    return Extracted(
-        kind=kind,
-        text="",
-        chunks=(Chunk(text=failure_text(kind, reason)),),
-        degraded=True,
-        error=reason,
-        metadata=metadata or {},
-    )
 
 
 def _assemble(kind: str, doc: Doc, opts: Options) -> Extracted:

@@ -41,11 +41,7 @@ _CONTROL = str.maketrans(
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
-    """Extract a Word 97-2003 document; never raises for bad input.
-
-    Returns a failed result (one marker chunk, `error` set) for an encrypted,
-    corrupt or pre-97 document; a mislabelled file is read as what it is.
-    """
+    """Extract a Word 97-2003 document; never raises for bad input (see `_office.run`)."""
     return run("doc", _ACCEPTS, read, data, path, options)
 
 

@@ -35,11 +35,7 @@ _ACCEPTS = ("epub", "zip")
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
-    """Extract an EPUB book; never raises for bad input.
-
-    Returns a failed result (one marker chunk, `error` set) for an encrypted,
-    corrupt or over-large package; a mislabelled file is read as what it is.
-    """
+    """Extract an EPUB book; never raises for bad input (see `_office.run`)."""
     return run("epub", _ACCEPTS, read, data, path, options)
 
 

@@ -42,11 +42,7 @@ Text = tuple[int, str]
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
-    """Extract a PowerPoint 97-2003 presentation; never raises for bad input.
-
-    Returns a failed result (one marker chunk, `error` set) for an encrypted or
-    corrupt file; a mislabelled file is read as what it is.
-    """
+    """Extract a PowerPoint 97-2003 presentation; never raises for bad input (see `_office.run`)."""
     return run("ppt", _ACCEPTS, read, data, path, options)
 
 

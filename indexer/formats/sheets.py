@@ -21,14 +21,14 @@ from dataclasses import replace
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from indexer._extract import failure_text
-from indexer._types import Chunk, Extracted, Options, make_chunk
+from indexer._types import Extracted, Options, make_chunk
 from indexer.formats import VERSIONS
 from indexer.formats._container import (
     ENCRYPTED,
     ContainerError,
     Package,
     ZipLimits,
+    failed,
     ole_kind,
     open_zip,
     sniff,
@@ -62,16 +62,16 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
     if form in ("html", "xml", "text"):  # web applications' "Excel" exports
         return _delegated("csv" if form == "text" else "html", data, path, options)
     if form == "biff4":
-        return _failed("unsupported: an Excel 4.0 or older worksheet (BIFF2-4)")
+        return failed(KIND, "unsupported: an Excel 4.0 or older worksheet (BIFF2-4)")
     if form not in ("zip", "ole"):
-        return _failed("corrupt: not a workbook (no ZIP or OLE container)")
+        return failed(KIND, "corrupt: not a workbook (no ZIP or OLE container)")
     try:
         book = _Book.open(data, form, options)
         sheets, notes = book.sheets()
     except ContainerError as exc:
-        return _failed(exc.reason)
+        return failed(KIND, exc.reason)
     except Exception as exc:  # a damaged container can fail anywhere in zipfile or calamine
-        return _failed(f"corrupt: {type(exc).__name__}: {exc}"[:300])
+        return failed(KIND, f"corrupt: {type(exc).__name__}: {exc}"[:300])
     return _assemble(book, sheets, notes, options)
 
 
@@ -164,7 +164,7 @@ def _open_zip(data: bytes, options: Options) -> tuple[str, dict[str, str], Scan 
     package.check_all()
     try:
         form = _zip_form(package)
-        props = _properties(package, form)
+        props = properties(package) if form == "ods" else core_properties(package)
         if form != "xlsx":
             return form, props, None
         from indexer.formats._xlsxscan import scan
@@ -184,13 +184,6 @@ def _zip_form(package: Package) -> str:
     if package.has("xl/workbook.xml") or package.has("[Content_Types].xml"):
         return "xlsx"
     raise ContainerError("corrupt: a ZIP without a workbook in it")
-
-
-def _properties(package: Package, form: str) -> dict[str, str]:
-    try:
-        return properties(package) if form == "ods" else core_properties(package)
-    except ContainerError:  # properties are optional: a broken part loses only them
-        return {}
 
 
 def _encrypted_package(data: bytes) -> bool:
@@ -240,18 +233,8 @@ def _without_cells(book: _Book, metadata: dict[str, Any]) -> Extracted:
     """A workbook with no cell text (charts, text boxes, embedded files): its sheet names."""
     names = [str(name) for name in book.reader.sheet_names]
     if not names:
-        return _failed("corrupt: a workbook without sheets")
+        return failed(KIND, "corrupt: a workbook without sheets")
     metadata["notes"] = [*metadata.get("notes", ()), "no sheet has a non-empty cell"]
     chunks = tuple(make_chunk(f"## {name}", {"sheet": name}) for name in names)
     text = "\n\n".join(chunk.text for chunk in chunks)
     return Extracted(kind=KIND, text=text, chunks=chunks, degraded=True, metadata=metadata)
-
-
-def _failed(reason: str) -> Extracted:
-    return Extracted(
-        kind=KIND,
-        text="",
-        chunks=(Chunk(text=failure_text(KIND, reason)),),
-        degraded=True,
-        error=reason,
-    )

@@ -41,11 +41,7 @@ _WORDML = "{http://schemas.microsoft.com/office/word/2003/wordml}"
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
-    """Extract a Word document; never raises for bad input.
-
-    Returns a failed result (one marker chunk, `error` set) for an encrypted,
-    corrupt or over-large package; a mislabelled file is read as what it is.
-    """
+    """Extract a Word document; never raises for bad input (see `_office.run`)."""
     return run("docx", _ACCEPTS, read, data, path, options)
 
 
@@ -59,7 +55,7 @@ def read(data: bytes, options: Options) -> Doc:
     if root is None:
         raise ContainerError("corrupt: no main document part")
     rels = relationships(package, main)
-    doc = Doc(metadata=_properties(package))
+    doc = Doc(metadata=core_properties(package))
     styles = Styles(_optional(package, rels, "styles", doc))
     ctx = Context(styles, Numbering(_optional(package, rels, "numbering", doc)))
     ctx.alt_chunk = lambda name, path: _alt_chunk(package, name, path, options)
@@ -79,13 +75,6 @@ def read(data: bytes, options: Options) -> Doc:
         ("footer", feet),
     ]
     return doc
-
-
-def _properties(package: Package) -> dict[str, Any]:
-    try:
-        return dict(core_properties(package))
-    except ContainerError:  # properties are optional: a broken part loses only them
-        return {}
 
 
 def _optional(package: Package, rels: dict[str, Any], kind: str, doc: Doc) -> Any:

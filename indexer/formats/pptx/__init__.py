@@ -37,11 +37,7 @@ _ACCEPTS = ("pptx",)
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
-    """Extract a PowerPoint presentation; never raises for bad input.
-
-    Returns a failed result (one marker chunk, `error` set) for an encrypted,
-    corrupt or over-large package; a mislabelled file is read as what it is.
-    """
+    """Extract a PowerPoint presentation; never raises for bad input (see `_office.run`)."""
     return run("pptx", _ACCEPTS, read, data, path, options)
 
 
@@ -55,7 +51,7 @@ def read(data: bytes, options: Options) -> Doc:
         raise ContainerError("corrupt: no presentation part")
     rels = relationships(package, main)
     slides = _slide_parts(root, rels)
-    doc = Doc(metadata={**_properties(package), "slides": len(slides)}, chunks=[])
+    doc = Doc(metadata={**core_properties(package), "slides": len(slides)}, chunks=[])
     layouts: dict[str, Positions] = {}
     for number, name in enumerate(slides, start=1):
         try:
@@ -65,13 +61,6 @@ def read(data: bytes, options: Options) -> Doc:
             continue
         doc.chunks = [*(doc.chunks or []), *slide_chunks(blocks, number, options)]
     return doc
-
-
-def _properties(package: Package) -> dict[str, Any]:
-    try:
-        return dict(core_properties(package))
-    except ContainerError:
-        return {}
 
 
 def _slide_parts(root: Any, rels: dict[str, Any]) -> list[str]:

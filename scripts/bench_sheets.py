@@ -31,7 +31,7 @@ from bench_kinds_textual import best_of
 
 import indexer
 from indexer.config import Config
-from indexer.formats import _sheetsamples
+from indexer.formats.sheets import samples as _sheetsamples
 
 FORMATS = ROOT.parent / "shared" / "formats"
 SUFFIXES = (".xlsx", ".xlsm", ".xlsb", ".xls", ".ods", ".rtf")

@@ -56,8 +56,8 @@ class _Lazy:
         return hash((self.module, self.name))
 
 
-def _lazy(kind: str, name: str) -> Any:
-    return _Lazy(f"indexer.formats.{kind}", name)
+def _lazy(kind: str, name: str, module: str | None = None) -> Any:
+    return _Lazy(f"indexer.formats.{module or kind}", name)
 
 
 BUILTIN_SPECS = (
@@ -140,7 +140,7 @@ BUILTIN_SPECS = (
             version=f"{VERSIONS[kind]}+html.{VERSIONS['html']}"
             if kind == "epub"
             else VERSIONS[kind],
-            extract=_lazy(kind, "extract"),
+            extract=_lazy(kind, "extract", module=f"office.{kind}"),
             isolated=True,  # ZIP and OLE containers read by third-party parsers
             builtin=True,
             options_used=_LIMIT,
@@ -160,7 +160,7 @@ BUILTIN_SPECS = (
         kind="rtf",
         extensions=("rtf",),
         version=VERSIONS["rtf"],
-        extract=_Lazy("indexer.formats.rtf", "extract"),
+        extract=_lazy("rtf", "extract"),
         isolated=True,
         builtin=True,
         options_used=_LIMIT,
@@ -171,7 +171,7 @@ BUILTIN_SPECS = (
         extensions=("xlsx", "xlsm", "xlsb", "xls", "ods"),
         # an .xls that is really HTML or delimited text goes to those extractors
         version=f"{VERSIONS['spreadsheet']}+html.{VERSIONS['html']}+csv.{VERSIONS['csv']}",
-        extract=_Lazy("indexer.formats.sheets", "extract"),
+        extract=_lazy("spreadsheet", "extract", module="sheets"),
         isolated=True,
         builtin=True,
         options_used=("rows_per_chunk", "max_sheet_cells", *_LIMIT),

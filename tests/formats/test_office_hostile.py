@@ -14,15 +14,15 @@ from hypothesis import strategies as st
 import indexer
 from indexer._extract import raised
 from indexer._samples import SAMPLES, minimal_pdf
-from indexer.formats._container import ContainerError, ZipLimits, open_zip
-from indexer.formats._office_samples import (
+from indexer.formats.office.container import ContainerError, ZipLimits, open_zip
+from indexer.formats.office.ole_samples import DOC, ole_file
+from indexer.formats.office.samples import (
     DOCX,
     OFFICE_SAMPLES,
     docx_file,
     odf_file,
     zip_package,
 )
-from indexer.formats._ole_samples import DOC, ole_file
 
 ENCRYPTED_OOXML = ole_file(
     {"EncryptionInfo": b"\x04\x00\x04\x00", "EncryptedPackage": b"\x00" * 64}

@@ -15,8 +15,8 @@ import pytest
 import indexer
 from indexer._extract import raised
 from indexer.config import Config
-from indexer.formats import _sheetsamples as samples
-from indexer.formats._ole_samples import ole_file
+from indexer.formats.office.ole_samples import ole_file
+from indexer.formats.sheets import samples
 
 FORMATS = Path(__file__).resolve().parents[2].parent / "shared" / "formats"
 SHEET_SUFFIXES = (".xlsx", ".xlsm", ".xlsb", ".xls", ".ods")

@@ -15,9 +15,9 @@ from dataclasses import replace
 from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
 from indexer.formats import eml as _eml
-from indexer.formats._container import failed
 from indexer.formats.msg.mail import render
 from indexer.formats.msg.outlook import read_msg
+from indexer.formats.office.container import failed
 
 __all__ = ["VERSION", "as_mime", "extract"]
 

@@ -178,7 +178,7 @@ EPUB = epub_file(["<h1>One</h1><p>It begins.</p>", "<h1>Two</h1><p>It ends.</p>"
 
 
 def _legacy() -> dict[str, bytes]:
-    from indexer.formats._ole_samples import DOC, PPT
+    from indexer.formats.office.ole_samples import DOC, PPT
 
     return {"doc": DOC, "ppt": PPT}
 

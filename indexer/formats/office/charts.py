@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from indexer.formats._office import Block, table_blocks
+from indexer.formats.office.entry import Block, table_blocks
 
 __all__ = ["chart_blocks"]
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
-from indexer.formats._odf import DRAW, OdfWalker, open_body, properties
-from indexer.formats._office import Block, Doc, run, slide_chunks
+from indexer.formats.office.entry import Block, Doc, run, slide_chunks
+from indexer.formats.office.odf import DRAW, OdfWalker, open_body, properties
 
 __all__ = ["VERSION", "extract", "read"]
 
@@ -29,7 +29,7 @@ _FURNITURE = ("page-number", "date-time", "header", "footer", "page")
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
-    """Extract an OpenDocument presentation; never raises for bad input (see `_office.run`)."""
+    """Extract an OpenDocument presentation; never raises for bad input (see `entry.run`)."""
     return run("odp", _ACCEPTS, read, data, path, options)
 
 

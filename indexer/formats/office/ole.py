@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from indexer.formats._container import ContainerError
+from indexer.formats.office.container import ContainerError
 
 __all__ = ["MAX_STREAM", "ole_metadata", "open_ole", "stream"]
 

@@ -3,7 +3,7 @@ whether it is encrypted.
 
 From the SummaryInformation stream; dates are ISO 8601. A property that cannot be
 read is left out; nothing here raises. (An xlsx's or ods's properties are read as a
-Word or OpenDocument file's are: `_ooxml.core_properties`, `_odf.properties`.)
+Word or OpenDocument file's are: `office.ooxml.core_properties`, `office.odf.properties`.)
 """
 
 from __future__ import annotations

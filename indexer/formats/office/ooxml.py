@@ -10,7 +10,7 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
-from indexer.formats._container import ContainerError, Package, parse_xml
+from indexer.formats.office.container import ContainerError, Package, parse_xml
 
 __all__ = [
     "NS",

@@ -18,9 +18,9 @@ import struct
 
 from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
-from indexer.formats._container import ENCRYPTED, ContainerError
-from indexer.formats._legacy import ole_metadata, open_ole, stream
-from indexer.formats._office import Block, Doc, run
+from indexer.formats.office.container import ENCRYPTED, ContainerError
+from indexer.formats.office.entry import Block, Doc, run
+from indexer.formats.office.ole import ole_metadata, open_ole, stream
 
 __all__ = ["LEGACY_WORD", "VERSION", "extract", "read"]
 
@@ -41,7 +41,7 @@ _CONTROL = str.maketrans(
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
-    """Extract a Word 97-2003 document; never raises for bad input (see `_office.run`)."""
+    """Extract a Word 97-2003 document; never raises for bad input (see `entry.run`)."""
     return run("doc", _ACCEPTS, read, data, path, options)
 
 

@@ -14,7 +14,9 @@ from typing import Any
 
 from indexer._text import gc_paused
 from indexer._types import Chunk, Extracted, Options, make_chunk
-from indexer.formats._container import (
+from indexer.formats.html.mdsyntax import Block, split_block
+from indexer.formats.html.tables import text_table
+from indexer.formats.office.container import (
     ENCRYPTED,
     ContainerError,
     Package,
@@ -23,8 +25,6 @@ from indexer.formats._container import (
     open_zip,
     sniff,
 )
-from indexer.formats.html.mdsyntax import Block, split_block
-from indexer.formats.html.tables import text_table
 
 __all__ = [
     "Block",

@@ -1,11 +1,11 @@
 """`spreadsheet`: xlsx, xlsm, xlsb, xls and ods through calamine, a sheet at a time.
 
-Each sheet becomes header-prefixed row groups (`_sheetrows`), meta `{"sheet":
+Each sheet becomes header-prefixed row groups (`sheets.rows`), meta `{"sheet":
 name, "rows": [first, last]}` with the sheet's own row numbers. The container
-is checked first (`_container`, with `WORKBOOK_LIMITS`): a ZIP bomb, an encrypted
+is checked first (`office.container`, with `WORKBOOK_LIMITS`): a ZIP bomb, an encrypted
 workbook and a corrupt one each give one failure chunk with `error` set
 (`refused: ...`, `encrypted`, `corrupt: ...`). A sheet whose cells pass `max_sheet_cells` is cut
-to the rows that fit (an xlsx before it is loaded, `_xlsxscan`), and the result
+to the rows that fit (an xlsx before it is loaded, `sheets.xlsxscan`), and the result
 is `degraded` with `metadata["notes"]` saying so. An `.xls` that is really an
 HTML table or delimited text, as web applications export them, goes to the
 html or csv extractor. The reader is native code that can panic or exhaust
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from indexer._types import Extracted, Options, make_chunk
 from indexer.formats import VERSIONS
-from indexer.formats._container import (
+from indexer.formats.office.container import (
     ENCRYPTED,
     ContainerError,
     Package,
@@ -33,13 +33,13 @@ from indexer.formats._container import (
     open_zip,
     sniff,
 )
-from indexer.formats._odf import properties
-from indexer.formats._ooxml import core_properties
-from indexer.formats._sheetprops import ole_workbook
-from indexer.formats._sheetrows import SheetText, group, render
+from indexer.formats.office.odf import properties
+from indexer.formats.office.ooxml import core_properties
+from indexer.formats.sheets.props import ole_workbook
+from indexer.formats.sheets.rows import SheetText, group, render
 
 if TYPE_CHECKING:
-    from indexer.formats._xlsxscan import Scan
+    from indexer.formats.sheets.xlsxscan import Scan
 
 __all__ = ["KIND", "VERSION", "extract"]
 
@@ -167,7 +167,7 @@ def _open_zip(data: bytes, options: Options) -> tuple[str, dict[str, str], Scan 
         props = properties(package) if form == "ods" else core_properties(package)
         if form != "xlsx":
             return form, props, None
-        from indexer.formats._xlsxscan import scan
+        from indexer.formats.sheets.xlsxscan import scan
 
         return form, props, scan(package, options.max_sheet_cells)
     except (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error) as exc:

@@ -1,6 +1,6 @@
 """`docx`: Word documents (`.docx .docm .dotx .dotm`) as Markdown blocks with heading paths.
 
-The main document's body is read in order (`_body`): Word's heading styles become
+The main document's body is read in order (`docx.body`): Word's heading styles become
 Markdown headings and each chunk's `meta` is `{"headings": [...]}`, the path in force
 (as for the `html` kind); list paragraphs become list blocks, tables GFM tables (a
 large one split with its header repeated). Then the parts beside the body, each once
@@ -17,19 +17,19 @@ from typing import Any
 
 from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
-from indexer.formats._charts import chart_blocks
-from indexer.formats._container import ContainerError, Package, open_zip, parse_xml
-from indexer.formats._office import Block, Doc, run
-from indexer.formats._ooxml import (
+from indexer.formats.office.charts import chart_blocks
+from indexer.formats.office.container import ContainerError, Package, open_zip, parse_xml
+from indexer.formats.office.docx.body import Context, Walker, prepare
+from indexer.formats.office.docx.notes import comments, notes
+from indexer.formats.office.docx.styles import Numbering, Styles
+from indexer.formats.office.entry import Block, Doc, run
+from indexer.formats.office.ooxml import (
     core_properties,
     main_part,
     part_xml,
     relationships,
     rels_kind,
 )
-from indexer.formats.docx._body import Context, Walker, prepare
-from indexer.formats.docx._notes import comments, notes
-from indexer.formats.docx._styles import Numbering, Styles
 
 __all__ = ["VERSION", "extract", "read"]
 
@@ -41,7 +41,7 @@ _WORDML = "{http://schemas.microsoft.com/office/word/2003/wordml}"
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
-    """Extract a Word document; never raises for bad input (see `_office.run`)."""
+    """Extract a Word document; never raises for bad input (see `entry.run`)."""
     return run("docx", _ACCEPTS, read, data, path, options)
 
 

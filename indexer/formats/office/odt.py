@@ -1,6 +1,6 @@
 """`odt`: OpenDocument text (`.odt .ott`) as Markdown blocks with heading paths, like `docx`.
 
-`content.xml`'s body is read in order (`_odf`): `text:h` headings become Markdown
+`content.xml`'s body is read in order (`office.odf`): `text:h` headings become Markdown
 headings and each chunk's `meta` is `{"headings": [...]}`; lists become list blocks,
 tables GFM tables. Footnotes and endnotes follow the body (`part` `notes`, cited as
 `[^n]`), then comments (`part` `comments`). Title, author and dates go in `metadata`.
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
-from indexer.formats._odf import OdfWalker, open_body, properties
-from indexer.formats._office import Block, Doc, run
+from indexer.formats.office.entry import Block, Doc, run
+from indexer.formats.office.odf import OdfWalker, open_body, properties
 
 __all__ = ["VERSION", "extract", "read"]
 
@@ -22,7 +22,7 @@ _ACCEPTS = ("odt",)
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
-    """Extract an OpenDocument text; never raises for bad input (see `_office.run`)."""
+    """Extract an OpenDocument text; never raises for bad input (see `entry.run`)."""
     return run("odt", _ACCEPTS, read, data, path, options)
 
 

@@ -16,7 +16,7 @@ import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from indexer.formats._container import ContainerError, Package
+from indexer.formats.office.container import ContainerError, Package
 
 _READ = 1 << 20
 _WORKSHEET = "/relationships/worksheet"

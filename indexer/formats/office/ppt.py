@@ -18,9 +18,9 @@ from typing import Any
 
 from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
-from indexer.formats._container import ENCRYPTED, ContainerError
-from indexer.formats._legacy import ole_metadata, open_ole, stream
-from indexer.formats._office import Block, Doc, run, slide_chunks
+from indexer.formats.office.container import ENCRYPTED, ContainerError
+from indexer.formats.office.entry import Block, Doc, run, slide_chunks
+from indexer.formats.office.ole import ole_metadata, open_ole, stream
 
 __all__ = ["VERSION", "extract", "read"]
 
@@ -42,7 +42,7 @@ Text = tuple[int, str]
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
-    """Extract a PowerPoint 97-2003 presentation; never raises for bad input (see `_office.run`)."""
+    """Extract a PowerPoint 97-2003 presentation; never raises for bad input (see `entry.run`)."""
     return run("ppt", _ACCEPTS, read, data, path, options)
 
 

@@ -1,7 +1,7 @@
 """`pptx`: PowerPoint presentations (`.pptx .pptm .ppsx .potx`), one chunk per slide.
 
 Slides come in the presentation's order. A slide's chunk holds its title as a `#`
-heading, its text frames and tables (GFM) in reading order (`_shapes`), its comments
+heading, its text frames and tables (GFM) in reading order (`pptx.shapes`), its comments
 and its speaker notes after `Notes:`; `meta` is `{"slide": n}` (1-based). A slide
 longer than `max_chunk_chars` is split between blocks, and a block too long alone
 along its own syntax; every piece keeps the slide's `meta`. Title, author and dates
@@ -15,17 +15,17 @@ from typing import Any
 
 from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
-from indexer.formats._charts import chart_blocks
-from indexer.formats._container import ContainerError, Package, open_zip
-from indexer.formats._office import Block, Doc, run, slide_chunks
-from indexer.formats._ooxml import (
+from indexer.formats.office.charts import chart_blocks
+from indexer.formats.office.container import ContainerError, Package, open_zip
+from indexer.formats.office.entry import Block, Doc, run, slide_chunks
+from indexer.formats.office.ooxml import (
     core_properties,
     main_part,
     part_xml,
     relationships,
     rels_of_type,
 )
-from indexer.formats.pptx._shapes import Positions, frame_lines, slide_blocks
+from indexer.formats.office.pptx.shapes import Positions, frame_lines, slide_blocks
 
 __all__ = ["VERSION", "extract", "read"]
 
@@ -37,7 +37,7 @@ _ACCEPTS = ("pptx",)
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
-    """Extract a PowerPoint presentation; never raises for bad input (see `_office.run`)."""
+    """Extract a PowerPoint presentation; never raises for bad input (see `entry.run`)."""
     return run("pptx", _ACCEPTS, read, data, path, options)
 
 

@@ -1,7 +1,7 @@
 """`rtf`: Rich Text Format as plain text, one chunk per paragraph, `{"para": i}` meta.
 
 `rtf_to_text` is the reader for other callers (RTF mail bodies). Text comes
-from `_rtfscan`, which jumps over pictures and embedded objects rather than
+from `rtf.scan`, which jumps over pictures and embedded objects rather than
 reading them. Document properties (`\\info`: title, author, created, modified)
 go into `metadata`. A document without text (pictures or objects only) fails as
 `no text`. A file named `.rtf` that is not RTF is read as plain text
@@ -15,8 +15,8 @@ import re
 from indexer._text import decode, split_paragraphs
 from indexer._types import Extracted, Options, make_chunk
 from indexer.formats import VERSIONS
-from indexer.formats._container import failed, sniff
-from indexer.formats._rtfscan import read_rtf
+from indexer.formats.office.container import failed, sniff
+from indexer.formats.rtf.scan import read_rtf
 
 __all__ = ["KIND", "VERSION", "extract", "rtf_to_text"]
 

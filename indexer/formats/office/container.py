@@ -1,18 +1,16 @@
-"""Guards for the container formats: ZIP packages, OLE compound files and their XML parts.
+"""The guard for container formats: ZIP packages and their XML parts, and the failed result.
 
-Office, OpenDocument and EPUB files are ZIPs of XML parts (or OLE compound files when
-old or encrypted), read here before any third-party parser sees them. `open_zip`
+Office, OpenDocument, EPUB and spreadsheet files are ZIPs of XML parts (or OLE
+compound files, `ole`), read here before any third-party parser sees them. `open_zip`
 refuses a package whose members would unpack past `ZipLimits` before unpacking any;
-`parse_xml` never expands entities (it drops their references) nor fetches anything;
-`sniff` says what bytes are,
-whatever their name says. Every refusal is a `ContainerError` whose `reason` is the
-record's: `encrypted`, `corrupt: ...` or `refused: ...`.
+`parse_xml` never expands entities (it drops their references) nor fetches anything.
+Every refusal is a `ContainerError` whose `reason` is the record's: `encrypted`,
+`corrupt: ...` or `refused: ...`; `failed` makes that record's result.
 """
 
 from __future__ import annotations
 
 import io
-import re
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -21,25 +19,19 @@ from typing import Any
 from lxml import etree
 
 from indexer._extract import failure_text
-from indexer._text import decode
 from indexer._types import Chunk, Extracted
 
 __all__ = [
     "ENCRYPTED",
-    "OLE_MAGIC",
     "ContainerError",
     "Package",
     "ZipLimits",
     "failed",
-    "ole_kind",
     "open_zip",
     "parse_xml",
-    "sniff",
 ]
 
 ENCRYPTED = "encrypted"
-OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-_ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
 
 
 class ContainerError(Exception):
@@ -207,71 +199,3 @@ def _drop_entities(root: Any) -> None:
         elif entity.tail:
             parent.text = (parent.text or "") + entity.tail
         parent.remove(entity)
-
-
-def sniff(data: bytes) -> str:
-    """What `data` is by its content, whatever its name says: `zip`, `ole`, `biff4` (a bare
-    Excel 2-4 worksheet), `pdf`, `rtf`, `html`, `xml`, `text` (in any encoding: web
-    applications export "Excel" files as UTF-16 tab-separated text) or `binary`."""
-    if data.startswith(_ZIP_MAGICS):
-        return "zip"
-    if data.startswith(OLE_MAGIC):
-        return "ole"
-    if data[:2] in _BIFF2_4 and len(data) > 4 and data[2] in (4, 6, 8, 16) and data[3] == 0:
-        return "biff4"
-    head = data[:1024].lstrip(b"\xef\xbb\xbf \t\r\n")
-    if head.startswith(b"%PDF-"):
-        return "pdf"
-    if head.startswith(b"{\\rtf"):
-        return "rtf"
-    text = decode(data[:_TEXT_HEAD]).lstrip()
-    lower = text[:256].lower()
-    if lower.startswith(_HTML_STARTS) or "<html" in lower:
-        return "html"
-    if text.startswith("<"):
-        return "html" if _HTML_TAGS.search(text, 0, 1024) else "xml"
-    if text and len(_CONTROL.findall(text)) <= len(text) // 100:
-        return "text"
-    return "binary"
-
-
-_BIFF2_4 = (b"\x09\x00", b"\x09\x02", b"\x09\x04")
-"""The BOF record of a BIFF2, BIFF3 or BIFF4 worksheet stream."""
-_TEXT_HEAD = 4096
-_HTML_STARTS = ("<!doctype html", "<html", "<head", "<body")
-_HTML_TAGS = re.compile(r"<(?:table|meta|style)\b", re.I)
-"""Tags that make markup HTML however it starts: HTML tables saved as `.xls`."""
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f\ufffd]")
-
-
-def ole_kind(data: bytes) -> str:
-    """What an OLE compound file holds: `encrypted` (an encrypted OOXML package),
-    `doc`, `ppt`, `xls`, `msg` or `ole`. Raises `ContainerError` `corrupt` when it
-    is no readable OLE file."""
-    streams = {"/".join(entry).lower() for entry in ole_listing(data)}
-    if "encryptedpackage" in streams and "encryptioninfo" in streams:
-        return ENCRYPTED
-    for stream, kind in _OLE_KINDS:
-        if stream in streams:
-            return kind
-    return "ole"
-
-
-_OLE_KINDS = (
-    ("worddocument", "doc"),
-    ("powerpoint document", "ppt"),
-    ("workbook", "xls"),
-    ("book", "xls"),
-    ("__properties_version1.0", "msg"),
-)
-
-
-def ole_listing(data: bytes) -> list[list[str]]:
-    """The stream paths of an OLE compound file; raises `ContainerError` `corrupt`."""
-    import olefile  # only for OLE input
-
-    try:
-        with olefile.OleFileIO(data) as ole:
-            return list(ole.listdir())
-    except Exception as exc:  # olefile raises OSError, struct.error, IndexError on damage
-        raise ContainerError(f"corrupt: not a readable OLE file ({exc})"[:300]) from None

@@ -18,8 +18,9 @@ import struct
 
 from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
+from indexer.formats.office.blocks import Block, Doc
 from indexer.formats.office.container import ENCRYPTED, ContainerError
-from indexer.formats.office.entry import Block, Doc, run
+from indexer.formats.office.entry import run
 from indexer.formats.office.ole import ole_metadata, open_ole, stream
 
 __all__ = ["LEGACY_WORD", "VERSION", "extract", "read"]

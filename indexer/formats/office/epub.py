@@ -18,8 +18,9 @@ from typing import Any
 
 from indexer._types import Chunk, Extracted, Options, make_chunk
 from indexer.formats import VERSIONS
+from indexer.formats.office.blocks import Doc
 from indexer.formats.office.container import ENCRYPTED, ContainerError, Package, open_zip
-from indexer.formats.office.entry import Doc, run
+from indexer.formats.office.entry import run
 
 __all__ = ["VERSION", "extract", "read"]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from indexer.formats.html.mdsyntax import list_item
+from indexer.formats.office.blocks import Block, HeadingPath, table_blocks
 from indexer.formats.office.container import ENCRYPTED, ContainerError, Package, open_zip
-from indexer.formats.office.entry import Block, HeadingPath, table_blocks
 
 __all__ = ["TEXT", "OdfWalker", "open_body", "open_odf", "properties"]
 

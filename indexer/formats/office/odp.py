@@ -13,7 +13,8 @@ from typing import Any
 
 from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
-from indexer.formats.office.entry import Block, Doc, run, slide_chunks
+from indexer.formats.office.blocks import Block, Doc, slide_chunks
+from indexer.formats.office.entry import run
 from indexer.formats.office.odf import DRAW, OdfWalker, open_body, properties
 
 __all__ = ["VERSION", "extract", "read"]

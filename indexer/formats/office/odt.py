@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
-from indexer.formats.office.entry import Block, Doc, run
+from indexer.formats.office.blocks import Block, Doc
+from indexer.formats.office.entry import run
 from indexer.formats.office.odf import OdfWalker, open_body, properties
 
 __all__ = ["VERSION", "extract", "read"]

@@ -18,8 +18,9 @@ from typing import Any
 
 from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
+from indexer.formats.office.blocks import Block, Doc, slide_chunks
 from indexer.formats.office.container import ENCRYPTED, ContainerError
-from indexer.formats.office.entry import Block, Doc, run, slide_chunks
+from indexer.formats.office.entry import run
 from indexer.formats.office.ole import ole_metadata, open_ole, stream
 
 __all__ = ["VERSION", "extract", "read"]

@@ -15,7 +15,8 @@ import re
 from indexer._text import decode, split_paragraphs
 from indexer._types import Extracted, Options, make_chunk
 from indexer.formats import VERSIONS
-from indexer.formats.office.container import failed, sniff
+from indexer.formats.office.container import failed
+from indexer.formats.office.sniff import sniff
 from indexer.formats.rtf.scan import read_rtf
 
 __all__ = ["KIND", "VERSION", "extract", "rtf_to_text"]

@@ -29,12 +29,12 @@ from indexer.formats.office.container import (
     Package,
     ZipLimits,
     failed,
-    ole_kind,
     open_zip,
-    sniff,
 )
 from indexer.formats.office.odf import properties
+from indexer.formats.office.ole import ole_kind
 from indexer.formats.office.ooxml import core_properties
+from indexer.formats.office.sniff import sniff
 from indexer.formats.sheets.props import ole_workbook
 from indexer.formats.sheets.rows import SheetText, group, render
 

@@ -17,12 +17,13 @@ from typing import Any
 
 from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
+from indexer.formats.office.blocks import Block, Doc
 from indexer.formats.office.charts import chart_blocks
 from indexer.formats.office.container import ContainerError, Package, open_zip, parse_xml
 from indexer.formats.office.docx.body import Context, Walker, prepare
 from indexer.formats.office.docx.notes import comments, notes
 from indexer.formats.office.docx.styles import Numbering, Styles
-from indexer.formats.office.entry import Block, Doc, run
+from indexer.formats.office.entry import run
 from indexer.formats.office.ooxml import (
     core_properties,
     main_part,
@@ -59,7 +60,7 @@ def read(data: bytes, options: Options) -> Doc:
     styles = Styles(_optional(package, rels, "styles", doc))
     ctx = Context(styles, Numbering(_optional(package, rels, "numbering", doc)))
     ctx.alt_chunk = lambda name, path: _alt_chunk(package, name, path, options)
-    ctx.chart = lambda name, path: _chart(package, name, path)
+    ctx.chart = lambda name, path: chart_blocks(package, name, path)
     body = root.find(_W + "body")
     boxes = prepare(root)
     walker = Walker(ctx, rels, boxes)
@@ -117,13 +118,6 @@ def _headers_footers(
                 seen.add(block.text)
                 found[kind].append(block)
     return found["header"], found["footer"]
-
-
-def _chart(package: Package, name: str, path: tuple[str, ...]) -> list[Block]:
-    try:
-        return chart_blocks(part_xml(package, name), path)
-    except ContainerError:  # a broken chart loses itself only
-        return []
 
 
 def _alt_chunk(package: Package, name: str, path: tuple[str, ...], options: Options) -> list[Block]:

@@ -16,10 +16,10 @@ from typing import Any
 from lxml import etree
 
 from indexer.formats.html.mdsyntax import list_item
+from indexer.formats.office.blocks import Block, HeadingPath, table_blocks
 from indexer.formats.office.docx.elements import cells, clean, numbering_of, rows, span, symbol
 from indexer.formats.office.docx.fields import Fields, link_target
 from indexer.formats.office.docx.styles import Numbering, Styles
-from indexer.formats.office.entry import Block, HeadingPath, table_blocks
 from indexer.formats.office.ooxml import Rel
 
 __all__ = ["Context", "Walker", "prepare"]

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from indexer.formats.office.blocks import Block
 from indexer.formats.office.container import ContainerError, Package
 from indexer.formats.office.docx.body import Context, Walker, prepare
-from indexer.formats.office.entry import Block
 from indexer.formats.office.ooxml import part_xml, relationships, rels_kind
 
 __all__ = ["comments", "notes"]

@@ -15,9 +15,10 @@ from typing import Any
 
 from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
+from indexer.formats.office.blocks import Block, Doc, slide_chunks
 from indexer.formats.office.charts import chart_blocks
 from indexer.formats.office.container import ContainerError, Package, open_zip
-from indexer.formats.office.entry import Block, Doc, run, slide_chunks
+from indexer.formats.office.entry import run
 from indexer.formats.office.ooxml import (
     core_properties,
     main_part,
@@ -108,10 +109,7 @@ def _chart(package: Package, rels: dict[str, Any], rid: str) -> list[Block]:
     rel = rels.get(rid)
     if rel is None or rel[0] != "chart" or rel[2]:
         return []
-    try:
-        return chart_blocks(part_xml(package, rel[1]))
-    except ContainerError:  # a broken chart loses itself only
-        return []
+    return chart_blocks(package, rel[1])
 
 
 def _notes(package: Package, rels: dict[str, Any]) -> str:

@@ -152,6 +152,11 @@ def test_document_properties_go_into_metadata() -> None:
     assert _extract("p.ods", _real("tika/test-columnar.ods")).metadata["author"] == "henry feldman"
 
 
+def test_a_legacy_workbooks_properties_are_read_in_their_code_page_as_a_docs_are() -> None:
+    assert _extract("d.xls", _real("tika/testEXCEL_dateFormats.xls")).metadata["author"] == "Gábor"
+    assert _extract("w.xls", _real("tika/testWPSAttachment.xls")).metadata["author"] == "dsx"
+
+
 @pytest.mark.parametrize("path", _real_files(), ids=lambda p: p.name)
 def test_every_real_workbook_gives_one_clear_result(path: Path) -> None:
     result = indexer.extract(path.name, path.read_bytes())

@@ -32,7 +32,6 @@ from indexer.formats.office.container import (
     open_zip,
 )
 from indexer.formats.office.odf import properties
-from indexer.formats.office.ole import ole_kind
 from indexer.formats.office.ooxml import core_properties
 from indexer.formats.office.sniff import sniff
 from indexer.formats.sheets.props import ole_workbook
@@ -103,9 +102,7 @@ class _Book:
             form, props, scan = _open_zip(data, options)
             data = scan.rebuilt or data if scan else data
         else:
-            encrypted, props = ole_workbook(data)
-            if encrypted or _encrypted_package(data):
-                raise ContainerError(ENCRYPTED)
+            props = ole_workbook(data)
             form = "xls"
         book = cls(_reader(data), form, props, scan)
         book.max_cells = options.max_sheet_cells
@@ -184,15 +181,6 @@ def _zip_form(package: Package) -> str:
     if package.has("xl/workbook.xml") or package.has("[Content_Types].xml"):
         return "xlsx"
     raise ContainerError("corrupt: a ZIP without a workbook in it")
-
-
-def _encrypted_package(data: bytes) -> bool:
-    """True for an OLE file holding an encrypted OOXML workbook; an unreadable one is
-    left to the reader, which says how it is corrupt."""
-    try:
-        return ole_kind(data) == ENCRYPTED
-    except ContainerError:
-        return False
 
 
 def _reader(data: bytes) -> Any:

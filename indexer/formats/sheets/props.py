@@ -1,17 +1,20 @@
-"""A legacy workbook's document properties (title, author, created, modified), and
-whether it is encrypted.
+"""A legacy workbook (xls, an OLE file) checked before the reader opens it: whether it
+is encrypted, and its document properties (title, author, created, modified).
 
-From the SummaryInformation stream; dates are ISO 8601. A property that cannot be
-read is left out; nothing here raises. (An xlsx's or ods's properties are read as a
-Word or OpenDocument file's are: `office.ooxml.core_properties`, `office.odf.properties`.)
+An OLE file holding an `EncryptedPackage` is an encrypted xlsx; an xls whose globals
+have a FILEPASS record is encrypted itself. The properties are read as a Word 97 or
+PowerPoint 97 file's are (`office.ole.ole_metadata`).
 """
 
 from __future__ import annotations
 
-import datetime
-import io
 import struct
 from typing import Any
+
+from indexer.formats.office.container import ENCRYPTED, ContainerError
+from indexer.formats.office.ole import kind_of, ole_metadata, open_ole
+
+__all__ = ["ole_workbook"]
 
 _GLOBALS_HEAD = 1 << 16
 _FILEPASS = 0x002F
@@ -19,25 +22,25 @@ _PAST_FILEPASS = (0x0085, 0x000A)
 """BOUNDSHEET and EOF: FILEPASS, when there is one, comes before either."""
 
 
-def ole_workbook(data: bytes) -> tuple[bool, dict[str, str]]:
-    """Whether a legacy workbook is encrypted (a FILEPASS record in its globals), and the
-    properties in its SummaryInformation stream. Unreadable parts read as absent."""
-    import olefile  # only legacy workbooks need it
-
+def ole_workbook(data: bytes) -> dict[str, str]:
+    """The properties of a legacy workbook; raises `ContainerError` `encrypted` when it is
+    encrypted. An OLE file that cannot be read gives none: the reader says how it is
+    corrupt."""
     try:
-        with olefile.OleFileIO(io.BytesIO(data)) as ole:
-            name = next((n for n in ("Workbook", "Book") if ole.exists(n)), None)
-            head = ole.openstream(name).read(_GLOBALS_HEAD) if name else b""
-            meta = ole.get_metadata()
-    except Exception:  # not readable as OLE: the reader says how it is corrupt
-        return False, {}
-    values: dict[str, Any] = {
-        "title": meta.title,
-        "author": meta.author,
-        "created": meta.create_time,
-        "modified": meta.last_saved_time,
-    }
-    return _filepass(head), {key: text for key, value in values.items() if (text := _text(value))}
+        with open_ole(data) as ole:
+            if kind_of(ole) == ENCRYPTED or _filepass(_globals(ole)):
+                raise ContainerError(ENCRYPTED)
+            return ole_metadata(ole)
+    except ContainerError as exc:
+        if exc.reason == ENCRYPTED:
+            raise
+        return {}
+
+
+def _globals(ole: Any) -> bytes:
+    """The head of the workbook stream, where its globals (and FILEPASS) are."""
+    name = next((n for n in ("Workbook", "Book") if ole.exists(n)), None)
+    return ole.openstream(name).read(_GLOBALS_HEAD) if name else b""
 
 
 def _filepass(stream: bytes) -> bool:
@@ -50,11 +53,3 @@ def _filepass(stream: bytes) -> bool:
             return False
         pos += 4 + size
     return False
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, datetime.datetime):
-        return value.isoformat()
-    if isinstance(value, bytes):
-        return value.decode("cp1252", "replace").strip("\x00 ")
-    return ""

@@ -16,6 +16,7 @@ import indexer
 from indexer._extract import raised
 from indexer.config import Config
 from indexer.formats.office.ole_samples import ole_file
+from indexer.formats.office.samples import zip_package
 from indexer.formats.sheets import samples
 
 FORMATS = Path(__file__).resolve().parents[2].parent / "shared" / "formats"
@@ -201,7 +202,7 @@ def test_an_xls_that_is_html_or_tab_separated_text_is_read_as_that() -> None:
 
 
 def test_a_zip_that_is_not_a_workbook_fails_clearly() -> None:
-    docx_like = samples.zip_members([("word/document.xml", b"<w:document/>")])
+    docx_like = zip_package({"word/document.xml": b"<w:document/>"})
     assert _extract("fake.xlsx", docx_like).error == "corrupt: a ZIP without a workbook in it"
     assert _extract("fake.xlsx", b"\x00\x01binary\xff" * 40).error.startswith("corrupt: ")
 
@@ -244,8 +245,8 @@ def _with_sheet(body: bytes) -> bytes:
     base = zipfile.ZipFile(io.BytesIO(samples.xlsx([("S", [["a"]]), ("T", [["k"], ["v"]])])))
     sheet = b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
     sheet += b"<sheetData>" + body + b"</sheetData></worksheet>"
-    return samples.zip_members(
-        [(n, sheet if n.endswith("sheet1.xml") else base.read(n)) for n in base.namelist()]
+    return zip_package(
+        {n: sheet if n.endswith("sheet1.xml") else base.read(n) for n in base.namelist()}
     )
 
 

@@ -82,13 +82,16 @@ def globs(key: str, value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
-def option(kind: type[int] | type[str]) -> Check:
+def option(kind: type[int] | type[str] | type[float]) -> Check:
     """Check an extraction option against `Options`' own rules, the single source of them."""
+    expected = {int: "an integer", str: "a string", float: "a number"}[kind]
+    kinds = (int, float) if kind is float else (kind,)
 
     def check(key: str, value: Any) -> Any:
-        if isinstance(value, bool) or not isinstance(value, kind):
-            expected = "an integer" if kind is int else "a string"
+        if isinstance(value, bool) or not isinstance(value, kinds):
             raise ConfigError(key, f"{key} = {value!r} is not allowed: expected {expected}")
+        if kind is float:
+            value = float(value)
         try:
             kwargs: dict[str, Any] = {key: value}
             Options(**kwargs)

@@ -7,6 +7,7 @@ process pool, compare by value in tests and cannot be mutated after the fact.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
@@ -22,6 +23,10 @@ KINDS = ("json", "csv", "eml", "html", "pdf", "text")
 their own kinds through the registry; `capabilities` lists them all."""
 
 PdfEngine = Literal["pdfium", "pdfplumber"]
+OcrMode = Literal["auto", "off", "force"]
+OCR_ENGINES = ("tesseract",)
+"""The OCR engines indexer can drive (`indexer.formats.ocr`)."""
+_LANGUAGES = re.compile(r"[A-Za-z][A-Za-z0-9_]*(\+[A-Za-z][A-Za-z0-9_]*)*")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -83,6 +88,17 @@ class Options:
     """HTML mail bodies: the same, for the `text/html` parts of a mail."""
     containers: ContainerLimits = field(default_factory=ContainerLimits)
     """What an archive may unpack, and the globs its members must pass."""
+    ocr_mode: OcrMode = "auto"
+    """`auto`: OCR PDF pages without a text layer, and images, when an engine is installed;
+    `off`: never; `force`: every PDF page, text layer or not."""
+    ocr_engine: str = "tesseract"
+    """The OCR engine (one of `OCR_ENGINES`)."""
+    ocr_language: str = "eng"
+    """The engine's language models, `+`-joined (`eng+deu`)."""
+    ocr_dpi: int = 300
+    """The resolution PDF pages are rendered at for OCR (scans above it are scaled down)."""
+    ocr_page_timeout: float = 60.0
+    """Seconds the engine may take on one page before that page fails."""
 
     def __post_init__(self) -> None:
         if self.rows_per_chunk < 1:
@@ -93,6 +109,19 @@ class Options:
             raise ValueError(f"max_sheet_cells must be >= 1, got {self.max_sheet_cells}")
         if self.pdf_engine not in ("pdfium", "pdfplumber"):
             raise ValueError(f"pdf_engine must be pdfium or pdfplumber, got {self.pdf_engine!r}")
+        self._check_ocr()
+
+    def _check_ocr(self) -> None:
+        if self.ocr_mode not in ("auto", "off", "force"):
+            raise ValueError(f"ocr_mode must be auto, off or force, got {self.ocr_mode!r}")
+        if self.ocr_engine not in OCR_ENGINES:
+            raise ValueError(f"ocr_engine must be one of {OCR_ENGINES}, got {self.ocr_engine!r}")
+        if not _LANGUAGES.fullmatch(self.ocr_language):
+            raise ValueError(f"ocr_language must be like eng or eng+deu, got {self.ocr_language!r}")
+        if not 72 <= self.ocr_dpi <= 600:
+            raise ValueError(f"ocr_dpi must be from 72 to 600, got {self.ocr_dpi}")
+        if not 0 < self.ocr_page_timeout < 1e6:
+            raise ValueError(f"ocr_page_timeout must be seconds > 0, got {self.ocr_page_timeout}")
 
     def digest(self, names: tuple[str, ...] | None = None) -> str:
         """Return a short stable hash of these options (or only of `names`), for cache keys."""
@@ -141,16 +170,24 @@ class Extracted:
     """Why extraction failed (`timeout`, `crashed`, a parser's message), else None."""
     metadata: dict[str, Any] = field(default_factory=dict)
     """Document-level facts: an HTML title, email headers, a PDF page count."""
+    skipped: str | None = None
+    """Why the extractor passed the document over (an image too small to hold text, no
+    OCR engine installed), else None. A skipped document has no chunks."""
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (
             _extracted,
-            (self.kind, self.text, self.chunks, self.degraded, self.error, self.metadata),
-        )
+            (
+                self.kind, self.text, self.chunks, self.degraded, self.error, self.metadata,
+                self.skipped,
+            ),
+        )  # fmt: skip
 
     @property
     def status(self) -> str:
-        """`empty`, `failed`, `degraded` or `ok`, in that order of precedence."""
+        """`skipped`, `empty`, `failed`, `degraded` or `ok`, in that order of precedence."""
+        if self.skipped is not None:
+            return "skipped"
         if not self.chunks:
             return "empty"
         if self.error is not None:
@@ -192,7 +229,9 @@ def _extracted(
     degraded: bool,
     error: str | None,
     metadata: dict[str, Any],
+    skipped: str | None = None,
 ) -> Extracted:
     return Extracted(
-        kind=kind, text=text, chunks=chunks, degraded=degraded, error=error, metadata=metadata
-    )
+        kind=kind, text=text, chunks=chunks, degraded=degraded, error=error, metadata=metadata,
+        skipped=skipped,
+    )  # fmt: skip

@@ -8,12 +8,13 @@ from indexer.registry import Registry, default_registry
 
 
 def capabilities(registry: Registry | None = None) -> dict[str, Any]:
-    """Return the contract, package version, every extractor and the chunker names.
+    """Return the contract, package version, every extractor, the chunker names and OCR.
 
     Extractors are sorted by name and every key order is fixed, so the output is
     byte-identical across runs of the same installation.
     """
     from indexer._version import CONTRACT, __version__
+    from indexer.formats.ocr import describe
 
     registry = registry or default_registry()
     return {
@@ -32,4 +33,5 @@ def capabilities(registry: Registry | None = None) -> dict[str, Any]:
             for spec in registry.extractors()
         ],
         "chunkers": [spec.name for spec in registry.chunkers()],
+        "ocr": describe(),
     }

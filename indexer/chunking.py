@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,11 +23,20 @@ from typing import Any
 from indexer._text import split_text
 from indexer._types import Chunk, Packing
 
-__all__ = ["Packing", "pack"]
+__all__ = ["VERSION", "Packing", "pack"]
+
+VERSION = "2"
+"""Bumped whenever `pack` gives other chunks for the same blocks and settings: packed
+runs key their stored outputs with it, so an upgrade re-packs what earlier runs stored."""
 
 _HARD_KEYS = ("part", "sheet", "slide", "chapter", "mail")
 """Blocks differing in one of these never share a chunk."""
 _JOIN = "\n\n"
+_SHEET_HEAD_LINES = 6
+"""`## name`, up to three title lines and the header row, then a first record."""
+_LETTERS = re.compile(r"[A-Z]{1,3}: ")
+_CONTEXT_CHARS = 200
+"""The longest context (a mail's subject is its title, and some run to pages)."""
 
 
 @dataclass(slots=True)
@@ -48,8 +58,9 @@ def pack(
         return tuple(blocks)
     size = _measure(packing.tokenizer)
     out: list[Chunk] = []
+    most = min(_CONTEXT_CHARS, packing.maximum // 4, max_chars // 4)
     for section in _sections(blocks):
-        context = _context(title, section[0].meta)
+        context = _context(title, section[0].meta, most)
         reserved = len(context) + len(_JOIN) if packing.prefix and context else 0
         budget = _Budget(packing, size, max_chars, reserved)
         pieces = [p for p in section for p in _split(p, budget)]
@@ -73,6 +84,11 @@ class _Budget:
     reserved: int
 
     @property
+    def chars(self) -> int:
+        """The most characters a chunk's body may have."""
+        return self.max_chars - self.packing.overlap - self.reserved
+
+    @property
     def maximum(self) -> int:
         return self.packing.maximum - self.packing.overlap - self.reserved
 
@@ -82,9 +98,7 @@ class _Budget:
 
     def fits_sizes(self, chars: int, size: int) -> bool:
         """Whether a body of `chars` characters and `size` units may be a chunk's."""
-        return (
-            chars <= self.max_chars - self.packing.overlap - self.reserved and size <= self.maximum
-        )
+        return chars <= self.chars and size <= self.maximum
 
 
 def _sections(blocks: Sequence[Chunk]) -> Iterator[list[_Piece]]:
@@ -115,29 +129,61 @@ def _split(piece: _Piece, budget: _Budget) -> list[_Piece]:
     """`piece` as it is when it fits, else cut (tables keep their header rows)."""
     if budget.fits(piece.text):
         return [piece]
-    header = _table_header(piece)
-    limit = max(64, min(budget.max_chars, budget.maximum) - len(header))
-    parts = _cut(piece.text[len(header) :] if header else piece.text, limit, budget)
+    header = _table_header(piece, budget)
+    limit = max(64, min(budget.chars, budget.maximum) - len(header))
+    parts = _cut(piece.text[len(header) :], header, limit, budget)
     return [_Piece(header + part, piece.block, piece.meta) for part in parts]
 
 
-def _cut(text: str, limit: int, budget: _Budget) -> list[str]:
-    """Pieces of `text` that fit `budget`, cut at paragraph, sentence, then word boundaries."""
-    parts = split_text(text, limit)
-    while not all(budget.fits(p) for p in parts) and limit > 64:
+def _cut(text: str, header: str, limit: int, budget: _Budget) -> list[str]:
+    """Pieces of `text` that fit `budget` after `header`, cut at paragraph, line,
+    sentence, then word boundaries."""
+    parts = _even(text, limit)
+    while not all(budget.fits(header + p) for p in parts) and limit > 64:
         limit = max(64, limit * 3 // 4)
-        parts = split_text(text, limit)
+        parts = _even(text, limit)
     return parts
 
 
-def _table_header(piece: _Piece) -> str:
-    """The header rows a Markdown table (or a CSV block's header line) repeats when cut."""
-    lines = piece.text.split("\n", 2)
-    if len(lines) == 3 and lines[0].startswith("|") and lines[1].lstrip("| :-") == "":
-        return f"{lines[0]}\n{lines[1]}\n"
-    if "rows" in piece.meta and len(lines) >= 2 and len(lines[0]) < 200:
-        return f"{lines[0]}\n"
-    return ""
+def _even(text: str, limit: int) -> list[str]:
+    """`split_text`'s pieces of at most `limit`, as few, of about equal size: cutting
+    at the limit would leave a short tail (a 4,000-character block in 1,990, 1,995, 15)."""
+    parts = split_text(text, limit)
+    low, high = len(text) // len(parts), limit
+    while low < high:  # the smallest limit that needs no more pieces
+        middle = (low + high) // 2
+        if len(split_text(text, middle)) <= len(parts):
+            high = middle
+        else:
+            low = middle + 1
+    return parts if high == limit else split_text(text, high)
+
+
+def _table_header(piece: _Piece, budget: _Budget) -> str:
+    """The lines a cut table repeats in every piece: a Markdown table's header rows, a
+    CSV block's header line, a sheet block's lines before its first record (`## name`,
+    titles, the header row); none when they would take half of a chunk."""
+    lines = piece.text.split("\n")
+    if len(lines) > 2 and lines[0].startswith("|") and lines[1].lstrip("| :-") == "":
+        head = lines[:2]
+    elif "rows" in piece.meta:
+        head = lines[: _first_record(lines)] if "sheet" in piece.meta else lines[:1]
+    else:
+        return ""
+    text = "".join(f"{line}\n" for line in head)
+    half = budget.fits_sizes(2 * len(text), 2 * budget.size(text))
+    return text if half and len(head) < len(lines) else ""
+
+
+def _first_record(lines: list[str]) -> int:
+    """The line where a sheet block's records (`label: value | ...`) start: the first
+    after `## name` that starts with a label of the line above (the header row) or
+    with a column letter (a sheet without a header row)."""
+    for i in range(1, min(len(lines), _SHEET_HEAD_LINES)):
+        labels = lines[i - 1].split(" | ")
+        if _LETTERS.match(lines[i]) or any(lines[i].startswith(f"{x}: ") for x in labels):
+            return i
+    return 1
 
 
 def _group(pieces: list[_Piece], budget: _Budget) -> list[list[_Piece]]:
@@ -218,10 +264,12 @@ def _common(paths: list[list[str]]) -> list[str]:
     return common
 
 
-def _context(title: str | None, meta: dict[str, Any]) -> str:
+def _context(title: str | None, meta: dict[str, Any], most: int) -> str:
+    """`title > top heading`, whitespace collapsed, cut to `most` characters."""
     parts = [title] if title else []
     parts.extend(str(h) for h in (meta.get("headings") or [])[:1])
-    return " > ".join(parts)
+    context = " > ".join(" ".join(p.split()) for p in parts)
+    return context if len(context) <= most else f"{context[: most - 1].rstrip()}…"
 
 
 def _measure(tokenizer: str | None) -> Callable[[str], int]:

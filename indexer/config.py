@@ -31,7 +31,7 @@ from indexer._config_checks import (
     seconds,
 )
 from indexer._limits import ContainerLimits
-from indexer._types import Options, Packing, PdfEngine
+from indexer._types import OcrMode, Options, Packing, PdfEngine
 from indexer.errors import ConfigError
 from indexer.procpool.cpus import usable_cpus
 
@@ -375,6 +375,50 @@ class Config:
         output=True,
         doc="The same for the HTML bodies of mails; off, a mail's HTML is rendered whole.",
     )
+    ocr_mode: OcrMode = _key(
+        "ocr",
+        "auto",
+        check=option(str),
+        output=True,
+        doc="OCR of scanned PDF pages and of images (.png .jpg .jpeg .tif .tiff .bmp .gif .webp).\n"
+        '"auto": only PDF pages without a text layer, and images, when an engine is installed;\n'
+        '"off": never (scanned PDFs fail "no text layer", images are skipped); "force": every\n'
+        "PDF page, text layer or not. Without an installed engine, auto and force read nothing.",
+        flag="--ocr",
+        flag_type=str,
+        help="OCR of scans and images: auto (default), off or force",
+    )
+    ocr_engine: str = _key(
+        "ocr",
+        "tesseract",
+        check=option(str),
+        output=True,
+        doc='The engine: "tesseract" (the `tesseract` program on PATH; see docs/ocr.md).',
+    )
+    ocr_language: str = _key(
+        "ocr",
+        "eng",
+        check=option(str),
+        output=True,
+        doc='Its language models, "+"-joined ("eng+deu"); each must be installed '
+        "(tesseract-ocr-deu).",
+    )
+    ocr_dpi: int = _key(
+        "ocr",
+        300,
+        check=option(int),
+        output=True,
+        doc="PDF pages are rendered at this resolution for OCR (72-600); scans that are finer\n"
+        "are scaled down to it, and a scan of at least 200 dpi is read at its own resolution.",
+    )
+    ocr_page_timeout: float = _key(
+        "ocr",
+        60.0,
+        check=option(float),
+        output=True,
+        doc="Seconds the engine may take on one page; past it that page fails (the file's own\n"
+        "[pdf] timeout still bounds the whole file).",
+    )
     shard_bytes: int = _key(
         "output",
         64 * MiB,
@@ -456,6 +500,11 @@ class Config:
                 max_ratio=self.max_ratio,
                 max_depth=self.max_depth,
             ),
+            ocr_mode=self.ocr_mode,
+            ocr_engine=self.ocr_engine,
+            ocr_language=self.ocr_language,
+            ocr_dpi=self.ocr_dpi,
+            ocr_page_timeout=self.ocr_page_timeout,
         )
 
     def packing(self) -> Packing:

@@ -9,7 +9,8 @@ checks that:
    when it runs isolated);
 2. `empty_gives_no_chunks`: empty or whitespace-only input gives no chunks;
 3. `nonempty_gives_chunks`: any other input gives at least one chunk, none blank and
-   none longer than `max_chunk_chars`;
+   none longer than `max_chunk_chars` (or is skipped with a reason: an image too small
+   to hold text);
 4. `deterministic`: the same input gives the same output twice (isolated extractors
    run in separate worker processes).
 """
@@ -178,7 +179,7 @@ def _verdicts(
     if blank:
         yield "empty_gives_no_chunks", not first.chunks
     else:
-        good = bool(first.chunks) and all(
+        good = (bool(first.chunks) or first.skipped is not None) and all(
             c.text.strip() and len(c.text) <= options.max_chunk_chars for c in first.chunks
         )
         yield "nonempty_gives_chunks", good

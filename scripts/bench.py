@@ -12,6 +12,9 @@ Suites (the issue each answers):
                  markitdown and kreuzberg, peak RSS on generated workbooks (issue 14)
     office       the office formats against markitdown and kreuzberg, and markitdown's
                  words kept, on ../shared/formats (issue 14)
+    chunks       chunk sizes per kind, packed against the extractors' blocks, on
+                 ../shared/corpus and ../shared/formats (issue 19)
+    ocr          scanned pages through indexer run at 1 and 2 workers; routing's cost (issue 16)
     all          every suite above, in that order
 
 Every process here keeps its heap between documents, as `indexer run`'s processes
@@ -35,9 +38,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_archives
+import bench_chunks
 import bench_html_main
 import bench_kinds
 import bench_mbox
+import bench_ocr
 import bench_office
 import bench_pipeline
 import bench_sheets
@@ -55,6 +60,8 @@ SUITES: dict[str, Suite] = {
     "archives": (bench_archives.run, bench_archives.render),
     "sheets": (bench_sheets.run, bench_sheets.render),
     "office": (bench_office.run, bench_office.render),
+    "chunks": (bench_chunks.run, bench_chunks.render),
+    "ocr": (bench_ocr.run, bench_ocr.render),
 }
 
 
@@ -77,6 +84,8 @@ def parser() -> argparse.ArgumentParser:
     bench_archives.add_arguments(p)
     bench_sheets.add_arguments(p)
     bench_office.add_arguments(p)
+    bench_chunks.add_arguments(p)
+    bench_ocr.add_arguments(p)
     return p
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from indexer._text import split_text
 from indexer._types import Chunk
 from indexer.chunking import Packing, pack
 
@@ -17,8 +19,8 @@ WORD = st.text(alphabet="abcdefghij", min_size=1, max_size=12)
 SMALL = Packing(target=120, maximum=200, minimum=50)
 
 
-def words(chunks: tuple[Chunk, ...] | list[Chunk]) -> list[str]:
-    return [w for c in chunks for w in c.text.split()]
+def words(chunks: Iterable[Chunk | str]) -> list[str]:
+    return [w for c in chunks for w in (c if isinstance(c, str) else c.text).split()]
 
 
 def para(n: int, tag: str = "w") -> str:
@@ -192,3 +194,63 @@ def test_sizes_can_count_tokens_of_a_local_tokenizer(tmp_path: Path) -> None:
 def test_impossible_settings_are_refused(bad: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
         Packing(**bad)
+
+
+def sheet_block(records: range, titles: tuple[str, ...] = ("Quarterly sales",)) -> Chunk:
+    head = ["## Sales", *titles, "Region | Product | Units"]
+    rows = [f"Region: north {i} | Product: widget {i} | Units: {i * 7}" for i in records]
+    return Chunk(text="\n".join(head + rows), meta={"sheet": "Sales", "rows": [2, 99]})
+
+
+def test_a_cut_sheet_block_repeats_its_name_titles_and_header_row() -> None:
+    block = sheet_block(range(60))
+    chunks = pack([block], SMALL, 4000)
+    assert len(chunks) > 2
+    head = "## Sales\nQuarterly sales\nRegion | Product | Units\nRegion: north "
+    assert all(c.text.startswith(head) and len(c.text) <= SMALL.maximum for c in chunks)
+    records = [line for c in chunks for line in c.text.splitlines()[3:]]
+    assert records == block.text.splitlines()[3:]
+
+
+def test_a_cut_sheet_without_a_header_row_repeats_only_its_name() -> None:
+    rows = "\n".join(f"A: {i} | B: {i * 3} | C: note {i}" for i in range(80))
+    chunks = pack(
+        [Chunk(text=f"## Data\n{rows}", meta={"sheet": "Data", "rows": [1, 80]})], SMALL, 4000
+    )
+    assert len(chunks) > 2
+    assert all(c.text.startswith("## Data\nA: ") for c in chunks)
+
+
+def test_a_csv_header_line_is_repeated_however_wide_while_it_leaves_room() -> None:
+    header = ",".join(f"column_{i}" for i in range(25))  # 250 characters
+    rows = [",".join(f"{r}.{c}" for c in range(25)) for r in range(30)]
+    chunks = pack([Chunk(text="\n".join([header, *rows]), meta={"rows": [1, 30]})], Packing(), 4000)
+    assert len(chunks) > 1
+    assert all(c.text.startswith(header + "\n") for c in chunks)
+
+
+def test_a_header_taking_over_half_a_chunk_is_not_repeated_and_no_chunk_is_over() -> None:
+    header = "x" * 150
+    text = "\n".join([header, *(para(6, f"r{i}_") for i in range(40))])
+    chunks = pack([Chunk(text=text, meta={"rows": [1, 40]})], SMALL, 4000)
+    assert sum(c.text.startswith(header) for c in chunks) == 1
+    assert all(len(c.text) <= SMALL.maximum for c in chunks)
+    assert words(chunks) == text.split()
+
+
+def test_a_block_over_the_maximum_is_cut_into_pieces_of_about_equal_size() -> None:
+    text = para(830)  # 4,039 characters
+    assert min(map(len, split_text(text, 2000))) < 100  # cut at the maximum: a short tail
+    chunks = pack([Chunk(text=text, meta={})], Packing(), 4000)
+    sizes = [len(c.text) for c in chunks]
+    assert len(sizes) == 3 and max(sizes) <= 2000 and min(sizes) > 1200
+    assert words(chunks) == text.split()
+
+
+def test_a_long_title_is_cut_in_the_context_and_the_prefix_leaves_room_for_text() -> None:
+    title = " ".join(["Subject line"] * 2000)
+    given = [Chunk(text=para(200), meta={})]
+    chunks = pack(given, Packing(prefix=True), 4000, title=title)
+    assert all(len(c.meta["context"]) <= 200 for c in chunks)
+    assert all(len(c.text) <= 2000 for c in chunks)
+    assert words(c.text.split("\n\n", 1)[1] for c in chunks) == words(given)

@@ -22,8 +22,8 @@ def test_capabilities_is_deterministic_json_listing_every_extractor(
     data = json.loads(first)
     assert data["contract"] == "extractors-v1"
     assert [e["name"] for e in data["extractors"]] == [
-        "archive", "csv", "doc", "docx", "eml", "epub", "html", "json", "msg", "odp", "odt", "pdf",
-        "ppt", "pptx", "rtf", "spreadsheet", "text",
+        "archive", "csv", "doc", "docx", "eml", "epub", "html", "image", "json", "msg", "odp",
+        "odt", "pdf", "ppt", "pptx", "rtf", "spreadsheet", "text",
     ]  # fmt: skip
     sheets = next(e for e in data["extractors"] if e["name"] == "spreadsheet")
     assert sheets["extensions"] == ["xlsx", "xlsm", "xlsb", "xls", "ods"] and sheets["isolated"]
@@ -38,6 +38,8 @@ def test_capabilities_is_deterministic_json_listing_every_extractor(
         "origin": "builtin",
     }
     assert data["chunkers"] == ["csv", "eml", "html", "json", "text"]
+    assert set(data["ocr"]) == {"active", "engines"}
+    assert [e["name"] for e in data["ocr"]["engines"]] == ["tesseract"]
 
 
 def test_extract_json_prints_the_result(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -17,7 +17,8 @@ from indexer.config import Config
 def test_conformance_passes_on_the_builtin_and_real_corpus(
     corpus: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = main(["conformance", "--corpus", str(corpus), "--json"])
+    # OCR of the corpus's scans is checked, a handful of pages, in tests/formats/
+    code = main(["conformance", "--corpus", str(corpus), "--json", "--ocr", "off"])
     card = json.loads(capsys.readouterr().out)
     failing = [c for c in card["checks"] if not c["passed"]]
     assert failing == [] and code == 0
@@ -25,13 +26,13 @@ def test_conformance_passes_on_the_builtin_and_real_corpus(
     categories = {c["category"] for c in card["checks"]}
     assert categories == {"builtin", "corpus"}
     kinds = {c["name"].split(":")[0] for c in card["checks"] if c["category"] == "corpus"}
-    assert kinds == {"csv", "eml", "html", "json", "pdf", "text"}
+    assert kinds == {"csv", "eml", "html", "json", "pdf", "text"}  # no image files on disk
 
 
 @pytest.fixture(scope="module")
 def corpus_run(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("corpus") / "out"
-    indexer.run(corpus, out, Config(workers=2, pdf_workers=2, max_failures=10**6))
+    indexer.run(corpus, out, Config(workers=2, pdf_workers=2, max_failures=10**6, ocr_mode="off"))
     return out
 
 
@@ -60,7 +61,7 @@ def test_corpus_output_is_identical_with_one_worker(
     corpus: Path, corpus_run: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "w1"
-    indexer.run(corpus, out, Config(workers=1, pdf_workers=1, max_failures=10**6))
+    indexer.run(corpus, out, Config(workers=1, pdf_workers=1, max_failures=10**6, ocr_mode="off"))
     names = [p.name for p in corpus_run.iterdir() if p.is_file() and p.name != "run.json"]
     assert "manifest.json" in names and "changes.ndjson" in names
     for name in sorted(n for n in names if not n.startswith(".")):

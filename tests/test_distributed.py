@@ -85,7 +85,7 @@ def test_dask_output_equals_the_local_engines_byte_for_byte(tmp_path: Path) -> N
     source = tmp_path / "src"
     write_corpus(source, 400_000, seed=11)
     (source / "empty.txt").write_bytes(b"")
-    (source / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    (source / "tune.mp3").write_bytes(b"ID3\x03\x00\x00")
     (source / "crash.segv").write_bytes(b"dies on the worker")
     (source / "archive.mbox").write_bytes(b"".join(_message(i) for i in range(40)))
     registry = _registry(hostile.SEGFAULT)

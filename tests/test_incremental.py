@@ -362,7 +362,7 @@ def test_an_unchanged_tree_re_commits_the_previous_output_and_nothing_else_does(
 ) -> None:
     import sqlite3
 
-    (source / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(100))
+    (source / "tune.mp3").write_bytes(b"ID3\x03" + bytes(100))
     out = tmp_path / "out"
     indexer.run(source, out, CONFIG)
     assert _report(out)["unchanged"] is False, "a first run"
@@ -371,7 +371,7 @@ def test_an_unchanged_tree_re_commits_the_previous_output_and_nothing_else_does(
     if change == "touch":
         os.utime(text, ns=(time.time_ns(), time.time_ns()))
     elif change == "binary_grows":
-        with open(source / "image.png", "ab") as handle:
+        with open(source / "tune.mp3", "ab") as handle:
             handle.write(b"more")
     elif change == "rows_per_chunk":
         config = Config(workers=2, pdf_workers=2, shard_files=7, rows_per_chunk=5)
@@ -386,7 +386,7 @@ def test_an_unchanged_tree_re_commits_the_previous_output_and_nothing_else_does(
     assert committed(out) == fresh(source, tmp_path, config)
     if change in ("none", "touch", "ahead"):
         assert committed(out) == before and changes(out) == []
-        assert (again.extracted, again.reused) == (0, again.documents - 1)  # the png
+        assert (again.extracted, again.reused) == (0, again.documents - 1)  # the mp3
     if change == "none":
         assert shard_inodes(out) == inodes
         pages = _report(out)["pages"]

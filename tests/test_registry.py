@@ -58,12 +58,12 @@ def test_extension_of_ignores_dotfiles_and_trailing_dots() -> None:
 def test_builtins_register_through_the_public_api_and_are_marked() -> None:
     specs = {s.name: s for s in default_registry().extractors()}
     assert sorted(specs) == [
-        "archive", "csv", "doc", "docx", "eml", "epub", "html", "json", "msg", "odp", "odt", "pdf",
-        "ppt", "pptx", "rtf", "spreadsheet", "text",
+        "archive", "csv", "doc", "docx", "eml", "epub", "html", "image", "json", "msg", "odp",
+        "odt", "pdf", "ppt", "pptx", "rtf", "spreadsheet", "text",
     ]  # fmt: skip
     assert all(s.builtin for s in specs.values())
     assert sorted(n for n, s in specs.items() if s.isolated) == [
-        "doc", "docx", "epub", "odp", "odt", "pdf", "ppt", "pptx", "rtf", "spreadsheet",
+        "doc", "docx", "epub", "image", "odp", "odt", "pdf", "ppt", "pptx", "rtf", "spreadsheet",
     ]  # fmt: skip
     assert [s.name for s in default_registry().chunkers()] == ["csv", "eml", "html", "json", "text"]
 
@@ -181,15 +181,16 @@ def test_an_extractor_that_raises_gives_a_failed_result_with_the_raw_text() -> N
 
 
 def test_builtin_versions_come_from_one_table() -> None:
-    """Each module's `VERSION` is its spec's; the kinds rendered through the html (and csv)
-    extractors also count those renderers'."""
+    """Each module's `VERSION` is its spec's; kinds that render through the html, csv or
+    image extractors (mail bodies, attachments, members, chapters) also count theirs."""
     import importlib
 
     from indexer.formats import VERSIONS
 
     embeds = {
-        "eml": f"+html.{VERSIONS['html']}",
-        "msg": f"+html.{VERSIONS['html']}+rtf.{VERSIONS['rtf']}",
+        "archive": f"+image.{VERSIONS['image']}",
+        "eml": f"+html.{VERSIONS['html']}+image.{VERSIONS['image']}",
+        "msg": f"+html.{VERSIONS['html']}+rtf.{VERSIONS['rtf']}+image.{VERSIONS['image']}",
         "epub": f"+html.{VERSIONS['html']}",
         "spreadsheet": f"+html.{VERSIONS['html']}+csv.{VERSIONS['csv']}",
     }
@@ -201,7 +202,8 @@ def test_builtin_versions_come_from_one_table() -> None:
 
 def test_builtins_are_imported_only_when_first_called() -> None:
     """The registry and cache keys need no parser: a re-run that finds nothing changed
-    never imports one. A spec's function pickles by name and works after the trip."""
+    never imports one (the keys ask which OCR engine is installed: a light probe, no
+    Pillow). A spec's function pickles by name and works after the trip."""
     import pickle
     import subprocess
     import sys
@@ -213,7 +215,8 @@ def test_builtins_are_imported_only_when_first_called() -> None:
         "from indexer.config import Config\n"
         "registry = default_registry(); CacheKeys(Config(), registry)\n"
         "print(sorted(m for m in sys.modules if m.startswith('indexer.formats.')\n"
-        "      or m in ('selectolax', 'pypdfium2', 'indexer.pipeline.engines.local')))\n"
+        "      and not m.startswith('indexer.formats.ocr')\n"
+        "      or m in ('selectolax', 'pypdfium2', 'PIL', 'indexer.pipeline.engines.local')))\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

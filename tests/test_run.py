@@ -44,7 +44,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "blank.json").write_bytes(b"  \n ")
     (root / "bad.json").write_bytes(b'{"a": [1, 2')
     (root / ".hidden.txt").write_bytes(b"secret")
-    (root / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    (root / "tune.mp3").write_bytes(b"ID3\x03\x00\x00")
     return root
 
 
@@ -71,7 +71,10 @@ def test_every_walked_path_has_exactly_one_document_in_walk_order(
         "skipped",
         "hidden",
     )
-    assert (by_path["image.png"]["status"], by_path["image.png"]["reason"]) == ("skipped", "binary")
+    assert (by_path["tune.mp3"]["status"], by_path["tune.mp3"]["reason"]) == (
+        "skipped",
+        "binary",
+    )
     assert by_path["empty.txt"]["status"] == "empty" and by_path["empty.txt"]["chunks"] == 0
     assert by_path["blank.json"]["status"] == "empty"
     assert by_path["bad.json"]["status"] == "degraded"

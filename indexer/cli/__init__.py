@@ -38,6 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     ext.add_argument("file", type=Path)
     ext.add_argument("--json", action="store_true", help="print the full result as JSON")
     ext.add_argument("--pdf-engine", choices=("pdfium", "pdfplumber"), default="pdfium")
+    ext.add_argument("--ocr", choices=_OCR_MODES, default="auto", help="OCR of scans and images")
     ext.add_argument(
         "--whole-page", action="store_true", help="web pages: the whole page, not the article"
     )
@@ -50,7 +51,11 @@ def _parser() -> argparse.ArgumentParser:
     conf = sub.add_parser("conformance", help="check the extractors-v1 invariants")
     conf.add_argument("--corpus", type=Path, help="also check every file under this directory")
     conf.add_argument("--json", action="store_true", help="print the full scorecard as JSON")
+    conf.add_argument("--ocr", choices=_OCR_MODES, default="auto", help="OCR of scans and images")
     return parser
+
+
+_OCR_MODES = ("auto", "off", "force")
 
 
 def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -99,7 +104,9 @@ def _extract(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"indexer: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return Exit.USAGE
-    options = Options(pdf_engine=args.pdf_engine, html_main_content=not args.whole_page)
+    options = Options(
+        pdf_engine=args.pdf_engine, html_main_content=not args.whole_page, ocr_mode=args.ocr
+    )
     result = extract(str(args.file), data, options)
     dropped = _dropped(data) if args.show_dropped and result.kind == "html" else []
     if args.json:
@@ -135,12 +142,13 @@ def _capabilities() -> int:
 def _conformance(args: argparse.Namespace) -> int:
     import anyio
 
+    from indexer._types import Options
     from indexer.conformance import check
 
     if args.corpus is not None and not args.corpus.is_dir():
         print(f"indexer: --corpus {args.corpus} is not a directory", file=sys.stderr)
         return Exit.USAGE
-    card = anyio.run(check, None, args.corpus)
+    card = anyio.run(check, None, args.corpus, Options(ocr_mode=args.ocr))
     if args.json:
         sys.stdout.buffer.write(orjson.dumps(card.to_dict(), option=orjson.OPT_INDENT_2) + b"\n")
     else:

@@ -15,14 +15,16 @@ from indexer._spec import ExtractorSpec
 __all__ = ["BUILTIN_SPECS", "VERSIONS"]
 
 VERSIONS = {
-    "archive": "1", "csv": "1", "doc": "1", "docx": "1", "eml": "1", "epub": "1", "html": "2",
-    "json": "1", "msg": "1", "odp": "1", "odt": "1", "pdf": "1", "ppt": "1", "pptx": "1",
-    "rtf": "1", "spreadsheet": "2", "text": "1",
+    "archive": "1", "csv": "1", "doc": "1", "docx": "1", "eml": "2", "epub": "1", "html": "2",
+    "image": "1", "json": "1", "msg": "1", "odp": "1", "odt": "1", "pdf": "2", "ppt": "1",
+    "pptx": "1", "rtf": "1", "spreadsheet": "2", "text": "1",
 }  # fmt: skip
 """Each built-in's output version: bump it here when the extractor's output changes,
 and incremental runs re-extract its documents. (Each module's `VERSION` reads it.)"""
 
 _LIMIT = ("max_chunk_chars",)
+_OCR = ("ocr_mode", "ocr_engine", "ocr_language", "ocr_dpi", "ocr_page_timeout")
+IMAGE_EXTENSIONS = ("png", "jpg", "jpeg", "tif", "tiff", "bmp", "gif", "webp")
 
 
 class _Lazy:
@@ -65,7 +67,8 @@ BUILTIN_SPECS = (
         name="archive",
         kind="archive",
         extensions=("zip", "tar", "tgz", "tbz", "tbz2", "txz", "gz", "bz2", "xz"),
-        version=VERSIONS["archive"],
+        # image members became documents (OCR) rather than `binary` skips
+        version=f"{VERSIONS['archive']}+image.{VERSIONS['image']}",
         extract=_lazy("archive", "extract"),
         builtin=True,
         options_used=("containers", *_LIMIT),
@@ -84,8 +87,9 @@ BUILTIN_SPECS = (
         name="eml",
         kind="eml",
         extensions=("eml",),
-        # html-only mails are rendered by the html extractor, so its upgrades count too
-        version=f"{VERSIONS['eml']}+html.{VERSIONS['html']}",
+        # html-only mails are rendered by the html extractor, so its upgrades count too;
+        # which attachments become documents (images, with OCR) is part of a mail's output
+        version=f"{VERSIONS['eml']}+html.{VERSIONS['html']}+image.{VERSIONS['image']}",
         extract=_lazy("eml", "extract"),
         chunker=_lazy("eml", "chunk"),
         builtin=True,
@@ -102,6 +106,16 @@ BUILTIN_SPECS = (
         options_used=("html_main_content", *_LIMIT),
     ),
     ExtractorSpec(
+        name="image",
+        kind="image",
+        extensions=IMAGE_EXTENSIONS,
+        version=VERSIONS["image"],
+        extract=_lazy("image", "extract"),
+        isolated=True,  # OCR runs a child process per page: a timeout and a memory cap
+        builtin=True,
+        options_used=(*_OCR, *_LIMIT),
+    ),
+    ExtractorSpec(
         name="json",
         kind="json",
         extensions=("json", "jsonl", "ndjson"),
@@ -115,8 +129,10 @@ BUILTIN_SPECS = (
         name="msg",
         kind="msg",
         extensions=("msg",),
-        # like eml: html-only messages are rendered by the html extractor, RTF-only by rtf's
-        version=f"{VERSIONS['msg']}+html.{VERSIONS['html']}+rtf.{VERSIONS['rtf']}",
+        # like eml: html-only messages are rendered by the html extractor, RTF-only by rtf's,
+        # images read
+        version=f"{VERSIONS['msg']}+html.{VERSIONS['html']}+rtf.{VERSIONS['rtf']}"
+        f"+image.{VERSIONS['image']}",
         extract=_lazy("msg", "extract"),
         builtin=True,
         options_used=_LIMIT,
@@ -129,7 +145,7 @@ BUILTIN_SPECS = (
         extract=_lazy("pdf", "extract"),
         isolated=True,
         builtin=True,
-        options_used=("pdf_engine", *_LIMIT),
+        options_used=("pdf_engine", *_OCR, *_LIMIT),
     ),
     *(
         ExtractorSpec(

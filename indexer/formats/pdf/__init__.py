@@ -8,6 +8,10 @@ Two engines, chosen by `Options.pdf_engine`:
 * `pdfplumber` (`_pdfplumber`): table-aware; detected tables become GFM
   Markdown tables, the text outside them paragraphs, top to bottom.
 
+Pages without a usable text layer (scans) are read by OCR (`scanned`, by
+`Options.ocr_mode`): their chunks carry `{"page": n, "ocr": true}` and
+`metadata["ocr"]` names the engine and the pages it read.
+
 Any failure of the whole document (not a PDF, encrypted, corrupt, no pages, no
 text layer) gives exactly one chunk `[pdf extraction failed: <reason>]` with
 `degraded` set and `error` the reason. Pages that yield text are chunked even
@@ -18,17 +22,21 @@ registry marks this extractor `isolated`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from indexer._extract import failure_text
 from indexer._types import Chunk, Extracted, Options
-from indexer.formats import VERSIONS
+from indexer.formats import VERSIONS, ocr
 from indexer.formats.pdf.text import PdfFailure, PdfText
 
-__all__ = ["NOT_A_PDF", "VERSION", "extract"]
+if TYPE_CHECKING:
+    from indexer.formats.pdf.scanned import Scanned
+
+__all__ = ["NOT_A_PDF", "NO_TEXT", "VERSION", "extract"]
 
 VERSION = VERSIONS["pdf"]  # bumped in indexer/formats/__init__.py
 
+NO_TEXT = "no text layer"
 NOT_A_PDF = "response is not a PDF (missing %PDF header)"
 """The reference's reason, word for word, so its golden failure chunks match."""
 _HEADER = b"%PDF-"
@@ -51,7 +59,9 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
         doc = _read(data, options)
     except PdfFailure as exc:
         return _failed(exc.reason)
-    return _assemble(doc)
+    from indexer.formats.pdf import scanned  # imports pypdfium2, as both engines do
+
+    return _assemble(doc, scanned.recognize(data, doc.pages, options))
 
 
 def _read(data: bytes, options: Options) -> PdfText:
@@ -66,30 +76,41 @@ def _read(data: bytes, options: Options) -> PdfText:
     return _pdfium.read(data)
 
 
-def _assemble(doc: PdfText) -> Extracted:
+def _assemble(doc: PdfText, scans: Scanned | None) -> Extracted:
     metadata: dict[str, Any] = {"pages": len(doc.pages)}
     if doc.title:
         metadata["title"] = doc.title
-    if doc.failed_pages:
-        metadata["failed_pages"] = list(doc.failed_pages)
+    read = scans.pages if scans else {}
+    failed = sorted({*doc.failed_pages, *(scans.failed if scans else ())})
+    if failed:
+        metadata["failed_pages"] = failed
+    if scans:
+        metadata["ocr"] = scans.metadata()
     chunks = tuple(
-        Chunk(text=para, meta={"page": number})
+        Chunk(
+            text=para, meta={"page": number, "ocr": True} if read.get(number) else {"page": number}
+        )
         for number, paras in enumerate(doc.pages, start=1)
-        for para in paras
+        for para in read.get(number) or paras
     )
     if not chunks:
-        return _failed(_why_empty(doc), metadata)
+        return _failed(_why_empty(doc, scans), metadata)
     text = "\n\n".join(chunk.text for chunk in chunks)
-    degraded = bool(doc.failed_pages)
-    return Extracted(kind="pdf", text=text, chunks=chunks, degraded=degraded, metadata=metadata)
+    return Extracted(kind="pdf", text=text, chunks=chunks, degraded=bool(failed), metadata=metadata)
 
 
-def _why_empty(doc: PdfText) -> str:
+def _why_empty(doc: PdfText, scans: Scanned | None) -> str:
     if not doc.pages:
         return "no pages"
     if len(doc.failed_pages) == len(doc.pages):
         return "corrupt: no page could be read"
-    return "no text layer"
+    if scans is None:
+        return NO_TEXT
+    if scans.unread:
+        return f"{NO_TEXT} ({ocr.NOT_INSTALLED})"
+    if scans.failed:
+        return f"{NO_TEXT} (OCR failed: {scans.failed[min(scans.failed)]})"
+    return f"{NO_TEXT} (OCR found no text)"
 
 
 def _failed(reason: str, metadata: dict[str, Any] | None = None) -> Extracted:

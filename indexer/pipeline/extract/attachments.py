@@ -62,6 +62,14 @@ _BY_TYPE = {
         ("vnd.oasis.opendocument.presentation", "odp"),
         ("epub+zip", "epub"),
     )},
+    "image/png": "x.png",
+    "image/jpeg": "x.jpg",
+    "image/pjpeg": "x.jpg",
+    "image/tiff": "x.tiff",
+    "image/gif": "x.gif",
+    "image/bmp": "x.bmp",
+    "image/x-ms-bmp": "x.bmp",
+    "image/webp": "x.webp",
 }  # fmt: skip
 _CONTEXT = ("subject", "from", "date", "message_id")
 _HINTS = (b"attachment", b"name=", b"message/", b"application/", b"image/", b"audio/", b"video/")
@@ -129,10 +137,9 @@ def _child(
 def spec_for(filename: str, content_type: str, registry: Registry) -> ExtractorSpec | None:
     """The extractor for an attachment: by its extension when one claims it, else by type.
 
-    Returns None for types nothing extracts (images, office files), so the
-    fallback `text` extractor never sees binary attachments.
-    Returns None for types nothing extracts (images, archives), so the fallback
-    `text` extractor never sees binary attachments.
+    Returns None for types nothing extracts (other files, SVG), so the fallback `text`
+    extractor never sees binary attachments. Images go to the `image` extractor, which
+    skips them (with the reason) when OCR is off or not installed.
     """
     if registry.handles(filename):
         return registry.for_path(filename)

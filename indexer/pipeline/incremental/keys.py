@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 
 from indexer._types import Options
+from indexer.chunking import VERSION as PACKER_VERSION
 from indexer.config import Config
 from indexer.pipeline.walk.walker import Entry
 from indexer.registry import ExtractorSpec, Registry, extension_of
@@ -61,11 +62,18 @@ class CacheKeys:
 def _digest(options: Options, spec: ExtractorSpec, limits: str) -> str:
     """Only the options the extractor declares it uses count, plus the isolation limits
     for isolated extractors, so changing `rows_per_chunk` re-extracts CSV files and
-    nothing else. A stored mail also records its attachments' keys and is reused
+    nothing else. Extractors that use OCR count the installed engine's version too.
+    A stored mail also records its attachments' keys and is reused
     only while they all still hold (`CacheKeys.current`)."""
     raw = options.digest(spec.options_used) + f"|{spec.version}"
     if options.packing.mode != "blocks":  # packed chunks are rendered into the stored output
-        raw += f"|{options.packing!r}"
+        raw += f"|{options.packing!r}|packer.{PACKER_VERSION}"
     if spec.isolated:
         raw += f"|{limits}"
+    if options.ocr_mode != "off" and "ocr_engine" in (spec.options_used or ("ocr_engine",)):
+        # Which engine (and version) is installed decides what a scan reads as: installing
+        # or upgrading it re-extracts the documents that use OCR.
+        from indexer.formats.ocr import identity
+
+        raw += f"|{identity(options.ocr_engine)}"
     return hashlib.sha256(raw.encode()).hexdigest()[:16]

@@ -56,7 +56,7 @@ class DocOutcome:
         """The skip reason or the failure reason, else None."""
         if self.extracted is None:
             return self.skip
-        return self.extracted.error
+        return self.extracted.error or self.extracted.skipped
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

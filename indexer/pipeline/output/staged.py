@@ -72,12 +72,14 @@ class Staged:
 
 def manifest(config: Config, registry: Registry, staged: Staged) -> dict[str, Any]:
     """The manifest: deterministic facts about the committed output, nothing time-dependent."""
-    from indexer._version import CONTRACT, __version__
+    from indexer._version import CONTRACT, OUTPUT_FORMAT, __version__
 
     tally = staged.tally
+    packed = {"output_format": OUTPUT_FORMAT} if config.chunking == "packed" else {}
     return {
         "contract": CONTRACT,
         "version": __version__,
+        **packed,
         "config_digest": config.digest(),
         "extractors": {s.name: s.version for s in registry.extractors()},
         "counts": {

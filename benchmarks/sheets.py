@@ -30,7 +30,7 @@ import indexer
 from benchmarks.common import INDEXER, SHARED, cached_tree, fresh_dir, load, run_command, table
 from benchmarks.textual import best_of
 from indexer.config import Config
-from indexer.formats import _sheetsamples
+from indexer.formats.sheets import samples as _sheetsamples
 
 FORMATS = SHARED / "formats"
 SUFFIXES = (".xlsx", ".xlsm", ".xlsb", ".xls", ".ods", ".rtf")

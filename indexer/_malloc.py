@@ -13,7 +13,13 @@ import sys
 TOP_PAD = 4 << 20
 """Bytes glibc keeps spare at the top of the heap (and adds to each growth)."""
 
+MMAP_THRESHOLD = 1 << 20
+"""Blocks at least this large get an mmap of their own. Setting `TOP_PAD` turns off
+glibc's sliding threshold, which would otherwise leave it at 128 KiB: every such block
+freshly mapped, and faulted in, for every document."""
+
 _M_TOP_PAD = -2
+_M_MMAP_THRESHOLD = -3
 _M_ARENA_MAX = -8
 
 
@@ -21,7 +27,7 @@ def pad_heap() -> bool:
     """Keep `TOP_PAD` bytes spare at the top of this process's heap; see the module
     docstring. Call it once in a process that extracts many documents. Returns False
     where the C library has no such setting."""
-    return _mallopt(_M_TOP_PAD, TOP_PAD)
+    return _mallopt(_M_TOP_PAD, TOP_PAD) and _mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
 
 
 def cap_arenas(arenas: int = 2) -> bool:

@@ -128,10 +128,11 @@ _ODF_NS = (
 )
 
 
-def odf_file(kind: str, body: str) -> bytes:
-    """An OpenDocument package (`text` or `presentation`) whose body holds `body`."""
+def odf_file(kind: str, body: str, prolog: str = "") -> bytes:
+    """An OpenDocument package (`text` or `presentation`) whose body holds `body`;
+    `prolog` goes before the content's root element (a DTD, say)."""
     content = (
-        f"<office:document-content {_ODF_NS}><office:body><office:{kind}>{body}"
+        f"{prolog}<office:document-content {_ODF_NS}><office:body><office:{kind}>{body}"
         f"</office:{kind}></office:body></office:document-content>"
     )
     return zip_package(
@@ -177,7 +178,7 @@ EPUB = epub_file(["<h1>One</h1><p>It begins.</p>", "<h1>Two</h1><p>It ends.</p>"
 
 
 def _legacy() -> dict[str, bytes]:
-    from indexer.formats._ole_samples import DOC, PPT
+    from indexer.formats.office.ole_samples import DOC, PPT
 
     return {"doc": DOC, "ppt": PPT}
 

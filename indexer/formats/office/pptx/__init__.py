@@ -1,7 +1,7 @@
 """`pptx`: PowerPoint presentations (`.pptx .pptm .ppsx .potx`), one chunk per slide.
 
 Slides come in the presentation's order. A slide's chunk holds its title as a `#`
-heading, its text frames and tables (GFM) in reading order (`_shapes`), its comments
+heading, its text frames and tables (GFM) in reading order (`pptx.shapes`), its comments
 and its speaker notes after `Notes:`; `meta` is `{"slide": n}` (1-based). A slide
 longer than `max_chunk_chars` is split between blocks, and a block too long alone
 along its own syntax; every piece keeps the slide's `meta`. Title, author and dates
@@ -15,17 +15,18 @@ from typing import Any
 
 from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
-from indexer.formats._charts import chart_blocks
-from indexer.formats._container import ContainerError, Package, open_zip
-from indexer.formats._office import Block, Doc, run, slide_chunks
-from indexer.formats._ooxml import (
+from indexer.formats.office.blocks import Block, Doc, slide_chunks
+from indexer.formats.office.charts import chart_blocks
+from indexer.formats.office.container import ContainerError, Package, open_zip
+from indexer.formats.office.entry import run
+from indexer.formats.office.ooxml import (
     core_properties,
     main_part,
     part_xml,
     relationships,
     rels_of_type,
 )
-from indexer.formats.pptx._shapes import Positions, frame_lines, slide_blocks
+from indexer.formats.office.pptx.shapes import Positions, frame_lines, slide_blocks
 
 __all__ = ["VERSION", "extract", "read"]
 
@@ -37,11 +38,7 @@ _ACCEPTS = ("pptx",)
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
-    """Extract a PowerPoint presentation; never raises for bad input.
-
-    Returns a failed result (one marker chunk, `error` set) for an encrypted,
-    corrupt or over-large package; a mislabelled file is read as what it is.
-    """
+    """Extract a PowerPoint presentation; never raises for bad input (see `entry.run`)."""
     return run("pptx", _ACCEPTS, read, data, path, options)
 
 
@@ -55,7 +52,7 @@ def read(data: bytes, options: Options) -> Doc:
         raise ContainerError("corrupt: no presentation part")
     rels = relationships(package, main)
     slides = _slide_parts(root, rels)
-    doc = Doc(metadata={**_properties(package), "slides": len(slides)}, chunks=[])
+    doc = Doc(metadata={**core_properties(package), "slides": len(slides)}, chunks=[])
     layouts: dict[str, Positions] = {}
     for number, name in enumerate(slides, start=1):
         try:
@@ -65,13 +62,6 @@ def read(data: bytes, options: Options) -> Doc:
             continue
         doc.chunks = [*(doc.chunks or []), *slide_chunks(blocks, number, options)]
     return doc
-
-
-def _properties(package: Package) -> dict[str, Any]:
-    try:
-        return dict(core_properties(package))
-    except ContainerError:
-        return {}
 
 
 def _slide_parts(root: Any, rels: dict[str, Any]) -> list[str]:
@@ -119,10 +109,7 @@ def _chart(package: Package, rels: dict[str, Any], rid: str) -> list[Block]:
     rel = rels.get(rid)
     if rel is None or rel[0] != "chart" or rel[2]:
         return []
-    try:
-        return chart_blocks(part_xml(package, rel[1]))
-    except ContainerError:  # a broken chart loses itself only
-        return []
+    return chart_blocks(package, rel[1])
 
 
 def _notes(package: Package, rels: dict[str, Any]) -> str:

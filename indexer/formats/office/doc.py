@@ -18,9 +18,10 @@ import struct
 
 from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
-from indexer.formats._container import ENCRYPTED, ContainerError
-from indexer.formats._legacy import ole_metadata, open_ole, stream
-from indexer.formats._office import Block, Doc, run
+from indexer.formats.office.blocks import Block, Doc
+from indexer.formats.office.container import ENCRYPTED, ContainerError
+from indexer.formats.office.entry import run
+from indexer.formats.office.ole import ole_metadata, open_ole, stream
 
 __all__ = ["LEGACY_WORD", "VERSION", "extract", "read"]
 
@@ -41,11 +42,7 @@ _CONTROL = str.maketrans(
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
-    """Extract a Word 97-2003 document; never raises for bad input.
-
-    Returns a failed result (one marker chunk, `error` set) for an encrypted,
-    corrupt or pre-97 document; a mislabelled file is read as what it is.
-    """
+    """Extract a Word 97-2003 document; never raises for bad input (see `entry.run`)."""
     return run("doc", _ACCEPTS, read, data, path, options)
 
 

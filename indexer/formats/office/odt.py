@@ -1,6 +1,6 @@
 """`odt`: OpenDocument text (`.odt .ott`) as Markdown blocks with heading paths, like `docx`.
 
-`content.xml`'s body is read in order (`_odf`): `text:h` headings become Markdown
+`content.xml`'s body is read in order (`office.odf`): `text:h` headings become Markdown
 headings and each chunk's `meta` is `{"headings": [...]}`; lists become list blocks,
 tables GFM tables. Footnotes and endnotes follow the body (`part` `notes`, cited as
 `[^n]`), then comments (`part` `comments`). Title, author and dates go in `metadata`.
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
-from indexer.formats._container import ContainerError
-from indexer.formats._odf import OFFICE, OdfWalker, open_odf, properties
-from indexer.formats._office import Block, Doc, run
+from indexer.formats.office.blocks import Block, Doc
+from indexer.formats.office.entry import run
+from indexer.formats.office.odf import OdfWalker, open_body, properties
 
 __all__ = ["VERSION", "extract", "read"]
 
@@ -23,21 +23,13 @@ _ACCEPTS = ("odt",)
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
-    """Extract an OpenDocument text; never raises for bad input.
-
-    Returns a failed result (one marker chunk, `error` set) for an encrypted,
-    corrupt or over-large package; a mislabelled file is read as what it is.
-    """
+    """Extract an OpenDocument text; never raises for bad input (see `entry.run`)."""
     return run("odt", _ACCEPTS, read, data, path, options)
 
 
 def read(data: bytes, options: Options) -> Doc:
     """Read an OpenDocument text package into blocks; raises `ContainerError`."""
-    package = open_odf(data)
-    root = package.xml("content.xml")
-    body = root.find(f"{OFFICE}body/{OFFICE}text") if root is not None else None
-    if body is None:
-        raise ContainerError("corrupt: no text body in content.xml")
+    package, body = open_body(data, "text")
     walker = OdfWalker()
     blocks = walker.walk(body)
     notes = [Block(f"[^{n}]: {text}", "para", ()) for n, text in enumerate(walker.notes, 1) if text]

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from indexer.formats._container import ENCRYPTED, ContainerError, Package, open_zip
-from indexer.formats._office import Block, HeadingPath, table_blocks
 from indexer.formats.html.mdsyntax import list_item
+from indexer.formats.office.blocks import Block, HeadingPath, table_blocks
+from indexer.formats.office.container import ENCRYPTED, ContainerError, Package, open_zip
 
-__all__ = ["TEXT", "OdfWalker", "open_odf", "properties"]
+__all__ = ["TEXT", "OdfWalker", "open_body", "open_odf", "properties"]
 
 TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
@@ -56,6 +56,17 @@ def open_odf(data: bytes) -> Package:
     ):
         raise ContainerError(ENCRYPTED)
     return package
+
+
+def open_body(data: bytes, kind: str) -> tuple[Package, Any]:
+    """The package and its `content.xml` body of `kind` (`text`, `presentation`); raises
+    `ContainerError` (`corrupt` when there is no such body)."""
+    package = open_odf(data)
+    root = package.xml("content.xml")
+    body = root.find(f"{OFFICE}body/{OFFICE}{kind}") if root is not None else None
+    if body is None:
+        raise ContainerError(f"corrupt: no {kind} body in content.xml")
+    return package, body
 
 
 def properties(package: Package) -> dict[str, str]:

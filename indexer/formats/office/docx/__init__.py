@@ -1,6 +1,6 @@
 """`docx`: Word documents (`.docx .docm .dotx .dotm`) as Markdown blocks with heading paths.
 
-The main document's body is read in order (`_body`): Word's heading styles become
+The main document's body is read in order (`docx.body`): Word's heading styles become
 Markdown headings and each chunk's `meta` is `{"headings": [...]}`, the path in force
 (as for the `html` kind); list paragraphs become list blocks, tables GFM tables (a
 large one split with its header repeated). Then the parts beside the body, each once
@@ -17,19 +17,20 @@ from typing import Any
 
 from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
-from indexer.formats._charts import chart_blocks
-from indexer.formats._container import ContainerError, Package, open_zip, parse_xml
-from indexer.formats._office import Block, Doc, run
-from indexer.formats._ooxml import (
+from indexer.formats.office.blocks import Block, Doc
+from indexer.formats.office.charts import chart_blocks
+from indexer.formats.office.container import ContainerError, Package, open_zip, parse_xml
+from indexer.formats.office.docx.body import Context, Walker, prepare
+from indexer.formats.office.docx.notes import comments, notes
+from indexer.formats.office.docx.styles import Numbering, Styles
+from indexer.formats.office.entry import run
+from indexer.formats.office.ooxml import (
     core_properties,
     main_part,
     part_xml,
     relationships,
     rels_kind,
 )
-from indexer.formats.docx._body import Context, Walker, prepare
-from indexer.formats.docx._notes import comments, notes
-from indexer.formats.docx._styles import Numbering, Styles
 
 __all__ = ["VERSION", "extract", "read"]
 
@@ -41,11 +42,7 @@ _WORDML = "{http://schemas.microsoft.com/office/word/2003/wordml}"
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
-    """Extract a Word document; never raises for bad input.
-
-    Returns a failed result (one marker chunk, `error` set) for an encrypted,
-    corrupt or over-large package; a mislabelled file is read as what it is.
-    """
+    """Extract a Word document; never raises for bad input (see `entry.run`)."""
     return run("docx", _ACCEPTS, read, data, path, options)
 
 
@@ -59,11 +56,11 @@ def read(data: bytes, options: Options) -> Doc:
     if root is None:
         raise ContainerError("corrupt: no main document part")
     rels = relationships(package, main)
-    doc = Doc(metadata=_properties(package))
+    doc = Doc(metadata=core_properties(package))
     styles = Styles(_optional(package, rels, "styles", doc))
     ctx = Context(styles, Numbering(_optional(package, rels, "numbering", doc)))
     ctx.alt_chunk = lambda name, path: _alt_chunk(package, name, path, options)
-    ctx.chart = lambda name, path: _chart(package, name, path)
+    ctx.chart = lambda name, path: chart_blocks(package, name, path)
     body = root.find(_W + "body")
     boxes = prepare(root)
     walker = Walker(ctx, rels, boxes)
@@ -79,13 +76,6 @@ def read(data: bytes, options: Options) -> Doc:
         ("footer", feet),
     ]
     return doc
-
-
-def _properties(package: Package) -> dict[str, Any]:
-    try:
-        return dict(core_properties(package))
-    except ContainerError:  # properties are optional: a broken part loses only them
-        return {}
 
 
 def _optional(package: Package, rels: dict[str, Any], kind: str, doc: Doc) -> Any:
@@ -128,13 +118,6 @@ def _headers_footers(
                 seen.add(block.text)
                 found[kind].append(block)
     return found["header"], found["footer"]
-
-
-def _chart(package: Package, name: str, path: tuple[str, ...]) -> list[Block]:
-    try:
-        return chart_blocks(part_xml(package, name), path)
-    except ContainerError:  # a broken chart loses itself only
-        return []
 
 
 def _alt_chunk(package: Package, name: str, path: tuple[str, ...], options: Options) -> list[Block]:

@@ -7,9 +7,9 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from indexer.formats._container import ContainerError
+from indexer.formats.office.container import ENCRYPTED, ContainerError
 
-__all__ = ["MAX_STREAM", "ole_metadata", "open_ole", "stream"]
+__all__ = ["MAX_STREAM", "kind_of", "ole_kind", "ole_metadata", "open_ole", "stream"]
 
 MAX_STREAM = 256 << 20
 """The largest stream read: a legacy document's text stream is far smaller."""
@@ -84,4 +84,33 @@ def _text(value: Any, codec: str) -> str:
         return value.isoformat() if value.year > 1601 else ""
     if isinstance(value, bytes):
         value = value.decode(codec, "replace")
-    return " ".join(str(value).replace("\x00", "").split()) if value else ""
+    # a string property ends at its first NUL: what follows is other properties' bytes
+    return " ".join(str(value).split("\x00", 1)[0].split()) if value else ""
+
+
+def ole_kind(data: bytes) -> str:
+    """What an OLE compound file holds: `encrypted` (an encrypted OOXML package),
+    `doc`, `ppt`, `xls`, `msg` or `ole`. Raises `ContainerError` `corrupt` when it
+    is no readable OLE file."""
+    with open_ole(data) as ole:
+        return kind_of(ole)
+
+
+def kind_of(ole: Any) -> str:
+    """`ole_kind` of an open `olefile.OleFileIO`."""
+    streams = {"/".join(entry).lower() for entry in ole.listdir()}
+    if "encryptedpackage" in streams and "encryptioninfo" in streams:
+        return ENCRYPTED
+    for stream, kind in _OLE_KINDS:
+        if stream in streams:
+            return kind
+    return "ole"
+
+
+_OLE_KINDS = (
+    ("worddocument", "doc"),
+    ("powerpoint document", "ppt"),
+    ("workbook", "xls"),
+    ("book", "xls"),
+    ("__properties_version1.0", "msg"),
+)

@@ -1,11 +1,11 @@
 """`spreadsheet`: xlsx, xlsm, xlsb, xls and ods through calamine, a sheet at a time.
 
-Each sheet becomes header-prefixed row groups (`_sheetrows`), meta `{"sheet":
+Each sheet becomes header-prefixed row groups (`sheets.rows`), meta `{"sheet":
 name, "rows": [first, last]}` with the sheet's own row numbers. The container
-is checked first (`_sheetguard`): a ZIP bomb, an encrypted workbook and a
-corrupt one each give one failure chunk with `error` set (`zip bomb: ...`,
-`encrypted`, `corrupt: ...`). A sheet whose cells pass `max_sheet_cells` is cut
-to the rows that fit (an xlsx before it is loaded, `_xlsxscan`), and the result
+is checked first (`office.container`, with `WORKBOOK_LIMITS`): a ZIP bomb, an encrypted
+workbook and a corrupt one each give one failure chunk with `error` set
+(`refused: ...`, `encrypted`, `corrupt: ...`). A sheet whose cells pass `max_sheet_cells` is cut
+to the rows that fit (an xlsx before it is loaded, `sheets.xlsxscan`), and the result
 is `degraded` with `metadata["notes"]` saying so. An `.xls` that is really an
 HTML table or delimited text, as web applications export them, goes to the
 html or csv extractor. The reader is native code that can panic or exhaust
@@ -21,22 +21,33 @@ from dataclasses import replace
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from indexer._extract import failure_text
-from indexer._types import Chunk, Extracted, Options, make_chunk
+from indexer._types import Extracted, Options, make_chunk
 from indexer.formats import VERSIONS
-from indexer.formats import _sheetguard as guard
-from indexer.formats._sheetprops import ole_workbook, zip_properties
-from indexer.formats._sheetrows import SheetText, group, render
-from indexer.formats._sniff import sniff
+from indexer.formats.office.container import (
+    ENCRYPTED,
+    ContainerError,
+    Package,
+    ZipLimits,
+    failed,
+    open_zip,
+)
+from indexer.formats.office.odf import properties
+from indexer.formats.office.ooxml import core_properties
+from indexer.formats.office.sniff import sniff
+from indexer.formats.sheets.props import ole_workbook
+from indexer.formats.sheets.rows import SheetText, group, render
 
 if TYPE_CHECKING:
-    from indexer.formats._xlsxscan import Scan
+    from indexer.formats.sheets.xlsxscan import Scan
 
 __all__ = ["KIND", "VERSION", "extract"]
 
 KIND = "spreadsheet"
 VERSION = VERSIONS[KIND]  # bumped in indexer/formats/__init__.py
 _SKIPPED_TYPES = ("ChartSheet", "Vba")
+WORKBOOK_LIMITS = ZipLimits(total=2 << 30, member=2 << 30, ratio=100, ratio_floor=1 << 20)
+"""The reader unpacks every member itself, so all are checked first, against these
+(as POI's: a large sheet is legitimate; a member that inflates 100 times is a bomb)."""
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
@@ -47,19 +58,19 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
     non-empty cell; else the sheets' row groups in workbook order.
     """
     form = sniff(data)
-    if form in ("html", "text"):
-        return _delegated(form, data, path, options)
+    if form in ("html", "xml", "text"):  # web applications' "Excel" exports
+        return _delegated("csv" if form == "text" else "html", data, path, options)
     if form == "biff4":
-        return _failed("unsupported: an Excel 4.0 or older worksheet (BIFF2-4)")
-    if form == "unknown":
-        return _failed("corrupt: not a workbook (no ZIP or OLE container)")
+        return failed(KIND, "unsupported: an Excel 4.0 or older worksheet (BIFF2-4)")
+    if form not in ("zip", "ole"):
+        return failed(KIND, "corrupt: not a workbook (no ZIP or OLE container)")
     try:
         book = _Book.open(data, form, options)
         sheets, notes = book.sheets()
-    except guard.Refused as exc:
-        return _failed(exc.reason)
+    except ContainerError as exc:
+        return failed(KIND, exc.reason)
     except Exception as exc:  # a damaged container can fail anywhere in zipfile or calamine
-        return _failed(f"corrupt: {type(exc).__name__}: {exc}"[:300])
+        return failed(KIND, f"corrupt: {type(exc).__name__}: {exc}"[:300])
     return _assemble(book, sheets, notes, options)
 
 
@@ -69,7 +80,7 @@ def _delegated(form: str, data: bytes, path: str, options: Options) -> Extracted
     else:
         from indexer.formats import csv as other  # type: ignore[no-redef]
     result = other.extract(data, path, options)
-    metadata = {**result.metadata, "format": "html" if form == "html" else "csv"}
+    metadata = {**result.metadata, "format": form}
     return replace(result, kind=KIND, metadata=metadata)
 
 
@@ -85,15 +96,13 @@ class _Book:
 
     @classmethod
     def open(cls, data: bytes, form: str, options: Options) -> _Book:
-        """Check the container and open the reader; raises `guard.Refused`."""
+        """Check the container and open the reader; raises `ContainerError`."""
         scan: Scan | None = None
         if form == "zip":
             form, props, scan = _open_zip(data, options)
             data = scan.rebuilt or data if scan else data
         else:
-            encrypted, props = ole_workbook(data)
-            if encrypted or guard.is_encrypted_ole(data):
-                raise guard.Refused("encrypted")
+            props = ole_workbook(data)
             form = "xls"
         book = cls(_reader(data), form, props, scan)
         book.max_cells = options.max_sheet_cells
@@ -108,7 +117,7 @@ class _Book:
                 continue
             try:
                 sheet = _guarded(self.reader.get_sheet_by_index, index)
-            except guard.Refused as exc:
+            except ContainerError as exc:
                 notes.append(f"sheet {meta.name!r} lost: {exc.reason}")
                 continue
             text = self._render(meta.name, sheet, notes)
@@ -147,31 +156,31 @@ def _cut_note(name: str, rows: int, cells: int, cap: int) -> str:
 
 
 def _open_zip(data: bytes, options: Options) -> tuple[str, dict[str, str], Scan | None]:
-    """The workbook's format, properties and (an xlsx's) scan; raises `guard.Refused`."""
-    archive = guard.open_zip(data)
+    """The workbook's format, properties and (an xlsx's) scan; raises `ContainerError`."""
+    package = open_zip(data, WORKBOOK_LIMITS)
+    package.check_all()
     try:
-        form = _zip_form(archive)
-        props = zip_properties(archive)
+        form = _zip_form(package)
+        props = properties(package) if form == "ods" else core_properties(package)
         if form != "xlsx":
             return form, props, None
-        from indexer.formats._xlsxscan import scan
+        from indexer.formats.sheets.xlsxscan import scan
 
-        return form, props, scan(archive, options.max_sheet_cells)
+        return form, props, scan(package, options.max_sheet_cells)
     except (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error) as exc:
-        raise guard.Refused(f"corrupt: {exc}") from None
+        raise ContainerError(f"corrupt: {exc}") from None
 
 
-def _zip_form(archive: zipfile.ZipFile) -> str:
-    names = archive.NameToInfo
-    if "mimetype" in names and archive.read("mimetype").startswith(
+def _zip_form(package: Package) -> str:
+    if (package.read("mimetype") or b"").startswith(
         b"application/vnd.oasis.opendocument.spreadsheet"
     ):
         return "ods"
-    if "xl/workbook.bin" in names:
+    if package.has("xl/workbook.bin"):
         return "xlsb"
-    if "xl/workbook.xml" in names or "[Content_Types].xml" in names:
+    if package.has("xl/workbook.xml") or package.has("[Content_Types].xml"):
         return "xlsx"
-    raise guard.Refused("corrupt: a ZIP without a workbook in it")
+    raise ContainerError("corrupt: a ZIP without a workbook in it")
 
 
 def _reader(data: bytes) -> Any:
@@ -181,17 +190,17 @@ def _reader(data: bytes) -> Any:
 
 
 def _guarded(call: Any, *args: Any) -> Any:
-    """`call(*args)`, its failures (and the reader's panics) as `guard.Refused`."""
+    """`call(*args)`, its failures (and the reader's panics) as `ContainerError`."""
     from python_calamine import PasswordError
 
     try:
         return call(*args)
     except PasswordError:
-        raise guard.Refused("encrypted") from None
+        raise ContainerError(ENCRYPTED) from None
     except (KeyboardInterrupt, SystemExit, MemoryError):
         raise
     except BaseException as exc:  # a Rust panic arrives as a BaseException
-        raise guard.Refused(f"corrupt: {str(exc).strip()[:200] or type(exc).__name__}") from None
+        raise ContainerError(f"corrupt: {str(exc).strip()[:200] or type(exc).__name__}") from None
 
 
 def _assemble(
@@ -212,18 +221,8 @@ def _without_cells(book: _Book, metadata: dict[str, Any]) -> Extracted:
     """A workbook with no cell text (charts, text boxes, embedded files): its sheet names."""
     names = [str(name) for name in book.reader.sheet_names]
     if not names:
-        return _failed("corrupt: a workbook without sheets")
+        return failed(KIND, "corrupt: a workbook without sheets")
     metadata["notes"] = [*metadata.get("notes", ()), "no sheet has a non-empty cell"]
     chunks = tuple(make_chunk(f"## {name}", {"sheet": name}) for name in names)
     text = "\n\n".join(chunk.text for chunk in chunks)
     return Extracted(kind=KIND, text=text, chunks=chunks, degraded=True, metadata=metadata)
-
-
-def _failed(reason: str) -> Extracted:
-    return Extracted(
-        kind=KIND,
-        text="",
-        chunks=(Chunk(text=failure_text(KIND, reason)),),
-        degraded=True,
-        error=reason,
-    )

@@ -18,9 +18,10 @@ from typing import Any
 
 from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
-from indexer.formats._container import ENCRYPTED, ContainerError
-from indexer.formats._legacy import ole_metadata, open_ole, stream
-from indexer.formats._office import Block, Doc, run, slide_chunks
+from indexer.formats.office.blocks import Block, Doc, slide_chunks
+from indexer.formats.office.container import ENCRYPTED, ContainerError
+from indexer.formats.office.entry import run
+from indexer.formats.office.ole import ole_metadata, open_ole, stream
 
 __all__ = ["VERSION", "extract", "read"]
 
@@ -42,11 +43,7 @@ Text = tuple[int, str]
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
-    """Extract a PowerPoint 97-2003 presentation; never raises for bad input.
-
-    Returns a failed result (one marker chunk, `error` set) for an encrypted or
-    corrupt file; a mislabelled file is read as what it is.
-    """
+    """Extract a PowerPoint 97-2003 presentation; never raises for bad input (see `entry.run`)."""
     return run("ppt", _ACCEPTS, read, data, path, options)
 
 

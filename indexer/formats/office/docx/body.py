@@ -15,12 +15,12 @@ from typing import Any
 
 from lxml import etree
 
-from indexer.formats._office import Block, HeadingPath, table_blocks
-from indexer.formats._ooxml import Rel
-from indexer.formats.docx._fields import Fields, link_target
-from indexer.formats.docx._styles import Numbering, Styles
-from indexer.formats.docx._xml import cells, clean, numbering_of, rows, span, symbol
 from indexer.formats.html.mdsyntax import list_item
+from indexer.formats.office.blocks import Block, HeadingPath, table_blocks
+from indexer.formats.office.docx.elements import cells, clean, numbering_of, rows, span, symbol
+from indexer.formats.office.docx.fields import Fields, link_target
+from indexer.formats.office.docx.styles import Numbering, Styles
+from indexer.formats.office.ooxml import Rel
 
 __all__ = ["Context", "Walker", "prepare"]
 
@@ -81,7 +81,7 @@ def prepare(root: Any) -> dict[Any, list[Any]]:
 
 
 class Walker:
-    """Blocks of one story; `rels` are its part's relationships (`_ooxml.relationships`)."""
+    """Blocks of one story; `rels` are its part's relationships (`ooxml.relationships`)."""
 
     def __init__(
         self, ctx: Context, rels: dict[str, Rel], boxes: dict[Any, list[Any]], *, cell: bool = False

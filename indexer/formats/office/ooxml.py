@@ -10,7 +10,7 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
-from indexer.formats._container import Package, parse_xml
+from indexer.formats.office.container import ContainerError, Package, parse_xml
 
 __all__ = [
     "NS",
@@ -109,12 +109,16 @@ def rels_kind(rels: dict[str, Rel], target: str) -> str:
 
 
 def core_properties(package: Package) -> dict[str, str]:
-    """Title, author, created and modified from `docProps/core.xml`, those present."""
-    name = next(
-        (t for k, t, ext in relationships(package, "").values() if k == "core-properties"),
-        "docProps/core.xml",
-    )
-    root = package.xml(name) if package.has(name) else None
+    """Title, author, created and modified from `docProps/core.xml`, those present; none
+    when the part is broken (properties are optional: a broken part loses only them)."""
+    try:
+        name = next(
+            (t for k, t, ext in relationships(package, "").values() if k == "core-properties"),
+            "docProps/core.xml",
+        )
+        root = package.xml(name) if package.has(name) else None
+    except ContainerError:
+        return {}
     found: dict[str, str] = {}
     if root is None:
         return found

@@ -13,9 +13,9 @@ from typing import Any
 
 from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
-from indexer.formats._container import ContainerError
-from indexer.formats._odf import DRAW, OFFICE, OdfWalker, open_odf, properties
-from indexer.formats._office import Block, Doc, run, slide_chunks
+from indexer.formats.office.blocks import Block, Doc, slide_chunks
+from indexer.formats.office.entry import run
+from indexer.formats.office.odf import DRAW, OdfWalker, open_body, properties
 
 __all__ = ["VERSION", "extract", "read"]
 
@@ -30,22 +30,14 @@ _FURNITURE = ("page-number", "date-time", "header", "footer", "page")
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
-    """Extract an OpenDocument presentation; never raises for bad input.
-
-    Returns a failed result (one marker chunk, `error` set) for an encrypted,
-    corrupt or over-large package; a mislabelled file is read as what it is.
-    """
+    """Extract an OpenDocument presentation; never raises for bad input (see `entry.run`)."""
     return run("odp", _ACCEPTS, read, data, path, options)
 
 
 def read(data: bytes, options: Options) -> Doc:
     """Read an OpenDocument presentation into a chunk (or a few) per slide; raises
     `ContainerError`."""
-    package = open_odf(data)
-    root = package.xml("content.xml")
-    body = root.find(f"{OFFICE}body/{OFFICE}presentation") if root is not None else None
-    if body is None:
-        raise ContainerError("corrupt: no presentation body in content.xml")
+    package, body = open_body(data, "presentation")
     pages = list(body.iter(DRAW + "page"))
     doc = Doc(metadata={**properties(package), "slides": len(pages)}, chunks=[])
     for number, page in enumerate(pages, start=1):

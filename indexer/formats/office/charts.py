@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from indexer.formats._office import Block, table_blocks
+from indexer.formats.office.blocks import Block, table_blocks
+from indexer.formats.office.container import ContainerError, Package
+from indexer.formats.office.ooxml import part_xml
 
 __all__ = ["chart_blocks"]
 
@@ -18,8 +20,13 @@ _MAX_POINTS = 10_000
 """Points per series read: a chart is a summary, and its table should stay one."""
 
 
-def chart_blocks(root: Any, headings: tuple[str, ...] = ()) -> list[Block]:
-    """The chart's title (`Chart: ...`) and its data as a table, or nothing."""
+def chart_blocks(package: Package, name: str, headings: tuple[str, ...] = ()) -> list[Block]:
+    """Chart part `name`'s title (`Chart: ...`) and its data as a table, or nothing (a
+    broken chart loses itself only)."""
+    try:
+        root = part_xml(package, name)
+    except ContainerError:
+        return []
     chart = root.find(C + "chart") if root is not None else None
     if chart is None:
         return []

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from indexer.formats._container import ContainerError, Package
-from indexer.formats._office import Block
-from indexer.formats._ooxml import part_xml, relationships, rels_kind
-from indexer.formats.docx._body import Context, Walker, prepare
+from indexer.formats.office.blocks import Block
+from indexer.formats.office.container import ContainerError, Package
+from indexer.formats.office.docx.body import Context, Walker, prepare
+from indexer.formats.office.ooxml import part_xml, relationships, rels_kind
 
 __all__ = ["comments", "notes"]
 

@@ -8,10 +8,10 @@ deterministic: fixed member order and timestamps.
 from __future__ import annotations
 
 import datetime
-import io
-import zipfile
 from collections.abc import Sequence
 from xml.sax.saxutils import escape, quoteattr
+
+from indexer.formats.office.samples import zip_package
 
 Value = str | int | float | bool | datetime.date | None
 Sheet = tuple[str, Sequence[Sequence[Value]]]
@@ -29,17 +29,6 @@ def column_letters(index: int) -> str:
         index, rest = divmod(index - 1, 26)
         name = chr(65 + rest) + name
     return name
-
-
-def zip_members(members: Sequence[tuple[str, bytes]], stored: bool = False) -> bytes:
-    """A ZIP of `members` in order, with fixed timestamps."""
-    out = io.BytesIO()
-    method = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
-    with zipfile.ZipFile(out, "w", method) as archive:
-        for name, body in members:
-            kind = zipfile.ZIP_STORED if name == "mimetype" else method  # ODS wants it raw
-            archive.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), body, kind)
-    return out.getvalue()
 
 
 def _cell(ref: str, value: Value, strings: dict[str, int]) -> str:
@@ -98,7 +87,7 @@ def xlsx(
         for i, (name, rows) in enumerate(sheets, start=1)
     ]
     sst = "".join(f'<si><t xml:space="preserve">{escape(s)}</t></si>' for s in strings)
-    return zip_members([
+    return zip_package(dict([
         *_package([name for name, _ in parts]),
         ("docProps/core.xml", _core(props or {})),
         *_workbook([name for name, _ in sheets]),
@@ -106,7 +95,7 @@ def xlsx(
             f'{_HEAD}<sst {_NS} count="{len(strings)}" uniqueCount="{len(strings)}">{sst}</sst>'
         ).encode()),
         *parts,
-    ])  # fmt: skip
+    ]))  # fmt: skip
 
 
 _HEAD = '<?xml version="1.0" encoding="UTF-8"?>'
@@ -206,7 +195,7 @@ def ods(sheets: Sequence[Sheet], props: dict[str, str] | None = None) -> bytes:
     )
     mime = b"application/vnd.oasis.opendocument.spreadsheet"
     head = '<?xml version="1.0" encoding="UTF-8"?>'
-    return zip_members([
+    return zip_package(dict([
         ("mimetype", mime),
         ("META-INF/manifest.xml", (
             f'{head}<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:'
@@ -221,4 +210,4 @@ def ods(sheets: Sequence[Sheet], props: dict[str, str] | None = None) -> bytes:
             f"{head}<office:document-content {_ODS_NS}><office:body><office:spreadsheet>"
             f"{tables}</office:spreadsheet></office:body></office:document-content>"
         ).encode()),
-    ])  # fmt: skip
+    ]))  # fmt: skip

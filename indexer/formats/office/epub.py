@@ -18,8 +18,9 @@ from typing import Any
 
 from indexer._types import Chunk, Extracted, Options, make_chunk
 from indexer.formats import VERSIONS
-from indexer.formats._container import ENCRYPTED, ContainerError, Package, open_zip
-from indexer.formats._office import Doc, run
+from indexer.formats.office.blocks import Doc
+from indexer.formats.office.container import ENCRYPTED, ContainerError, Package, open_zip
+from indexer.formats.office.entry import run
 
 __all__ = ["VERSION", "extract", "read"]
 
@@ -35,11 +36,7 @@ _ACCEPTS = ("epub", "zip")
 
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
-    """Extract an EPUB book; never raises for bad input.
-
-    Returns a failed result (one marker chunk, `error` set) for an encrypted,
-    corrupt or over-large package; a mislabelled file is read as what it is.
-    """
+    """Extract an EPUB book; never raises for bad input (see `entry.run`)."""
     return run("epub", _ACCEPTS, read, data, path, options)
 
 

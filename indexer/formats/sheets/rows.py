@@ -18,7 +18,7 @@ from itertools import chain, islice
 from typing import Any
 
 from indexer._types import Chunk, Options, make_chunk
-from indexer.formats._sheetsamples import column_letters
+from indexer.formats.sheets.samples import column_letters
 
 Position = tuple[int, int]
 Merged = list[tuple[Position, Position]]

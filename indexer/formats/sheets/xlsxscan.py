@@ -15,9 +15,8 @@ import re
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from xml.etree import ElementTree
 
-from indexer.formats._sheetguard import Refused, read_xml
+from indexer.formats.office.container import ContainerError, Package
 
 _READ = 1 << 20
 _WORKSHEET = "/relationships/worksheet"
@@ -54,10 +53,12 @@ class Scan:
     """The workbook with its cut sheets, when any sheet was cut."""
 
 
-def scan(archive: zipfile.ZipFile, max_cells: int) -> Scan:
-    """Scan every worksheet of `archive`; raises `Refused` when a part cannot be read."""
+def scan(package: Package, max_cells: int) -> Scan:
+    """Scan every worksheet of `package` (its members checked already: `check_all`);
+    raises `ContainerError` when a part cannot be read."""
+    archive = package.archive
     try:
-        result = Scan(parts=worksheet_parts(archive))
+        result = Scan(parts=worksheet_parts(package))
         loose = {n for n in archive.NameToInfo if _WORKSHEET_PART.search(n)}
         for part in sorted(loose | set(result.parts.values())):
             cut, errors = _scan_part(archive, part, max_cells)
@@ -67,21 +68,22 @@ def scan(archive: zipfile.ZipFile, max_cells: int) -> Scan:
                 result.errors[part] = errors
         if result.cuts:
             result.rebuilt = _rebuild(archive, result.cuts)
-    except (zipfile.BadZipFile, OSError, EOFError, ElementTree.ParseError) as exc:
-        raise Refused(f"corrupt: {exc}") from None
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise ContainerError(f"corrupt: {exc}") from None
     return result
 
 
-def worksheet_parts(archive: zipfile.ZipFile) -> dict[str, str]:
+def worksheet_parts(package: Package) -> dict[str, str]:
     """Each worksheet's zip member name by sheet name, from the workbook's relationships."""
-    found = _targets(archive, "_rels/.rels", "", _OFFICE_DOCUMENT).values()
+    archive = package.archive
+    found = _targets(package, "_rels/.rels", "", _OFFICE_DOCUMENT).values()
     book = next(iter(found), "xl/workbook.xml")
     if book not in archive.NameToInfo:
         return {}
     folder, base = posixpath.split(book)
-    targets = _targets(archive, posixpath.join(folder, "_rels", base + ".rels"), folder, _WORKSHEET)
+    targets = _targets(package, posixpath.join(folder, "_rels", base + ".rels"), folder, _WORKSHEET)
     parts = {}
-    for sheet in read_xml(archive, book).iter():
+    for sheet in package.xml(book).iter():
         # the relationship id's namespace differs between transitional and strict OOXML
         rid = next((v for k, v in sheet.attrib.items() if k.endswith("}id")), "")
         if sheet.tag.endswith("}sheet") and targets.get(rid) in archive.NameToInfo:
@@ -89,11 +91,11 @@ def worksheet_parts(archive: zipfile.ZipFile) -> dict[str, str]:
     return parts
 
 
-def _targets(archive: zipfile.ZipFile, rels: str, folder: str, kind: str) -> dict[str, str]:
-    if rels not in archive.NameToInfo:
+def _targets(package: Package, rels: str, folder: str, kind: str) -> dict[str, str]:
+    if rels not in package.archive.NameToInfo:
         return {}
     found = {}
-    for rel in read_xml(archive, rels):
+    for rel in package.xml(rels):
         target = rel.get("Target", "")
         if rel.get("Type", "").endswith(kind) and rel.get("TargetMode") != "External":
             path = target[1:] if target.startswith("/") else posixpath.join(folder, target)

@@ -1,11 +1,11 @@
-"""Guards for the container formats: ZIP packages, OLE compound files and their XML parts.
+"""The guard for container formats: ZIP packages and their XML parts, and the failed result.
 
-Office, OpenDocument and EPUB files are ZIPs of XML parts (or OLE compound files when
-old or encrypted), read here before any third-party parser sees them. `open_zip`
+Office, OpenDocument, EPUB and spreadsheet files are ZIPs of XML parts (or OLE
+compound files, `ole`), read here before any third-party parser sees them. `open_zip`
 refuses a package whose members would unpack past `ZipLimits` before unpacking any;
-`parse_xml` never expands entities nor fetches anything; `sniff` says what bytes are,
-whatever their name says. Every refusal is a `ContainerError` whose `reason` is the
-record's: `encrypted`, `corrupt: ...` or `refused: ...`.
+`parse_xml` never expands entities (it drops their references) nor fetches anything.
+Every refusal is a `ContainerError` whose `reason` is the record's: `encrypted`,
+`corrupt: ...` or `refused: ...`; `failed` makes that record's result.
 """
 
 from __future__ import annotations
@@ -18,21 +18,20 @@ from typing import Any
 
 from lxml import etree
 
+from indexer._extract import failure_text
+from indexer._types import Chunk, Extracted
+
 __all__ = [
     "ENCRYPTED",
-    "OLE_MAGIC",
     "ContainerError",
     "Package",
     "ZipLimits",
-    "ole_kind",
+    "failed",
     "open_zip",
     "parse_xml",
-    "sniff",
 ]
 
 ENCRYPTED = "encrypted"
-OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-_ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
 
 
 class ContainerError(Exception):
@@ -41,6 +40,18 @@ class ContainerError(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+def failed(kind: str, reason: str, metadata: dict[str, Any] | None = None) -> Extracted:
+    """The failed result: one marker chunk, `degraded`, `error` the reason."""
+    return Extracted(
+        kind=kind,
+        text="",
+        chunks=(Chunk(text=failure_text(kind, reason)),),
+        degraded=True,
+        error=reason,
+        metadata=metadata or {},
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -54,11 +65,9 @@ class ZipLimits:
     member: int = 256 << 20
     """Declared uncompressed bytes of one entry that is read."""
     ratio: int = 200
-    """Uncompressed to compressed size of one entry that is read, once past `_RATIO_FLOOR`."""
-
-
-_RATIO_FLOOR = 4 << 20
-"""Entries smaller than this are read whatever their ratio: small XML compresses well."""
+    """Uncompressed to compressed size of one entry that is read, once past `ratio_floor`."""
+    ratio_floor: int = 4 << 20
+    """Entries smaller than this are read whatever their ratio: small XML compresses well."""
 
 
 class Package:
@@ -77,6 +86,27 @@ class Package:
         """True when a member is called `name` (ignoring case, as OOXML part names do)."""
         return name.lower().lstrip("/") in self._names
 
+    @property
+    def archive(self) -> zipfile.ZipFile:
+        """The ZIP itself, for a reader that streams members it has checked (`check_all`)."""
+        return self._zip
+
+    def check_all(self) -> None:
+        """Check every member against the limits now, as `read` checks one: for a
+        package a third-party reader will unpack whole. Raises `ContainerError`."""
+        for info in self._zip.infolist():
+            self._check(info)
+
+    def _check(self, info: zipfile.ZipInfo) -> None:
+        limits = self._limits
+        if info.file_size > limits.member:
+            raise ContainerError(f"refused: {info.filename} would unpack to {info.file_size} bytes")
+        ratio = info.file_size / max(1, info.compress_size)
+        if info.file_size > limits.ratio_floor and ratio > limits.ratio:
+            raise ContainerError(f"refused: {info.filename} is compressed {ratio:.0f} to 1")
+        if info.flag_bits & 0x1:
+            raise ContainerError(ENCRYPTED)
+
     def read(self, name: str) -> bytes | None:
         """The member `name` unpacked, or None when there is none.
 
@@ -85,14 +115,7 @@ class Package:
         info = self._names.get(name.lower().lstrip("/"))
         if info is None:
             return None
-        limits = self._limits
-        if info.file_size > limits.member:
-            raise ContainerError(f"refused: {info.filename} would unpack to {info.file_size} bytes")
-        ratio = info.file_size / max(1, info.compress_size)
-        if info.file_size > _RATIO_FLOOR and ratio > limits.ratio:
-            raise ContainerError(f"refused: {info.filename} is compressed {ratio:.0f} to 1")
-        if info.flag_bits & 0x1:
-            raise ContainerError(ENCRYPTED)
+        self._check(info)
         try:
             return self._zip.read(info)
         except (zipfile.BadZipFile, zlib.error, EOFError, ValueError) as exc:
@@ -115,7 +138,15 @@ def open_zip(data: bytes, limits: ZipLimits | None = None) -> Package:
     limits = limits or ZipLimits()
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError) as exc:
+    # NotImplementedError: a directory naming a ZIP version zipfile does not read
+    except (
+        zipfile.BadZipFile,
+        zlib.error,
+        EOFError,
+        ValueError,
+        OSError,
+        NotImplementedError,
+    ) as exc:
         raise ContainerError(f"corrupt: not a readable ZIP ({exc})") from None
     infos = archive.infolist()
     if len(infos) > limits.members:
@@ -153,65 +184,18 @@ def parse_xml(data: bytes, name: str = "xml") -> Any:
         raise ContainerError(f"corrupt: {name}: {exc}"[:300]) from None
     if root is None:
         raise ContainerError(f"corrupt: {name}: no root element")
+    if root.getroottree().docinfo.doctype:
+        _drop_entities(root)
     return root
 
 
-def sniff(data: bytes) -> str:
-    """What `data` is by its content: `zip`, `ole`, `pdf`, `rtf`, `xml`, `html`,
-    `text` or `binary`."""
-    if data.startswith(_ZIP_MAGICS):
-        return "zip"
-    if data.startswith(OLE_MAGIC):
-        return "ole"
-    head = data[:1024].lstrip(b"\xef\xbb\xbf \t\r\n")
-    if head.startswith(b"%PDF-"):
-        return "pdf"
-    if head.startswith(b"{\\rtf"):
-        return "rtf"
-    lower = head[:256].lower()
-    if lower.startswith((b"<!doctype html", b"<html", b"<head", b"<body")) or b"<html" in lower:
-        return "html"
-    if lower.startswith(b"<?xml") or lower.startswith(b"<"):
-        return "xml"
-    sample = data[:4096]
-    if b"\x00" not in sample and _mostly_printable(sample):
-        return "text"
-    return "binary"
-
-
-def _mostly_printable(sample: bytes) -> bool:
-    control = sum(1 for byte in sample if byte < 32 and byte not in (9, 10, 12, 13))
-    return control * 20 <= len(sample)
-
-
-def ole_kind(data: bytes) -> str:
-    """What an OLE compound file holds: `encrypted` (an encrypted OOXML package),
-    `doc`, `ppt`, `xls`, `msg` or `ole`. Raises `ContainerError` `corrupt` when it
-    is no readable OLE file."""
-    streams = {"/".join(entry).lower() for entry in ole_listing(data)}
-    if "encryptedpackage" in streams and "encryptioninfo" in streams:
-        return ENCRYPTED
-    for stream, kind in _OLE_KINDS:
-        if stream in streams:
-            return kind
-    return "ole"
-
-
-_OLE_KINDS = (
-    ("worddocument", "doc"),
-    ("powerpoint document", "ppt"),
-    ("workbook", "xls"),
-    ("book", "xls"),
-    ("__properties_version1.0", "msg"),
-)
-
-
-def ole_listing(data: bytes) -> list[list[str]]:
-    """The stream paths of an OLE compound file; raises `ContainerError` `corrupt`."""
-    import olefile  # only for OLE input
-
-    try:
-        with olefile.OleFileIO(data) as ole:
-            return list(ole.listdir())
-    except Exception as exc:  # olefile raises OSError, struct.error, IndexError on damage
-        raise ContainerError(f"corrupt: not a readable OLE file ({exc})"[:300]) from None
+def _drop_entities(root: Any) -> None:
+    """Remove the entity references a DTD left unexpanded, keeping the text after them:
+    the readers then meet only elements, whose `tag` is a string."""
+    for entity in list(root.iter(etree.Entity)):
+        parent, before = entity.getparent(), entity.getprevious()
+        if entity.tail and before is not None:
+            before.tail = (before.tail or "") + entity.tail
+        elif entity.tail:
+            parent.text = (parent.text or "") + entity.tail
+        parent.remove(entity)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from indexer.formats._office import Block, table_blocks
+from indexer.formats.office.blocks import Block, table_blocks
 
 __all__ = ["Positions", "SlideText", "frame_lines", "slide_blocks"]
 

@@ -1,7 +1,7 @@
 """`rtf`: Rich Text Format as plain text, one chunk per paragraph, `{"para": i}` meta.
 
 `rtf_to_text` is the reader for other callers (RTF mail bodies). Text comes
-from `_rtfscan`, which jumps over pictures and embedded objects rather than
+from `rtf.scan`, which jumps over pictures and embedded objects rather than
 reading them. Document properties (`\\info`: title, author, created, modified)
 go into `metadata`. A document without text (pictures or objects only) fails as
 `no text`. A file named `.rtf` that is not RTF is read as plain text
@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import re
 
-from indexer._extract import failure_text
 from indexer._text import decode, split_paragraphs
-from indexer._types import Chunk, Extracted, Options, make_chunk
+from indexer._types import Extracted, Options, make_chunk
 from indexer.formats import VERSIONS
-from indexer.formats._rtfscan import read_rtf
-from indexer.formats._sniff import sniff
+from indexer.formats.office.container import failed
+from indexer.formats.office.sniff import sniff
+from indexer.formats.rtf.scan import read_rtf
 
 __all__ = ["KIND", "VERSION", "extract", "rtf_to_text"]
 
@@ -51,20 +51,13 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
     text = _tidy(read.text)
     chunks = tuple(make_chunk(para, {"para": i}) for i, para in enumerate(split_paragraphs(text)))
     if not chunks:  # pictures or embedded objects only, or a document cut short
-        return _failed("no text", dict(read.properties))
+        return failed(KIND, "no text", dict(read.properties))
     return Extracted(kind=KIND, text=text, chunks=chunks, metadata=dict(read.properties))
 
 
-def _failed(reason: str, metadata: dict[str, str] | None = None) -> Extracted:
-    chunk = Chunk(text=failure_text(KIND, reason))
-    return Extracted(
-        kind=KIND, text="", chunks=(chunk,), degraded=True, error=reason, metadata=metadata or {}
-    )
-
-
 def _not_rtf(data: bytes) -> Extracted:
-    if sniff(data) not in ("text", "html"):
-        return _failed("corrupt: not RTF (no {\\rtf header)")
+    if sniff(data) not in ("text", "html", "xml"):
+        return failed(KIND, "corrupt: not RTF (no {\\rtf header)")
     text = decode(data).strip()
     chunks = tuple(make_chunk(para, {"para": i}) for i, para in enumerate(split_paragraphs(text)))
     return Extracted(

@@ -6,8 +6,8 @@ import datetime
 import random
 from collections.abc import Iterator
 
-from indexer.formats import _sheetsamples
-from indexer.formats._office_samples import OFFICE_SAMPLES
+from indexer.formats.office.samples import OFFICE_SAMPLES
+from indexer.formats.sheets import samples as _sheetsamples
 
 REFERENCE_STRINGS = (
     "",

@@ -150,7 +150,7 @@ class Chunk:
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Results cross the process pool by the hundred thousand; the generated
-        # slots pickling calls dataclasses.fields() per object (5x slower).
+        # slots pickling calls dataclasses.fields() per object.
         return (_chunk, (self.text, self.meta))
 
 
@@ -196,8 +196,8 @@ class Extracted:
 
 
 def make_chunk(text: str, meta: dict[str, Any]) -> Chunk:
-    """`Chunk(text=text, meta=meta)` in half the time (0.5 us, not 0.9): extractors make
-    tens of thousands per document. It sets the slots directly, as unpickling does."""
+    """`Chunk(text=text, meta=meta)`, cheaper: extractors make tens of thousands per
+    document. It sets the slots directly, as unpickling does."""
     chunk = _new(Chunk)
     _set_text(chunk, text)
     _set_meta(chunk, meta)
@@ -208,7 +208,7 @@ def make_chunks(texts: Iterable[str], metas: Iterable[dict[str, Any]], n: int) -
     """`make_chunk` of the first `n` texts and metas, pairwise, looping in C.
 
     Sets the slots as `make_chunk` does, without its Python call per chunk: a
-    JSON document can have tens of thousands, and this took a tenth of the time.
+    JSON document can have tens of thousands.
     """
     chunks = tuple(map(_new, repeat(Chunk, n)))
     deque(map(_set_text, chunks, texts), maxlen=0)

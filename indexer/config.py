@@ -626,7 +626,7 @@ def load_config(path: str | os.PathLike[str] | None, overrides: Mapping[str, obj
 
 
 def _read_file(path: str | os.PathLike[str]) -> dict[str, Any]:
-    import tomllib  # here: most runs have no config file (its regexes cost ~4 ms)
+    import tomllib  # here: most runs have no config file to pay its import for
 
     try:
         with open(path, "rb") as f:
@@ -660,7 +660,7 @@ def _misplaced(key: str, table: str | None = None) -> ConfigError:
 
 
 def _did_you_mean(key: str) -> str:
-    import difflib  # here: only a mistake needs it (~8 ms of regex compiling at import)
+    import difflib  # here: only a mistake pays for its import
 
     close = difflib.get_close_matches(key, [*_TABLE_OF, *TABLES], n=1)
     return f"; did you mean {close[0]!r}?" if close else ""

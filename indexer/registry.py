@@ -1,7 +1,7 @@
 """The extractor registry: dispatch by extension, for built-ins and plugins alike.
 
 Built-in extractors register through `Registry.register` exactly as a third-party
-one does; plugins are found through the `indexer.formats` entry point group,
+one does; plugins are found through the `indexer.extractors` entry point group,
 whose objects are `ExtractorSpec` instances (or callables returning one or a
 sequence of them).
 
@@ -136,7 +136,7 @@ def _validate(spec: ExtractorSpec) -> None:
 def _load_plugins(registry: Registry) -> None:
     if not _may_declare_plugins():
         return
-    from importlib.metadata import entry_points  # 60 ms to import: only when needed
+    from importlib.metadata import entry_points  # a costly import: only when needed
 
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         try:
@@ -153,8 +153,8 @@ def _load_plugins(registry: Registry) -> None:
 def _may_declare_plugins() -> bool:
     """False only when no installed distribution can declare our entry point group.
 
-    Importing `importlib.metadata` takes about 60 ms, a tenth of a cron re-run over an
-    unchanged tree, and most installations have no plugin. So look first, the way its
+    Importing `importlib.metadata` is a large part of a cron re-run over an unchanged
+    tree, and most installations have no plugin. So look first, the way its
     path finder would: every `entry_points.txt` of a `*.dist-info`, `*.egg-info` or
     `EGG-INFO` folder in a `sys.path` directory. Anything this cannot see (a zip on
     `sys.path`, another finder that provides distributions) means True, and the real

@@ -1,26 +1,44 @@
-"""Shared fixtures: where the real-world corpus and the reference outputs live."""
+"""Shared fixtures: the real-world corpus and formats, located once (tests/sharedfiles.py).
+
+Every test under tests/e2e/ is marked `slow`, so `pytest -m "not slow"` leaves out whole
+runs and whole-corpus passes (the fast lane).
+
+Helper modules beside this file (crashy, hostile, sharedfiles) import by name from any
+test folder: pyproject's `pythonpath` puts tests/ on sys.path.
+"""
 
 from __future__ import annotations
 
-import os
+from collections.abc import Iterator
+from multiprocessing import resource_tracker
 from pathlib import Path
 
 import pytest
+from sharedfiles import CORPUS, FORMATS, NO_CORPUS, NO_FORMATS
 
-# Beside the checkout, as CI has it; INDEXER_SHARED points elsewhere (a git worktree).
-SHARED = Path(
-    os.environ.get("INDEXER_SHARED") or Path(__file__).resolve().parents[1].parent / "shared"
-)
-CORPUS = SHARED / "corpus"
-FORMATS = SHARED / "formats"
-GOLDEN = SHARED / "reference" / "leanctx-golden.json"
+E2E = Path(__file__).resolve().parent / "e2e"
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by mark
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.is_relative_to(E2E):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def no_resource_tracker_left() -> Iterator[None]:
+    """Stop the resource tracker a module's dask cluster starts in this process: it would
+    outlive the module as a child, and test_pool counts children whatever ran before."""
+    yield
+    resource_tracker._resource_tracker._stop()  # a no-op when none was started
 
 
 @pytest.fixture(scope="session")
 def corpus() -> Path:
     """The shared real-world corpus; skips the test when it is not beside the repo."""
     if not (CORPUS / "MANIFEST.tsv").exists():
-        pytest.skip("../shared/corpus is not available")
+        pytest.skip(NO_CORPUS)
     return CORPUS
 
 
@@ -28,5 +46,5 @@ def corpus() -> Path:
 def formats() -> Path:
     """The shared office, archive and image files; skips the test when they are absent."""
     if not (FORMATS / "SOURCES.md").exists():
-        pytest.skip("../shared/formats is not available")
+        pytest.skip(NO_FORMATS)
     return FORMATS

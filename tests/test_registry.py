@@ -190,7 +190,7 @@ def test_builtin_versions_come_from_one_table() -> None:
     embeds = {
         "archive": f"+image.{VERSIONS['image']}",
         "eml": f"+html.{VERSIONS['html']}+image.{VERSIONS['image']}",
-        "msg": f"+html.{VERSIONS['html']}+image.{VERSIONS['image']}",
+        "msg": f"+html.{VERSIONS['html']}+rtf.{VERSIONS['rtf']}+image.{VERSIONS['image']}",
         "epub": f"+html.{VERSIONS['html']}",
         "spreadsheet": f"+html.{VERSIONS['html']}+csv.{VERSIONS['csv']}",
     }

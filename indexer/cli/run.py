@@ -41,8 +41,7 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"indexer: config error: {exc}", file=sys.stderr)
         return Exit.USAGE
     # The run allocates millions of short-lived, acyclic objects (records, byte
-    # strings); the default thresholds had the cyclic collector take about 9% of
-    # the parent's time. Reference counting frees them; collect rarely.
+    # strings) that reference counting frees: the cyclic collector runs rarely.
     gc.freeze()
     gc.set_threshold(100_000, 50, 1000)
     return _run(args.source, args.out, config)

@@ -2,7 +2,7 @@
 
 The specs name their functions lazily (`_Lazy`): the registry, cache keys and
 capabilities need only names, versions and options, so a run that finds its tree
-unchanged never imports the extractors and their parsers (a fifth of its start-up).
+unchanged never imports the extractors and their parsers.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ __all__ = ["BUILTIN_SPECS", "VERSIONS"]
 VERSIONS = {
     "archive": "1", "csv": "1", "doc": "1", "docx": "1", "eml": "2", "epub": "1", "html": "2",
     "image": "1", "json": "1", "msg": "1", "odp": "1", "odt": "1", "pdf": "2", "ppt": "1",
-    "pptx": "1", "rtf": "1", "spreadsheet": "1", "text": "1",
+    "pptx": "1", "rtf": "1", "spreadsheet": "2", "text": "1",
 }  # fmt: skip
 """Each built-in's output version: bump it here when the extractor's output changes,
 and incremental runs re-extract its documents. (Each module's `VERSION` reads it.)"""
@@ -58,8 +58,8 @@ class _Lazy:
         return hash((self.module, self.name))
 
 
-def _lazy(kind: str, name: str) -> Any:
-    return _Lazy(f"indexer.formats.{kind}", name)
+def _lazy(kind: str, name: str, module: str | None = None) -> Any:
+    return _Lazy(f"indexer.formats.{module or kind}", name)
 
 
 BUILTIN_SPECS = (
@@ -129,8 +129,10 @@ BUILTIN_SPECS = (
         name="msg",
         kind="msg",
         extensions=("msg",),
-        # like eml: html-only messages are rendered by the html extractor, images read
-        version=f"{VERSIONS['msg']}+html.{VERSIONS['html']}+image.{VERSIONS['image']}",
+        # like eml: html-only messages are rendered by the html extractor, RTF-only by rtf's,
+        # images read
+        version=f"{VERSIONS['msg']}+html.{VERSIONS['html']}+rtf.{VERSIONS['rtf']}"
+        f"+image.{VERSIONS['image']}",
         extract=_lazy("msg", "extract"),
         builtin=True,
         options_used=_LIMIT,
@@ -154,7 +156,7 @@ BUILTIN_SPECS = (
             version=f"{VERSIONS[kind]}+html.{VERSIONS['html']}"
             if kind == "epub"
             else VERSIONS[kind],
-            extract=_lazy(kind, "extract"),
+            extract=_lazy(kind, "extract", module=f"office.{kind}"),
             isolated=True,  # ZIP and OLE containers read by third-party parsers
             builtin=True,
             options_used=_LIMIT,
@@ -174,7 +176,7 @@ BUILTIN_SPECS = (
         kind="rtf",
         extensions=("rtf",),
         version=VERSIONS["rtf"],
-        extract=_Lazy("indexer.formats.rtf", "extract"),
+        extract=_lazy("rtf", "extract"),
         isolated=True,
         builtin=True,
         options_used=_LIMIT,
@@ -185,7 +187,7 @@ BUILTIN_SPECS = (
         extensions=("xlsx", "xlsm", "xlsb", "xls", "ods"),
         # an .xls that is really HTML or delimited text goes to those extractors
         version=f"{VERSIONS['spreadsheet']}+html.{VERSIONS['html']}+csv.{VERSIONS['csv']}",
-        extract=_Lazy("indexer.formats.sheets", "extract"),
+        extract=_lazy("spreadsheet", "extract", module="sheets"),
         isolated=True,
         builtin=True,
         options_used=("rows_per_chunk", "max_sheet_cells", *_LIMIT),

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import indexer
-from indexer.formats._office_samples import docx_file
+from indexer.formats.office.samples import docx_file
 
 W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import indexer
-from indexer.formats._office_samples import epub_file, zip_package
+from indexer.formats.office.samples import epub_file, zip_package
 
 _ENCRYPTION = (
     '<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" '

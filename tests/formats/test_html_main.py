@@ -12,12 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
+from sharedfiles import SHARED
 
 from indexer import Options, extract
 from indexer.cli import main as cli_main
 from indexer.formats import eml, html
 
-QUALITY = Path(__file__).resolve().parents[2].parent / "shared" / "quality" / "html-main"
+QUALITY = SHARED / "quality" / "html-main"
 MAIN = Options()
 WHOLE = Options(html_main_content=False)
 

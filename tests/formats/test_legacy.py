@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import indexer
-from indexer.formats._ole_samples import PPT, doc_file, ole_file
-from indexer.formats.doc import LEGACY_WORD
+from indexer.formats.office.doc import LEGACY_WORD
+from indexer.formats.office.ole_samples import PPT, doc_file, ole_file
 
 
 def _extract(formats: Path, rel: str) -> indexer.Extracted:

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
 import olefile
 import pytest
+from sharedfiles import SHARED
 
 import indexer
 from indexer.config import Config
-from indexer.formats.msg.rtf import decompress, rtf_text
+from indexer.formats.msg.rtf import decompress
+from indexer.formats.rtf import rtf_to_text
 
-SHARED = Path(os.environ.get("INDEXER_SHARED") or Path(__file__).resolve().parents[3] / "shared")
 FORMATS = SHARED / "formats"
 CONFIG = Config(workers=1, pdf_workers=1, max_failures=100)
 
@@ -154,13 +154,12 @@ def test_the_compressed_rtf_body_decompresses_to_the_messages_text() -> None:
     message = Message.load(_real("tika/testMSG.msg").read_bytes())
     rtf = decompress(message.properties.binary_prop_value(constants.PID_RTF_COMPRESSED))
     assert rtf.startswith(b"{\\rtf1")
-    assert "making the type detection code more" in rtf_text(rtf)
+    assert "making the type detection code more" in rtf_to_text(rtf)
 
 
-def test_rtf_text_keeps_paragraphs_and_characters_and_drops_tables() -> None:
-    rtf = (
-        rb"{\rtf1\ansi{\fonttbl{\f0 Arial;}}{\*\generator x;}Caf\'e9 \u8364? ok\par Next\tab line}"
-    )
-    assert rtf_text(rtf) == "Café € ok\nNext\tline"
+def test_an_uncompressed_rtf_property_is_returned_as_stored() -> None:
+    rtf = rb"{\rtf1\ansi Caf\'e9 ok\par Next}"
     stored = b"\x00" * 4 + len(rtf).to_bytes(4, "little") + b"MELA" + b"\x00" * 4 + rtf
     assert decompress(stored) == rtf
+    with pytest.raises(ValueError, match="not compressed RTF"):
+        decompress(b"\x00" * 8 + b"ABCD" + rtf)

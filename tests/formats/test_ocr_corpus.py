@@ -13,13 +13,16 @@ from typing import Any
 import pytest
 from engines import real_engine
 from ocr_routes import routes
+from sharedfiles import SHARED
 
 import indexer
 from indexer.config import Config
 
+pytestmark = pytest.mark.slow  # whole runs with real OCR, and passes over the whole corpus
+
 ROOT = Path(__file__).resolve().parents[2]
-SCANS = ROOT.parent / "shared" / "formats" / "scans"
-SCORER = ROOT.parent / "shared" / "quality" / "score_ocr.py"
+SCANS = SHARED / "formats" / "scans"
+SCORER = SHARED / "quality" / "score_ocr.py"
 MEDICAL = "markitdown-test-files/MEDRPT-2024-PAT-3847_medical_report_scan.pdf"
 
 ROUTED = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import indexer
-from indexer.formats._office_samples import odf_file
+from indexer.formats.office.samples import odf_file
 
 
 def _extract(formats: Path, rel: str) -> indexer.Extracted:

@@ -14,9 +14,15 @@ from hypothesis import strategies as st
 import indexer
 from indexer._extract import raised
 from indexer._samples import SAMPLES, minimal_pdf
-from indexer.formats._container import ContainerError, ZipLimits, open_zip
-from indexer.formats._office_samples import DOCX, OFFICE_SAMPLES, docx_file, zip_package
-from indexer.formats._ole_samples import DOC, ole_file
+from indexer.formats.office.container import ContainerError, ZipLimits, open_zip
+from indexer.formats.office.ole_samples import DOC, ole_file
+from indexer.formats.office.samples import (
+    DOCX,
+    OFFICE_SAMPLES,
+    docx_file,
+    odf_file,
+    zip_package,
+)
 
 ENCRYPTED_OOXML = ole_file(
     {"EncryptionInfo": b"\x04\x00\x04\x00", "EncryptedPackage": b"\x00" * 64}
@@ -203,3 +209,22 @@ def test_damaged_office_files_keep_the_four_invariants(
     assert not raised(first), first.error
     assert first.chunks and all(c.text.strip() and len(c.text) <= 120 for c in first.chunks)
     assert indexer.extract(f"x.{ext}", damaged, options) == first
+
+
+def test_entity_references_between_elements_are_dropped_not_met_by_the_readers() -> None:
+    dtd = '<!DOCTYPE office:document-content [<!ENTITY e "x">]>'
+    deck = odf_file(
+        "presentation",
+        "<draw:page>&e;<draw:frame><draw:text-box><text:p>Shown &e;too</text:p>"
+        "</draw:text-box></draw:frame></draw:page>",
+        prolog=dtd,
+    )
+    result = indexer.extract("deck.odp", deck)
+    assert (result.status, _texts(result)) == ("ok", ["Shown too"])
+
+
+def test_text_in_any_encoding_and_an_html_table_named_as_office_files_are_read_as_that() -> None:
+    utf16 = indexer.extract("notes.docx", "Notes for the meeting\r\n".encode("utf-16"))
+    assert (utf16.metadata["format"], _texts(utf16)) == ("text", ["Notes for the meeting"])
+    table = indexer.extract("export.doc", b"<table><tr><td>Ann</td><td>42</td></tr></table>")
+    assert table.metadata["format"] == "html" and "Ann" in table.text

@@ -15,7 +15,7 @@ import indexer
 from indexer.capabilities import capabilities
 from indexer.config import Config
 from indexer.conformance import check
-from indexer.formats._office_samples import OFFICE_SAMPLES
+from indexer.formats.office.samples import OFFICE_SAMPLES
 from indexer.registry import Registry, default_registry
 
 KINDS = {"docx": "docx", "docm": "docx", "dotx": "docx", "pptx": "pptx", "odt": "odt",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import indexer
-from indexer.formats._office_samples import pptx_file, text_shape
+from indexer.formats.office.samples import pptx_file, text_shape
 
 
 def _extract(formats: Path, rel: str) -> indexer.Extracted:

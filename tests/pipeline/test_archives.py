@@ -188,6 +188,7 @@ def test_archives_give_the_same_bytes_with_any_worker_count(tmp_path: Path, work
         assert (tmp_path / "w" / name).read_bytes() == (tmp_path / "ref" / name).read_bytes()
 
 
+@pytest.mark.slow  # starts a local dask cluster
 def test_archives_give_the_same_bytes_on_the_dask_engine(tmp_path: Path) -> None:
     _mixed(tmp_path / "src")
     shape = {"shard_files": 4, "max_failures": 10}

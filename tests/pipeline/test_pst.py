@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sharedfiles import SHARED
 
 import indexer
 from indexer.config import Config
 
-SHARED = Path(os.environ.get("INDEXER_SHARED") or Path(__file__).resolve().parents[3] / "shared")
 PST = SHARED / "formats" / "tika" / "testPST.pst"
 CONFIG = Config(workers=1, pdf_workers=1, max_failures=100)
 FOLDER = "Début du fichier de données Outlook"

@@ -39,9 +39,9 @@ def header_text(raw: str, charset: str | None = None) -> str:
     value = _FOLD.sub(" ", raw).strip()
     if "=?" not in value:
         return value
-    # decode_header is quadratic in the number of words (15 s for a 1.5 MB header):
-    # decode bounded slices cut at spaces; the price is a space kept between two
-    # encoded words that meet at a cut, once per slice, in headers over 4 KB only.
+    # decode_header is quadratic in the number of words: decode bounded slices cut at
+    # spaces; the price is a space kept between two encoded words that meet at a cut,
+    # once per slice, in headers over 4 KB only.
     return " ".join(_decode_words(piece) for piece in _slices(value))
 
 
@@ -66,7 +66,7 @@ def _decode_words(value: str) -> str:
 
 def _decode_header(header: str) -> list[tuple[bytes | str, str | None]]:
     # email.header.decode_header (3.11) for a str, step for step, less its regex
-    # callback per `=XX` of Q-encoded text (80% of the time on long encoded headers).
+    # callback per `=XX` of Q-encoded text (most of the time on long encoded headers).
     if not _ENCODED_WORD.search(header):
         return [(header, None)]
     words: list[tuple[str, str | None, str | None]] = []  # (text, encoding, charset)

@@ -1,13 +1,9 @@
 """The MIME tree of a mail, shared by the `eml` extractor and the mail-archive readers.
 
-The standard library's `email` parses, with the `compat32` policy: measured here about
-5x faster than `policy.default`, which also raises on some real delivery-status mails.
-`compat32` decodes nothing itself; `indexer.formats.eml.decode` does, with a
-fallback at every step (its `decode_bytes` and `header_text` are re-exported here).
-
-Public: `parse_message`, `prepare`, `MailMessage`, `walk`, `Leaf`, `part_text`,
-`message_charset`, `Attachment`, `iter_attachments`, `decode_bytes`, `header_text`,
-`has_raw_bytes`.
+The standard library's `email` parses with the `compat32` policy: faster than
+`policy.default`, which also raises on some real delivery-status mails. `compat32`
+decodes nothing itself; `indexer.formats.eml.decode` does, with a fallback at every
+step (its `decode_bytes` and `header_text` are re-exported here).
 """
 
 from __future__ import annotations
@@ -257,5 +253,5 @@ def _shorten(name: str) -> str:
 @functools.cache
 def _types() -> mimetypes.MimeTypes:
     """Python's built-in table only, the same on every machine; built on first use
-    (it costs 20 ms, and most mails never need it)."""
+    (most mails never need it)."""
     return mimetypes.MimeTypes()

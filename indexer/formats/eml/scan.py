@@ -1,15 +1,11 @@
 """A shallow MIME parse for body text: the standard library's tree, found with `str.find`.
 
-`email`'s feed parser reads every line of a mail in Python (3 MB of forwarded mail:
-250 ms), though the body text needs only the header blocks and the text parts. This
-scanner finds boundary lines with `str.find`, parses each header block as the
-feed parser does (with the policy's own `header_source_parse`), and slices payloads
-out of the text, so it costs per part, not per line. It follows the feed parser's
-rules (a boundary line of any enclosing multipart ends a part; repeated boundary
-lines; the line break before a boundary belongs to it; preamble, epilogue), so the
-tree is the one `parse_message` builds, with two differences: `message/*` parts
-keep their content as unparsed text, and defects are not recorded. Inputs whose
-parse hinges on rarer rules fall back to `parse_message`.
+`email`'s feed parser reads every line of a mail in Python, though the body text needs
+only the header blocks and the text parts. `parse_shallow` finds boundary lines with
+`str.find` and parses each header block as the feed parser does, so it costs per part,
+not per line, and builds the tree `parse_message` builds, except that `message/*` parts
+keep their content as unparsed text and defects are not recorded. Inputs whose parse
+hinges on rarer rules fall back to `parse_message`.
 """
 
 from __future__ import annotations

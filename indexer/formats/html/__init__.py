@@ -1,23 +1,15 @@
 """`html`: web pages as Markdown, chunked by block, each chunk with its heading path.
 
-The page is decoded as a browser would (`source`) and parsed by Lexbor
-(selectolax) into the DOM a browser with scripting on builds. Scripts, styles,
-`<noscript>`, templates, SVG, iframes, `<select>` lists and the head are
-dropped. With `options.html_main_content` (the default) only the page's main
-content is rendered (`maincontent`), its links as their text, and the page's
-author, date and description join its title in the metadata (`meta`); when no
-article is found with confidence, or with the option off, the first `<main>` is
-rendered when it has content, else the one outermost `<article>`, else the body
-(`markdown`), links as Markdown only with the option off. Each Markdown block
-(paragraph, heading, list, quote, table, fenced code block, rule) is one chunk;
-a block over `max_chunk_chars` is split along its own syntax: a table's pieces
-each repeat the header, a code block's are each fenced. `meta` is
-`{"headings": [...]}`, the heading path in force where the block starts (a
-heading's own ends with itself). The `<title>` goes in the document's metadata.
-
-A page with no visible content but non-blank source (only a `<script>`, only a
-`<title>`) still gives one chunk, `degraded: true`: the title, else the source
-with its tags stripped. So does a page nested too deep to parse in linear time.
+The page is decoded as a browser would (`source`) and parsed by Lexbor into the DOM a
+browser with scripting on builds, without its scripts, styles, head and other invisible
+parts. With `options.html_main_content` (the default) only the main content is rendered
+(`maincontent`, links as their text) and the author, date and description join the
+title in the metadata (`meta`); without a confident article, or with the option off, the
+first non-empty `<main>`, else the one outermost `<article>`, else the body (`markdown`).
+Each Markdown block is a chunk with `meta` `{"headings": [...]}`; a block over
+`max_chunk_chars` is split along its own syntax. A page with no visible content, or
+nested too deep to parse in linear time, gives one `degraded` chunk: the title, else
+the untagged source.
 """
 
 from __future__ import annotations
@@ -81,8 +73,8 @@ def dropped(data: bytes) -> list[tuple[str, str]]:
 
 
 def _chunk(text: str, raw: bytes | None, options: Options) -> Extracted:
-    # The walk makes a few objects per node, all acyclic: collections of the
-    # growing heap would cost a third of a large page's time.
+    # The walk makes a few objects per node, all acyclic: collecting the growing
+    # heap again and again would find nothing to free.
     with gc_paused():
         return _render_page(text, raw, options)
 
@@ -131,7 +123,7 @@ def _head_title(tree: LexborHTMLParser) -> LexborNode | None:
 
     That is the document's first `<title>`: only the `<html>` and head elements
     come before the head's children, which hold no elements but a template's.
-    Reading a few children costs a tenth of Lexbor's walk of the whole tree.
+    Reading a few children is much cheaper than Lexbor's walk of the whole tree.
     """
     head = tree.head
     child = head.first_child if head is not None else None

@@ -2,7 +2,7 @@
 
 Each container gathers the blocks made inside it and, when it closes, hands its
 parent one rendered block: a list (items one per line, nested ones indented under
-their marker), a quote (every line prefixed `>`), a table (see `_html_tables`).
+their marker), a quote (every line prefixed `>`), a table (see `tables`).
 Items and cells are the commonest containers, so they own no buffer: their
 content flows into their list's or row's, and closing one takes the blocks made
 since it opened. Containers nested deeper than `MAX_NEST` render as plain

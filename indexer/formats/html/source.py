@@ -1,15 +1,11 @@
 """An HTML page's source before parsing: how to decode it, and whether it is safe to parse.
 
-Decoding: a BOM wins; a page that starts with `<` in UTF-16/32 without a BOM is
-read as such; otherwise `indexer._text.decode` with the `<meta charset>` (or
-`http-equiv` content type) found in the first 4 KB, which it reads as browsers do
-(its WHATWG superset, unless the bytes are valid UTF-8), then UTF-8, then detection.
-
-Depth: Lexbor, like every HTML5 tree builder, walks the stack of open elements
-for each block start tag, so a page nested thousands deep (`<div>` after `<div>`
-never closed) costs time quadratic in its size: 20,000 unclosed `<ul><li>`
-take 11 s to parse. `too_deep` estimates the nesting from the tags, linearly,
-so such a page can be read as plain text instead.
+Decoding: a BOM wins; a page that starts with `<` in UTF-16/32 without a BOM is read
+as such; otherwise `indexer._text.decode` with the `<meta>` charset of the first 4 KB
+(read as browsers do), then UTF-8, then detection. Depth: an HTML5 tree builder walks
+its open elements for each block start tag, so a page nested thousands deep costs
+quadratic time; `too_deep` estimates the nesting linearly, so such a page can be read
+as plain text instead.
 """
 
 from __future__ import annotations
@@ -58,7 +54,7 @@ def decode_html(data: bytes) -> str:
 
 
 def decode_ascii_html(data: bytes) -> str:
-    """`decode_html` of ASCII `data` without NULs (the commonest page), in a fifth of the time.
+    """`decode_html` of ASCII `data` without NULs (the commonest page), on a short path.
 
     Such bytes start with no BOM and no UTF-16/32 `<`, and without a declared
     charset `decode` reads them as UTF-8, which is ASCII itself.

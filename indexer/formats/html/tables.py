@@ -23,7 +23,7 @@ _STRUCTURAL = frozenset(("heading", "pre", "quote", "hr", "table"))
 _ITEM_MARKER = re.compile(r"(?:-|\d+\.) ")
 
 
-@dataclass(slots=True)  # not frozen: a frozen one takes 4x as long to make, and tables have many
+@dataclass(slots=True)  # not frozen: a frozen one is slower to make, and tables have many
 class Cell:
     """One `<td>`/`<th>`: the blocks inside it and how many columns it spans."""
 

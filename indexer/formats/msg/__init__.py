@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from indexer._extract import failure_text
-from indexer._types import Chunk, Extracted, Options
+from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
 from indexer.formats import eml as _eml
 from indexer.formats.msg.mail import render
 from indexer.formats.msg.outlook import read_msg
+from indexer.formats.office.container import failed
 
 __all__ = ["VERSION", "as_mime", "extract"]
 
@@ -32,9 +32,7 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
     try:
         mime = render(read_msg(data))
     except Exception as exc:  # oxmsg and olefile raise many kinds on damaged input
-        reason = f"corrupt: {type(exc).__name__}: {exc}"[:300]
-        chunk = Chunk(text=failure_text("msg", reason))
-        return Extracted(kind="msg", text="", chunks=(chunk,), degraded=True, error=reason)
+        return failed("msg", f"corrupt: {type(exc).__name__}: {exc}"[:300])
     return replace(_eml.extract(mime, path, options), kind="msg")
 
 

@@ -23,7 +23,8 @@ from oxmsg.properties import Properties
 from oxmsg.util import lazyproperty
 
 from indexer.formats.msg.mail import Mail, Part
-from indexer.formats.msg.rtf import decompress, rtf_text
+from indexer.formats.msg.rtf import decompress
+from indexer.formats.rtf import rtf_to_text
 
 __all__ = ["UNREADABLE", "address", "read_msg"]
 
@@ -144,7 +145,7 @@ def _date(props: Properties) -> str:
 def _rtf_body(props: Properties) -> str | None:
     try:
         compressed = props.binary_prop_value(c.PID_RTF_COMPRESSED)
-        return rtf_text(decompress(compressed)) if compressed else None
+        return rtf_to_text(decompress(compressed)) if compressed else None
     except Exception:  # a damaged RTF stream: no body rather than no message
         return None
 

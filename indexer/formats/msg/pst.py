@@ -28,7 +28,7 @@ import pypff
 from indexer._text import decode
 from indexer.formats.msg.mail import Mail, Part, render
 from indexer.formats.msg.outlook import address
-from indexer.formats.msg.rtf import rtf_text
+from indexer.formats.rtf import rtf_to_text
 
 __all__ = ["Message", "iter_messages", "main"]
 
@@ -98,7 +98,7 @@ def _mail(message: Any) -> Mail:
     plain = decode(message.plain_text_body) if message.plain_text_body else None
     html = None if plain else decode(message.html_body) if message.html_body else None
     if not plain and not html and message.rtf_body:
-        plain = rtf_text(message.rtf_body)
+        plain = rtf_to_text(message.rtf_body)
     return Mail(
         headers=tuple(_headers(message, props, transport)),
         plain=plain,

@@ -1,16 +1,12 @@
-"""A small fallback for messages whose only body is RTF: decompress it, keep its text.
+"""Outlook's compressed RTF body (MS-OXRTFCP, "LZFu"), for messages with no other body.
 
-Outlook stores the RTF body compressed (MS-OXRTFCP, "LZFu"). `rtf_text` undoes that
-and keeps the plain text: paragraphs, tabs, `\\'hh` and `\\uN` characters; font
-tables, pictures and other `{\\*...}` destinations are dropped. Formatting is lost;
-a full RTF extractor, when there is one, should replace this.
+`decompress` undoes the compression; the `rtf` extractor's `rtf_to_text` then reads
+the text, as it reads any RTF document.
 """
 
 from __future__ import annotations
 
-import re
-
-__all__ = ["decompress", "rtf_text"]
+__all__ = ["decompress"]
 
 _PREBUFFER = (
     b"{\\rtf1\\ansi\\mac\\deff0\\deftab720{\\fonttbl;}{\\f0\\fnil \\froman \\fswiss "
@@ -18,19 +14,6 @@ _PREBUFFER = (
     b"{\\colortbl\\red0\\green0\\blue0\r\n\\par \\pard\\plain\\f0\\fs20\\b\\i\\u\\tab\\tx"
 )
 _COMPRESSED, _RAW = b"LZFu", b"MELA"
-_TOKEN = re.compile(
-    rb"\\([a-z]+)(-?\d+)? ?|\\'([0-9a-f]{2})|\\(.)|([{}])|[\r\n]+|([^\\{}\r\n]+)", re.I
-)
-_SKIP = {b"fonttbl", b"colortbl", b"stylesheet", b"info", b"pict", b"object", b"header", b"footer"}
-_BREAKS = {
-    b"par": "\n",
-    b"line": "\n",
-    b"sect": "\n\n",
-    b"page": "\n\n",
-    b"tab": "\t",
-    b"cell": "\t",
-    b"row": "\n",
-}
 
 
 def decompress(data: bytes) -> bytes:
@@ -61,44 +44,3 @@ def decompress(data: bytes) -> bytes:
                 out.append(byte)
                 window[at], at = byte, (at + 1) % 4096
     return bytes(out[:size])
-
-
-def rtf_text(rtf: bytes) -> str:
-    """The plain text of an RTF document; never raises."""
-    out: list[str] = []
-    skip_depth: list[int] = []
-    depth, uc, drop = 0, 1, 0
-    for m in _TOKEN.finditer(rtf):
-        word, arg, hexa, symbol, brace, text = m.groups()
-        if brace is not None:
-            depth += 1 if brace == b"{" else -1
-            if skip_depth and depth < skip_depth[-1]:
-                skip_depth.pop()
-            continue
-        if symbol == b"*" or (word is not None and word.lower() in _SKIP):
-            if not skip_depth or depth < skip_depth[-1]:
-                skip_depth.append(depth)
-            continue
-        if skip_depth:
-            continue
-        if drop and (text or hexa):
-            drop -= 1
-            if text and len(text) > 1:
-                out.append(text[1:].decode("cp1252", "replace"))
-            continue
-        if word is not None:
-            name = word.lower()
-            if name == b"uc" and arg:
-                uc = int(arg)
-            elif name == b"u" and arg:
-                out.append(chr(int(arg) % 0x10000 if int(arg) >= 0 else int(arg) + 0x10000))
-                drop = uc
-            elif name in _BREAKS:
-                out.append(_BREAKS[name])
-        elif hexa is not None:
-            out.append(bytes([int(hexa, 16)]).decode("cp1252", "replace"))
-        elif symbol is not None and symbol in b"\\{}":
-            out.append(symbol.decode())
-        elif text is not None:
-            out.append(text.decode("cp1252", "replace"))
-    return "".join(out)

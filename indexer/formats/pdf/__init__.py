@@ -1,23 +1,13 @@
 """`pdf`: text per page, paragraph chunks that never span pages, `{"page": n}` meta.
 
-Two engines, chosen by `Options.pdf_engine`:
-
-* `pdfium` (default, `_pdfium`): pypdfium2; fast, keeps two-column pages in
-  reading order; its artefacts (hyphenation marks, CRLF, control characters)
-  are cleaned.
-* `pdfplumber` (`_pdfplumber`): table-aware; detected tables become GFM
-  Markdown tables, the text outside them paragraphs, top to bottom.
-
-Pages without a usable text layer (scans) are read by OCR (`scanned`, by
-`Options.ocr_mode`): their chunks carry `{"page": n, "ocr": true}` and
-`metadata["ocr"]` names the engine and the pages it read.
-
-Any failure of the whole document (not a PDF, encrypted, corrupt, no pages, no
-text layer) gives exactly one chunk `[pdf extraction failed: <reason>]` with
-`degraded` set and `error` the reason. Pages that yield text are chunked even
-when others fail (the result is then `degraded`, `metadata["failed_pages"]`
-lists them). The parsers can hang or exhaust memory on hostile files, so the
-registry marks this extractor `isolated`.
+`Options.pdf_engine` picks `pdfium` (the default, `pdfium.py`: fast, two-column pages
+in reading order) or `pdfplumber` (`plumber.py`: tables as GFM Markdown). Pages without
+a usable text layer (scans) are read by OCR (`scanned.py`, by `Options.ocr_mode`): their
+chunks carry `"ocr": true` and `metadata["ocr"]` names the engine and the pages. A
+document that fails whole (not a PDF, encrypted, corrupt, no text layer) gives one
+chunk `[pdf extraction failed: <reason>]`, `degraded`, with `error` the reason; pages
+that fail in a readable one are listed in `metadata["failed_pages"]`. The parsers can
+hang or exhaust memory on hostile files, so the registry runs this extractor `isolated`.
 """
 
 from __future__ import annotations
@@ -66,11 +56,11 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
 
 def _read(data: bytes, options: Options) -> PdfText:
     if options.pdf_engine == "pdfplumber":
-        # pdfplumber (with pdfminer) costs 0.15 s to import: only when chosen
+        # Imported here: only runs that choose pdfplumber (with pdfminer) pay for it
         from indexer.formats.pdf import plumber as _pdfplumber
 
         return _pdfplumber.read(data, max_chars=options.max_chunk_chars)
-    # pypdfium2 costs 0.1 s to import: not in processes that never read a PDF
+    # Imported here: processes that never read a PDF do not pay for pypdfium2
     from indexer.formats.pdf import pdfium as _pdfium
 
     return _pdfium.read(data)

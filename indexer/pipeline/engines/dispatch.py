@@ -1,13 +1,11 @@
 """From the walk to the pools' queues: the reorder window, batches, and isolated work sent early.
 
-Entries are admitted through a window of `window` slots, one per entry, which the
-writer frees as it writes them in walk order: that bounds the outcomes waiting to
-be written, so memory does not grow with the corpus.
-
-Isolated work (a PDF) is also looked for beyond the window and sent to its pool as
-soon as it is found, within a budget of its own (`Window.early_room`), so that a tree
-whose PDFs come after thousands of mails does not keep one pool idle while the other
-works. Early outcomes wait for their turn like any other: the output is the same bytes.
+Entries are admitted through a window of `window` slots, which the writer frees as it
+writes them in walk order, so memory does not grow with the corpus. Isolated work (a
+PDF) is also looked for beyond the window and sent to its pool as soon as it is found,
+within a budget of its own (`Window.early_room`), so neither pool idles while the other
+works through a long stretch of the walk. Early outcomes wait for their turn like any
+other, so the output is the same bytes.
 """
 
 from __future__ import annotations

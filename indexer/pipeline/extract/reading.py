@@ -71,7 +71,7 @@ def _read_to_end(fd: int, size: int, limit: int) -> bytes:
     that grew since its stat).
 
     Sized reads, not `BufferedReader.read(limit + 1)`: that allocates `limit + 1`
-    bytes (256 MiB) for every file and shrinks them, 100-130 us a file against 20-30.
+    bytes (256 MiB) for every file and shrinks them.
     """
     parts: list[bytes] = []
     total, want = 0, min(size, limit) + 1  # one byte more than expected: the end, or growth

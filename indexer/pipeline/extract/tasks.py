@@ -178,7 +178,7 @@ def keyed(unit: Unit, digests: dict[str, str]) -> Unit:
     if not unit.children:
         return unit
     # Here, not at the top: `keys` imports the config and the walk, which a worker
-    # otherwise never needs (30 ms of each worker's start).
+    # otherwise never needs at its start.
     from indexer.pipeline.incremental.keys import cache_key
 
     children = tuple(

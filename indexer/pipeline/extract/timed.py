@@ -1,14 +1,11 @@
 """Several isolated jobs in one worker call, each under its own deadline.
 
-One call per PDF cost the run about 0.8 ms of the parent's CPU and 2 ms of the
-worker's (851 small PDFs: 1.44-1.53 CPU s against 0.80-0.84 for calls of four).
-Batching must not weaken the per-file timeout, so each job runs under an interval
-timer whose signal, SIGALRM, keeps its default action: when a job overruns its
-`seconds`, the kernel ends the worker at once, even inside a C parser that never
-returns to Python. The parent sees a crashed worker and runs the call's jobs
-again one per call under its own timeout (`PoolCalls._run_batch`), so the
-overrunning file is recorded as `timeout` and the others as any run records them.
-A crash or a `MemoryError` in one job is handled the same way.
+Calls of several files cost the parent and the worker less than one call per PDF, and
+must not weaken the per-file timeout: each job runs under an interval timer whose
+SIGALRM keeps its default action, so an overrun ends the worker at once, even inside
+C code. The parent then sees a crashed worker and runs the call's jobs again one per
+call under its own timeout (`PoolCalls._run_batch`), so only the overrunning file
+is recorded as `timeout`; a crash or a `MemoryError` in one job is handled the same way.
 """
 
 from __future__ import annotations

@@ -1,49 +1,11 @@
-"""Incremental state: what earlier runs extracted, kept in SQLite (WAL) inside OUT.
+"""Incremental state: what earlier runs extracted, in `OUT/.state/` (SQLite, WAL).
 
-Layout of `OUT/.state/`:
-
-| file                   | holds                                                        |
-|------------------------|--------------------------------------------------------------|
-| `state.sqlite`         | table `meta` (`name` -> `value`: `schema` version, `run`     |
-|                        | counter, `committed`: the walk behind the committed output,  |
-|                        | as JSON, `tree.Tree`) and table `files` (below)              |
-| `outputs/<run>-<pid>.out` | the rendered records of the files a run's process       |
-|                        | extracted, one packed blob after another (`records.pack`),  |
-|                        | append-only: one file per process (dask workers join a run) |
-
-`files`, keyed by `path` (relative, text): `size`, `mtime_ns`, `inode`, `device`,
-`sha256`, `run` (the last run that wrote the row), `key`, `deps` (the keys its
-attachments were extracted under), and where its output lies: `spool` (the name
-of the outputs file that holds it, without `.out`), `at`, `length` and `crc`
-(CRC-32 of the blob);
-NULL when no output is stored. Index on `key`.
-
-Outputs live in plain files, not in the database: appending a run's 86 MB of
-records cost 0.14-0.19 CPU s against 0.40-0.46 as SQLite blobs, and the database
-stays small. A blob is read back only when its length and CRC match (a power loss
-may keep a row whose bytes never reached the disk: that file is then extracted
-again). After a commit, outputs files that no row uses are deleted, and one that
-is more than half dead is compacted into the current run's.
-
-A key is `sha256:extractor:options-digest:extension`: a changed file, an upgraded
-extractor, a changed option (rows_per_chunk, pdf_engine, the isolation limits) or
-another extension (`.json` and `.jsonl` read the same bytes differently) misses
-and re-extracts exactly what it affects; a mail also lists its attachments' keys
-in `deps` and misses when one of them changed. A failure from the isolation limits
-is first stored under its key plus `/retry`, which no lookup asks for
-(`extraction.RETRY`). Size, mtime, inode and device are only a fast path to the
-hash: when one differs the file is read and hashed, and its output is found by
-key, under its own path or another one (a copy, a rename,
-a `touch` or an rsync with old times), re-rendered for the new path then. Rows
-are written as extractions complete, so a killed run's work is reused by the next
-one. After a commit, rows of paths the run did not walk, or walked and skipped,
-are deleted (an output stored before a file was skipped, unreadable for a night
-since chmod keeps its mtime, must not pass for current later). A state file
-that is not a readable database (or has another schema), or any error reading
-it but a lack of resources, is damage: the file is moved aside and the run starts
-from scratch (a warning, never a crash, never wrong output: the state only ever
-short-cuts extraction). A full disk stops the run and keeps the state
-(`database.py`).
+Table `files` maps each walked path to its stat, sha256 and cache key, and to where its
+rendered output lies in the append-only `outputs/<run>-<pid>.out` files; a lookup by key
+finds an output under any path (a copy, a rename, a touch). The state only ever
+short-cuts extraction: one that cannot be read (any error but a lack of resources) is
+moved aside and the run extracts everything; a full disk stops the run and keeps it
+(`database.py`). Layout and rules: docs/architecture.md, "Incremental state".
 """
 
 from __future__ import annotations

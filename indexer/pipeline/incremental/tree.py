@@ -1,16 +1,11 @@
 """What a walk saw, in a few bytes: one digest per 512 entries of their paths, stats and verdicts.
 
-A run that commits notes, in the same state transaction as the commit itself
-(`State.mark_committed`), the digests of the walk its output was made of, and ties
-them to that output by the sha256 of the manifest it wrote (`Tree`). The next run
-digests its own walk the same way and compares batch by batch (`unchanged.py`):
-equal digests mean every entry has the same path, size, mtime, inode, device,
-verdict (skipped, and why) and Maildir mark as when the committed output was made.
-
-Digests, not the entries: 16 bytes per 512 entries keeps the record of a
-237,000-file tree under 8 KB, and a changed batch still stops the comparison early.
-An entry that cannot be digested (an integer beyond 64 bits) makes the walk's
-digests None: no re-run may then trust them, and none is wrong for it.
+A run that commits notes the digests of its walk in the same state transaction as the
+commit (`State.mark_committed`), tied to the sha256 of the manifest it wrote (`Tree`);
+the next run compares its own batch by batch (`unchanged.py`). Equal digests mean the
+same path, size, mtime, inode, device, verdict and Maildir mark for every entry. An
+entry that cannot be digested (an integer beyond 64 bits) makes the digests None: no
+re-run may then trust them.
 """
 
 from __future__ import annotations

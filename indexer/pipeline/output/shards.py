@@ -1,22 +1,13 @@
 """Chunk shards with deterministic boundaries, and reuse of unchanged shards.
 
-A new shard starts at every `shard_files`-th walk entry and whenever the next
-record would push the current shard past `shard_bytes`. Both depend only on the
-record stream, and the first rule lets a partition of `shard_files` entries be
-written on its own (the distributed engine relies on it).
-
-Reuse: next to its shards, a generation keeps `.layout.ndjson`, one line per
-shard listing the documents it holds as `[digest, bytes]` (the digest is the hash
-of the document's chunk lines that `documents.ndjson` carries too). While a new
-shard receives exactly the documents its namesake in the previous generation
-holds, in the same order, nothing is written; if it ends that way the old file
-is hard-linked into the new generation (no write, no fsync: the old manifest
-entry holds), and if it diverges the matching prefix is copied from the old file
-first. So an unchanged re-run writes no chunk bytes at all, and a change costs the
-shards it touches. An old shard is used only once its size and sha256 match its
-manifest entry (`verify.intact`, checked in a thread at its first matching
-document, the next shard's check started meanwhile); a damaged one is reported
-and written again from the records.
+A new shard starts at every `shard_files`-th walk entry (so a partition of that many
+entries can be written on its own) and whenever the next record would push it past
+`shard_bytes`. Beside its shards a generation keeps `.layout.ndjson`, each shard's
+documents as `[digest, bytes]`: a new shard that receives exactly its namesake's
+documents is hard-linked from the previous generation, and one that diverges copies
+the matching prefix first, so a change costs only the shards it touches. An old shard
+is used only once its size and sha256 match its manifest entry (`verify.intact`, in a
+thread); a damaged one is reported and written again from the records.
 """
 
 from __future__ import annotations
@@ -206,8 +197,8 @@ class ShardWriter:
         self._shard_files = shard_files
         self._previous = previous
         self._layout = NdjsonFile(folder / LAYOUT) if layout else None
-        """Each finished shard's documents, written as it closes (a 1 GB mbox's list
-        held to the end was 17 MB of the parent's memory)."""
+        """Each finished shard's documents, written as it closes, so the parent's memory
+        does not hold a list that grows with the corpus."""
         self._next = 0
         self._current: _Shard | None = None
         self.finished: list[FileInfo] = []

@@ -16,7 +16,7 @@ from indexer.config import Config
 from indexer.pipeline.output.staging import commit
 from indexer.registry import Registry
 
-if TYPE_CHECKING:  # records costs an unchanged re-run 4 ms to import, for a type
+if TYPE_CHECKING:  # an unchanged re-run need not import records for a type
     from indexer.pipeline.output.records import FileOutcome
 
 

@@ -32,7 +32,7 @@ def hold(out: Path) -> Iterator[None]:
             ) from None
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         os.ftruncate(fd, 0)
-        # os.uname, not socket.gethostname: importing socket is a cost to a re-run's start.
+        # os.uname, not socket.gethostname: a re-run's start need not import socket.
         host = os.uname().nodename
         os.pwrite(fd, f"pid {os.getpid()} on {host} since {stamp}\n".encode(), 0)
         yield

@@ -1,29 +1,13 @@
 """A re-run over a tree where nothing changed: re-commit the previous output as it is.
 
-The nightly cron run over an archive that did not change should cost a walk. Before
-the engine starts, the walk is compared with the one the committed output was made
-of; at the first difference the check stops and the normal run goes on (it then
-reuses everything it can, file by file). The tree counts as unchanged when:
-
-- the state notes the walk behind the committed output (`tree.Tree`, written in the
-  same transaction that notes the commit), for the manifest OUT holds now: a run
-  killed between its commit and that note left an older walk, tied to an older
-  manifest, which then does not count;
-- that manifest has this run's config digest and extractor versions, and the walk
-  was extracted under this run's cache-key settings (`CacheKeys.digest`);
-- this walk's digests (`tree.batch_digest`, per 512 entries) equal the noted ones,
-  batch by batch: every entry has the same path, size, mtime, inode, device and
-  verdict, and there are exactly as many.
-
-Same stat, same content: the fast path every re-run takes (see `state.py`). An
-mbox or a Maildir is no exception: an mbox with the same stat holds the same
-messages, and a Maildir's messages are files of the walk.
-
-Then the new generation is the previous one's files, hard-linked, with an empty
-`changes.ndjson`: byte for byte what the full pipeline would write. Each of them
-is first checked against the manifest (size and sha256, `verify.Checking`, in
-threads while the walk is compared): a damaged one sends the run down the normal
-path, which rebuilds it.
+Before the engine starts, this walk's digests (`tree.batch_digest`) are compared, batch
+by batch, with those the state noted for the committed output, which count only while
+tied to the manifest OUT holds now, with this run's config digest, extractor versions
+and cache-key settings. At the first difference the normal run goes on with what was
+walked; when all match, the new generation is the previous one's files hard-linked,
+with an empty `changes.ndjson`: byte for byte what the full pipeline would write. Each
+file is first checked against the manifest (`verify.Checking`, beside the walk): a
+damaged one sends the run down the normal path, which rebuilds it.
 """
 
 from __future__ import annotations
@@ -49,7 +33,7 @@ from indexer.pipeline.walk.walker import Entry, iter_batches
 from indexer.registry import Registry
 
 _KEEP = 100_000
-"""Entries kept for the run when the tree changed (about 25 MB); beyond, it walks again."""
+"""Entries kept for the run when the tree changed (tens of MB); beyond, it walks again."""
 
 
 def unchanged(

@@ -1,38 +1,12 @@
 """The walker: every path below SOURCE, once, in a fixed order, with a verdict.
 
-`walk(root, policy)` streams one `Entry` per path it meets. An entry with
-`skip=None` is a regular file to extract; any other entry is a record of why the
-path is passed over, so nothing disappears silently. A directory passed over
-wholesale yields ONE record (its `rel` ends in "/"), never one per file inside.
-
-Order: the byte-wise sort of the relative paths, where a directory the walk
-descends into counts as its name plus "/" (so `a-b` < `a.txt` < `a/b.txt` < `a0`).
-Each directory's listing is sorted on its own and the tree is walked depth-first,
-so memory holds one listing per level of the current path, never the whole tree.
-
-`rel` is the relative POSIX path for records: UTF-8 names as they are, each
-backslash doubled, each byte that is not valid UTF-8 written as `\\xNN`. That
-keeps it printable and unique (`rel_bytes` inverts it); open `path`, never `rel`.
-
-| skip                     | meaning                                                   |
-|--------------------------|-----------------------------------------------------------|
-| `ignored_directory`      | a `.git`, `node_modules` or `__pycache__` directory       |
-| `hidden`                 | the name starts with "." (`skip_hidden`)                  |
-| `maildir_tmp`            | a `tmp` directory beside `cur` and `new` (Maildir)        |
-| `virtualenv`             | a directory holding `pyvenv.cfg`                          |
-| `excluded`               | matched by `exclude`, or a file `include` does not match  |
-| `directory_symlink`      | a symlink to a directory: never followed                  |
-| `symlink_outside_source` | a file symlink whose target is not inside SOURCE          |
-| `dangling_symlink`       | a symlink whose target does not exist                     |
-| `symlink_loop`           | a symlink that resolves to itself (ELOOP)                 |
-| `not_regular_file`       | a FIFO, socket or device: never opened                    |
-| `too_large`              | more than `max_file_bytes` bytes                          |
-| `binary`                 | a known binary extension, or a NUL in the first 8 KiB     |
-| `unsupported_archive`    | a `.7z` or `.rar` archive: no reader for it is installed  |
-| `unreadable`             | a file that cannot be opened or a directory not listed    |
-| `vanished`               | deleted between being listed and being looked at          |
-
-Reason codes are stable; `Entry.detail` holds the human part (an errno text).
+`walk(root, policy)` streams one `Entry` per path: `skip=None` for a regular file to
+extract, else a stable reason code (listed in docs/architecture.md) with `detail` the
+human part; a directory passed over wholesale is one entry whose `rel` ends in "/".
+Order is the byte-wise sort of relative paths, a directory counting as its name plus "/"
+(`a-b` < `a.txt` < `a/b.txt` < `a0`); memory holds one sorted listing per level. `rel`
+is printable and unique (bytes that are not UTF-8 as `\\xNN`, backslashes doubled;
+`rel_bytes` inverts it): open `path`, never `rel`.
 """
 
 from __future__ import annotations
@@ -210,7 +184,7 @@ def _listing(path: bytes) -> list[_Item]:
     """Return the listing of `path` in walk order; raises OSError."""
     with os.scandir(path) as it:
         items = [(_walk_key(entry), entry) for entry in it]
-    items.sort(key=itemgetter(0))  # twice as fast as comparing the tuples
+    items.sort(key=itemgetter(0))  # cheaper than comparing the tuples
     return items
 
 

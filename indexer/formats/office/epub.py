@@ -1,0 +1,135 @@
+"""`epub`: e-books, the spine's XHTML documents in reading order through the html extractor.
+
+`META-INF/container.xml` names the package document; its spine lists the content
+documents in order. Each is rendered by the `html` kind (Markdown blocks, heading
+paths), and its chunks get `meta` `{"chapter": n, "headings": [...]}`, `n` the
+document's 1-based place in the spine. A spine entry that is missing or not
+(X)HTML is passed over and the result marked `degraded`. Title, author, dates and
+description from the package's metadata go in `metadata`, with the spine's length
+as `chapters`. A book whose content documents are encrypted (DRM; obfuscated fonts
+do not count) fails with `encrypted`.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import replace
+from typing import Any
+
+from indexer._types import Chunk, Extracted, Options, make_chunk
+from indexer.formats import VERSIONS
+from indexer.formats.office.blocks import Doc
+from indexer.formats.office.container import ENCRYPTED, ContainerError, Package, open_zip
+from indexer.formats.office.entry import run
+
+__all__ = ["VERSION", "extract", "read"]
+
+VERSION = VERSIONS["epub"]  # bumped in indexer/formats/__init__.py
+
+_OPF = "{http://www.idpf.org/2007/opf}"
+_DC = "{http://purl.org/dc/elements/1.1/}"
+_CONTAINER = "{urn:oasis:names:tc:opendocument:xmlns:container}"
+_ENC = "{http://www.w3.org/2001/04/xmlenc#}"
+_FONT_OBFUSCATION = ("http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC")
+_HTML_TYPES = ("application/xhtml+xml", "text/html", "application/xml", "text/xml")
+_ACCEPTS = ("epub", "zip")
+
+
+def extract(data: bytes, path: str, options: Options) -> Extracted:
+    """Extract an EPUB book; never raises for bad input (see `entry.run`)."""
+    return run("epub", _ACCEPTS, read, data, path, options)
+
+
+def read(data: bytes, options: Options) -> Doc:
+    """Read an EPUB package into chapter chunks; raises `ContainerError`."""
+    package = open_zip(data)
+    opf_name = _package_document(package)
+    opf = package.xml(opf_name)
+    if opf is None:
+        raise ContainerError(f"corrupt: no package document {opf_name}")
+    spine = _spine(opf, posixpath.dirname(opf_name))
+    _refuse_drm(package, {name for name, _ in spine})
+    doc = Doc(metadata={**_properties(opf), "chapters": len(spine)}, chunks=[])
+    chunks: list[Chunk] = []
+    for number, (name, media_type) in enumerate(spine, start=1):
+        content = package.read(name) if media_type in _HTML_TYPES else None
+        if content is None:
+            doc.degraded = True
+            continue
+        chunks.extend(_chapter(content, name, number, options))
+    doc.chunks = chunks
+    return doc
+
+
+def _package_document(package: Package) -> str:
+    container = package.xml("META-INF/container.xml")
+    rootfile = (
+        next(container.iter(_CONTAINER + "rootfile"), None) if container is not None else None
+    )
+    name = rootfile.get("full-path") if rootfile is not None else None
+    if name:
+        return str(name)
+    found = [n for n in package.names() if n.lower().endswith(".opf")]
+    if not found:
+        raise ContainerError("corrupt: no package document (META-INF/container.xml)")
+    return found[0]
+
+
+def _spine(opf: Any, folder: str) -> list[tuple[str, str]]:
+    """The spine's documents in order: (part name, media type)."""
+    items: dict[str, tuple[str, str]] = {}
+    for item in opf.iter(_OPF + "item"):
+        href = (item.get("href") or "").split("#", 1)[0]
+        name = posixpath.normpath(posixpath.join(folder, _unquote(href))).lstrip("/")
+        items[item.get("id") or ""] = (name, item.get("media-type") or "")
+    spine = [items[ref.get("idref") or ""] for ref in opf.iter(_OPF + "itemref")]
+    return [entry for entry in spine if entry[0]]
+
+
+def _unquote(href: str) -> str:
+    from urllib.parse import unquote
+
+    return unquote(href)
+
+
+def _refuse_drm(package: Package, content: set[str]) -> None:
+    """Raise `encrypted` when `META-INF/encryption.xml` encrypts a content document."""
+    root = (
+        package.xml("META-INF/encryption.xml") if package.has("META-INF/encryption.xml") else None
+    )
+    for data in root.iter(_ENC + "EncryptedData") if root is not None else ():
+        method = data.find(_ENC + "EncryptionMethod")
+        if method is not None and method.get("Algorithm") in _FONT_OBFUSCATION:
+            continue
+        reference = data.find(f"{_ENC}CipherData/{_ENC}CipherReference")
+        uri = reference.get("URI") if reference is not None else None
+        if uri is None or posixpath.normpath(_unquote(uri)).lstrip("/") in content:
+            raise ContainerError(ENCRYPTED)
+
+
+def _chapter(content: bytes, name: str, number: int, options: Options) -> list[Chunk]:
+    from indexer.formats import html  # Lexbor is imported with the first book
+
+    # A chapter is all content: no menus or sidebars for main-content extraction to drop.
+    rendered = html.extract(content, name, replace(options, html_main_content=False))
+    if rendered.degraded:  # no visible content: a cover image, an empty page
+        return []
+    return [
+        make_chunk(chunk.text, {"chapter": number, "headings": chunk.meta.get("headings", [])})
+        for chunk in rendered.chunks
+    ]
+
+
+def _properties(opf: Any) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for key, tag in (("title", "title"), ("author", "creator"), ("created", "date"),
+                     ("description", "description")):  # fmt: skip
+        element = next(opf.iter(_DC + tag), None)
+        text = " ".join((element.text or "").split()) if element is not None else ""
+        if text:
+            found[key] = text
+    for meta in opf.iter(_OPF + "meta"):
+        if meta.get("property") == "dcterms:modified" and (meta.text or "").strip():
+            found["modified"] = meta.text.strip()
+            break
+    return found

@@ -1,4 +1,4 @@
-"""Peak memory of one large document through `indexer run`: `python scripts/bench_large.py`.
+"""Peak memory of one large document through `indexer run`: `scripts/bench large`.
 
 Generates (once, under `--workdir`) a file of `--mb` megabytes per shape: a JSON
 array of small objects, a JSON array of short strings, JSON Lines and plain text.
@@ -16,10 +16,9 @@ import random
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from bench_common import cached_tree, fresh_dir, load, run_command
+from benchmarks.common import cached_tree, fresh_dir, load, run_command
 
 _WORDS = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa")
 
@@ -82,26 +81,21 @@ def measure(workdir: Path, shape: str, mb: float) -> dict[str, object]:
     }  # fmt: skip
 
 
-def main() -> int:
-    """Measure every shape; print a table (or JSON with `--json`)."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mb", type=float, default=200.0, help="size of each file")
-    parser.add_argument("--workdir", default="/tmp/indexer-bench", help="generated files, OUTs")
-    parser.add_argument("--shapes", nargs="*", choices=list(SHAPES), default=list(SHAPES))
-    parser.add_argument("--json", action="store_true", help="print JSON")
-    args = parser.parse_args()
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """This suite's own flags."""
+    p.add_argument("--mb", type=float, default=200.0, help="size of each file")
+    p.add_argument("--shapes", nargs="*", choices=list(SHAPES), default=list(SHAPES))
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Measure every shape."""
     workdir = Path(args.workdir)
-    workdir.mkdir(parents=True, exist_ok=True)
     rows = [measure(workdir, shape, args.mb) for shape in args.shapes]
-    if args.json:
-        print(json.dumps({"load_at_start": load(), "rows": rows}, indent=2))
-        return 0
-    keys = list(rows[0])
-    print(" | ".join(keys))
-    for row in rows:
-        print(" | ".join(str(row[k]) for k in keys))
-    return 0
+    return {"load_at_start": load(), "rows": rows}
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def render(result: dict[str, Any]) -> str:
+    """The rows as a table."""
+    rows = result["rows"]
+    keys = list(rows[0]) if rows else []
+    return "\n".join([" | ".join(keys), *(" | ".join(str(r[k]) for k in keys) for r in rows)])

@@ -48,14 +48,22 @@ def flaky(data: bytes, path: str, options: Options) -> Extracted:
     return Extracted(kind="flaky", text=marker, chunks=(Chunk(text=f"read fine: {marker}"),))
 
 
-def _spec(name: str, fn: object) -> ExtractorSpec:
+def remover(data: bytes, path: str, options: Options) -> Extracted:
+    """Delete the file named in `data`: a file the walk listed is gone when its turn
+    to be read comes (a Maildir message moved from new/ to cur/)."""
+    target = data.decode().strip()
+    os.unlink(target)
+    return Extracted(kind="remove", text=target, chunks=(Chunk(text=f"removed {target}"),))
+
+
+def _spec(name: str, fn: object, *, isolated: bool = True) -> ExtractorSpec:
     return ExtractorSpec(
         name=name,
         kind=name,
         extensions=(name,),
         version="1",
-        extract=fn,
-        isolated=True,  # type: ignore[arg-type]
+        extract=fn,  # type: ignore[arg-type]
+        isolated=isolated,
     )
 
 
@@ -64,3 +72,6 @@ HANG = _spec("hang", hang)
 BALLOON = _spec("oom", balloon)
 SLOW = _spec("slow", slow)
 FLAKY = _spec("flaky", flaky)
+REMOVER = _spec("remove", remover, isolated=False)
+GREEDY = _spec("greedy", balloon, isolated=False)
+"""Allocates without bound in the general pool, where text formats run."""

@@ -76,8 +76,15 @@ def _run(source: Path, out: Path, config: Config) -> int:
 
 def _interrupted(out: Path, signum: int) -> int:
     """The exit code and message of a run stopped by a signal before its commit."""
-    print(f"indexer: interrupted; the previous output in {out} is intact", file=sys.stderr)
+    print(f"indexer: interrupted; {_kept(out)}", file=sys.stderr)
     return signal_exit(signum)
+
+
+def _kept(out: Path) -> str:
+    """What OUT holds after a run that committed nothing, in words."""
+    if (out / "manifest.json").exists():
+        return f"the previous output in {out} is intact"
+    return f"{out} holds no committed output"
 
 
 def _failed(error: BaseException, out: Path) -> int:
@@ -92,7 +99,7 @@ def _failed(error: BaseException, out: Path) -> int:
         return Exit.LOCKED
     print(
         f"indexer: fatal: {type(cause).__name__}: {cause}\n"
-        f"indexer: nothing was committed; the previous output in {out} is intact",
+        f"indexer: nothing was committed; {_kept(out)}",
         file=sys.stderr,
     )
     return Exit.FATAL

@@ -42,7 +42,7 @@ from indexer.errors import (
     WorkerStartError,
     WorkerTimeout,
 )
-from indexer.procpool.worker import HEADER, PIPE_BYTES, encode_frame
+from indexer.procpool.worker import HEADER, LENGTH, PIPE_BYTES, encode_frame
 
 log = logging.getLogger(__name__)
 
@@ -99,8 +99,29 @@ class _Worker:
 
     async def receive(self) -> Any:
         """Return the next reply, unpickled; raises one of `_BROKEN` if the child is gone."""
-        (size,) = HEADER.unpack(await self._receive_exactly(HEADER.size))
-        return pickle.loads(await self._receive_exactly(size))
+        size, count = HEADER.unpack(await self._receive_exactly(HEADER.size))
+        lengths = [LENGTH.unpack(await self._receive_exactly(LENGTH.size))[0] for _ in range(count)]
+        body = await self._receive_exactly(size)
+        # Each out-of-band buffer is read into the object it becomes: no copy.
+        return pickle.loads(body, buffers=[await self._receive_into(n) for n in lengths])
+
+    async def _receive_into(self, size: int) -> bytearray:
+        """`_receive_exactly`, into one buffer of `size` bytes (a large document's block)."""
+        buffer = bytearray(size)
+        with memoryview(buffer) as view:
+            done = 0
+            while done < size:
+                if self.closed:
+                    raise anyio.ClosedResourceError
+                try:
+                    n = os.readv(self.replies, [view[done : done + PIPE_BYTES]])
+                except BlockingIOError:
+                    await anyio.wait_readable(self.replies)
+                    continue
+                if not n:
+                    raise anyio.EndOfStream
+                done += n
+        return buffer
 
     async def _receive_exactly(self, size: int) -> bytes:
         """Return the next `size` bytes of the reply pipe; raises `anyio.EndOfStream` if

@@ -1,8 +1,8 @@
 """The child side of `WorkerPool`: a loop that runs pickled calls sent over a pipe.
 
 Started by `pool._BOOT` (or `python -m indexer.procpool.worker`) with the arguments
-`PARENT_PID MEMORY_LIMIT_MB NAME`. Both directions carry frames: an 8-byte
-big-endian length, then a pickle. The parent sends
+`PARENT_PID MEMORY_LIMIT_MB NAME`. Both directions carry frames: a header (`HEADER`),
+then a pickle and its out-of-band buffers (`frame_parts`). The parent sends
 an init frame (`{"sys_path": [...]}`), the child answers `("ready", pid)`; then each
 call frame `(func, args)` gets exactly one reply:
 
@@ -32,8 +32,10 @@ from typing import Any
 
 from indexer._malloc import pad_heap
 
-HEADER = struct.Struct(">Q")
-"""Frame header: the pickle's length in bytes."""
+HEADER = struct.Struct(">QI")
+"""Frame header: the pickle's length in bytes, and how many out-of-band buffers follow
+it; then each buffer's length (`LENGTH`), the pickle, and the buffers."""
+LENGTH = struct.Struct(">Q")
 
 MESSAGE_CHARS = 1000
 """An error message is cut to this length: some exceptions quote their whole input."""
@@ -49,11 +51,16 @@ def encode_frame(obj: object) -> bytes:
     return b"".join(frame_parts(obj))
 
 
-def frame_parts(obj: object) -> tuple[bytes, bytes]:
-    """`encode_frame(obj)` as its header and its body, to write without joining them
-    (a reply is megabytes: joining copied each one into fresh pages)."""
-    body = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    return HEADER.pack(len(body)), body
+def frame_parts(obj: object) -> tuple[bytes | memoryview, ...]:
+    """`encode_frame(obj)` as its header, its body and its out-of-band buffers, to write
+    without joining them (a reply is megabytes: joining copied each one into fresh
+    pages). A `pickle.PickleBuffer` in `obj` (a large document's block) is such a
+    buffer: it is written from where it lies, and read into the object it becomes."""
+    buffers: list[pickle.PickleBuffer] = []
+    body = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL, buffer_callback=buffers.append)
+    raws = [buffer.raw() for buffer in buffers]
+    lengths = b"".join(LENGTH.pack(raw.nbytes) for raw in raws)
+    return HEADER.pack(len(body), len(raws)) + lengths, body, *raws
 
 
 class Shared:
@@ -111,10 +118,10 @@ def main(argv: list[str]) -> int:
     init = _read_frame(inp)
     if init is None:
         return 0
-    sys.path[:] = pickle.loads(init)["sys_path"]
+    sys.path[:] = pickle.loads(init[0])["sys_path"]
     _write(out, encode_frame(("ready", os.getpid())))
     while (frame := _read_frame(inp)) is not None:
-        reply = _serve(frame)
+        reply = _serve(*frame)
         del frame
         if reply is None:
             _write(out, _OOM_FRAME)
@@ -123,11 +130,12 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _serve(frame: bytearray) -> tuple[bytes, bytes] | None:
+def _serve(frame: bytearray, buffers: list[bytearray]) -> tuple[bytes | memoryview, ...] | None:
     """Run one call; return its reply frame (see `frame_parts`), or None when it ran
     out of memory."""
     try:
-        func, args = pickle.loads(frame)
+        func, args = pickle.loads(frame, buffers=buffers)
+        frame.clear()  # the call's arguments are unpickled: their bytes need not stay twice
         return frame_parts(("ok", _call(func, args)))
     except MemoryError:
         return None
@@ -186,16 +194,22 @@ def _die_with_parent(parent_pid: int) -> None:
         os._exit(1)
 
 
-def _read_frame(fd: int) -> bytearray | None:
-    """Return the next frame's body, or None at end of input."""
+def _read_frame(fd: int) -> tuple[bytearray, list[bytearray]] | None:
+    """Return the next frame's body and out-of-band buffers, or None at end of input."""
     header = _read_exactly(fd, HEADER.size)
     if header is None:
         return None
-    (size,) = HEADER.unpack(header)
-    body = _read_exactly(fd, size)
-    if body is None:
+    size, count = HEADER.unpack(header)
+    lengths = [LENGTH.unpack(_read_or_fail(fd, LENGTH.size))[0] for _ in range(count)]
+    body = _read_or_fail(fd, size)
+    return body, [_read_or_fail(fd, length) for length in lengths]
+
+
+def _read_or_fail(fd: int, size: int) -> bytearray:
+    data = _read_exactly(fd, size)
+    if data is None:
         raise EOFError("parent closed the pipe mid-frame")
-    return body
+    return data
 
 
 def _read_exactly(fd: int, size: int) -> bytearray | None:
@@ -213,7 +227,7 @@ def _read_exactly(fd: int, size: int) -> bytearray | None:
     return buf
 
 
-def _write(fd: int, *parts: bytes) -> None:
+def _write(fd: int, *parts: bytes | memoryview) -> None:
     """Write all of `parts`, in order, however few bytes each `writev` takes."""
     views = [memoryview(part) for part in parts if part]
     while views:

@@ -396,7 +396,7 @@ def test_a_partition_joins_the_drivers_state_run_only_on_the_drivers_machine(
     parts.mkdir()
     config = Config(workers=1, pdf_workers=1, shard_files=3)
     registry = default_registry()
-    state = State(tmp_path / "state.sqlite")
+    state = State(tmp_path / "state.sqlite", shared=True)  # as the driver shares it
     entries = tuple(walk_entries(source, config, registry))
     task = PartTask(
         index=0, entries=entries, source=source, parts=parts, config=config,
@@ -407,7 +407,7 @@ def test_a_partition_joins_the_drivers_state_run_only_on_the_drivers_machine(
         result = run_partition(replace(task, state=ref, token=machine))
         release(machine)
         assert result.tally.extracted_now == 3
-        with sqlite3.connect(state.path) as db:
+        with contextlib.closing(sqlite3.connect(state.path)) as db:
             runs = [row[0] for row in db.execute("SELECT run FROM files")]
             (meta_run,) = db.execute("SELECT value FROM meta WHERE name = 'run'").fetchone()
         assert runs == [state.run] * rows and int(meta_run) == state.run

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 
@@ -155,7 +156,8 @@ def test_a_killed_run_resumes_without_redoing_finished_work(tmp_path: Path) -> N
     proc = subprocess.Popen([sys.executable, "-c", SCRIPT, str(source), str(out), tests_dir])
     time.sleep(0.5)
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not _cached_results(out):
+    # The run holds its state exclusively: its stored outputs show its progress.
+    while time.monotonic() < deadline and not _stored_bytes(out):
         time.sleep(0.1)
     time.sleep(1.0)
     proc.send_signal(signal.SIGKILL)
@@ -174,6 +176,10 @@ def test_a_killed_run_resumes_without_redoing_finished_work(tmp_path: Path) -> N
 STORED = "select count(*) from files where spool is not null"
 
 
+def _stored_bytes(out: Path) -> int:
+    return sum(p.stat().st_size for p in (out / ".state").glob("outputs/*.out"))
+
+
 def _cached_results(out: Path) -> int:
     import sqlite3
 
@@ -181,7 +187,7 @@ def _cached_results(out: Path) -> int:
     if not path.exists():
         return 0
     try:
-        with sqlite3.connect(path, timeout=1) as db:
+        with closing(sqlite3.connect(path, timeout=1)) as db:
             return int(db.execute(STORED).fetchone()[0])
     except sqlite3.Error:
         return 0
@@ -378,7 +384,7 @@ def test_an_unchanged_tree_re_commits_the_previous_output_and_nothing_else_does(
         config = Config(workers=2, pdf_workers=2, shard_files=7, rows_per_chunk=5)
     elif change == "ahead":  # a killed run stored outputs the commit does not hold: the
         # walk is still the one the committed output was made of, which is all that counts
-        with sqlite3.connect(out / ".state" / "state.sqlite") as db:
+        with closing(sqlite3.connect(out / ".state" / "state.sqlite")) as db, db:
             db.execute("UPDATE files SET run = run + 5 WHERE path = ?", (text.name,))
             db.execute("UPDATE files SET run = run + 5 WHERE path LIKE ?", ("%/" + text.name,))
     before, inodes = committed(out), shard_inodes(out)
@@ -391,7 +397,7 @@ def test_an_unchanged_tree_re_commits_the_previous_output_and_nothing_else_does(
     if change == "none":
         assert shard_inodes(out) == inodes
         pages = _report(out)["pages"]
-        with sqlite3.connect(out / ".state" / "state.sqlite") as db:  # force the full path
+        with closing(sqlite3.connect(out / ".state" / "state.sqlite")) as db, db:  # full path
             db.execute("DELETE FROM meta WHERE name = 'committed'")
         normal = indexer.run(source, out, config)
         assert (_report(out)["unchanged"], _report(out)["pages"]) == (False, pages)
@@ -405,7 +411,6 @@ def test_a_walk_noted_for_an_older_commit_never_re_commits_a_newer_output(
     the commit before. A tree put back as that older walk saw it must not then pass
     for unchanged: the output in OUT is the newer one."""
     import sqlite3
-    from contextlib import closing
 
     out = tmp_path / "out"
     indexer.run(source, out, CONFIG)
@@ -449,7 +454,6 @@ def test_previous_documents_are_read_by_path_whatever_the_name(tmp_path: Path) -
 
 def test_the_state_forgets_deleted_files_and_keeps_the_rest(source: Path, tmp_path: Path) -> None:
     import sqlite3
-    from contextlib import closing
 
     out = tmp_path / "out"
     indexer.run(source, out, CONFIG)
@@ -478,7 +482,7 @@ def test_a_damaged_stored_output_is_extracted_again_and_only_it(
 
     out = tmp_path / "out"
     first = indexer.run(source, out, CONFIG)
-    with sqlite3.connect(out / ".state" / "state.sqlite") as db:
+    with closing(sqlite3.connect(out / ".state" / "state.sqlite")) as db:
         [(damaged, spool)] = db.execute("SELECT path, spool FROM files WHERE at = 0").fetchall()
     with open(out / ".state" / "outputs" / f"{spool}.out", "r+b") as handle:  # its first output
         handle.write(b"\x00" * 8)
@@ -511,7 +515,7 @@ def test_outputs_no_row_uses_are_deleted_and_mostly_dead_ones_compacted(
         path.write_bytes(path.read_bytes() + b"\n\nA new last paragraph.\n")
     indexer.run(source, out, config)
     assert _outputs(out) == ["2"]  # run 1's live third moved into run 2's file
-    with sqlite3.connect(out / ".state" / "state.sqlite") as db:
+    with closing(sqlite3.connect(out / ".state" / "state.sqlite")) as db:
         spools = db.execute("SELECT DISTINCT spool FROM files").fetchall()
     assert spools == [(f"2-{os.getpid()}",)]
     for path in files:  # read back from where compaction put them

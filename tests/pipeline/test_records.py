@@ -73,4 +73,29 @@ def test_packed_documents_unpack_equal() -> None:
         render(DocOutcome(path="a.pdf", kind="pdf", size=9, sha256="h", extracted=extracted)),
         render(DocOutcome(path="b.bin", kind=None, size=3, sha256=None, skip="binary")),
     )
-    assert unpack(pack(docs)) == docs
+    assert unpack(b"".join(pack(docs))) == docs
+
+
+def test_a_document_of_many_chunks_renders_the_same_bytes_and_crosses_pickle_whole() -> None:
+    """Past a few thousand chunks the block is built in slices into one buffer: the same
+    bytes, and pickled as an out-of-band buffer that loads back equal."""
+    import pickle
+
+    chunks = tuple(Chunk(text=f"element {i}", meta={"index": i}) for i in range(10_000))
+    extracted = Extracted(kind="json", text="", chunks=chunks)
+    big = render(DocOutcome(path="big.json", kind="json", size=1, sha256="h", extracted=extracted))
+    few = render(
+        DocOutcome(
+            path="big.json",
+            kind="json",
+            size=1,
+            sha256="h",
+            extracted=Extracted(kind="json", text="", chunks=chunks[:10]),
+        )
+    )
+    assert isinstance(big.block, bytearray) and isinstance(few.block, bytes)
+    assert big.block.startswith(few.block) and big.block.count(b"\n") == 10_000
+    buffers: list[pickle.PickleBuffer] = []
+    data = pickle.dumps(big, protocol=5, buffer_callback=buffers.append)
+    assert len(buffers) == 1 and len(data) < 1000
+    assert pickle.loads(data, buffers=buffers) == big == pickle.loads(pickle.dumps(big))

@@ -64,17 +64,22 @@ class _Flow:
         send_alone, recv_alone = anyio.create_memory_object_stream[list[WorkItem]](config.window)
         send_out, recv_out = anyio.create_memory_object_stream[list[FileOutcome]](config.window)
         writer = await Writer.open(self.ctx, self.stretch, self.window, self.notify)
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(self._walk, send_general, send_alone, send_out.clone())
-            # Twice the processes, plus one: a batch is read and stored while another
-            # is extracted.
-            pools = ((recv_general, config.workers), (recv_alone, config.pdf_workers))
-            for recv, processes in pools:
-                for _ in range(2 * processes + 1):
-                    tg.start_soon(self._work, recv.clone(), send_out.clone())
-                recv.close()
-            send_out.close()
-            await writer.drain(recv_out)
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._walk, send_general, send_alone, send_out.clone())
+                # Twice the processes, plus one: a batch is read and stored while another
+                # is extracted.
+                pools = ((recv_general, config.workers), (recv_alone, config.pdf_workers))
+                for recv, processes in pools:
+                    for _ in range(2 * processes + 1):
+                        tg.start_soon(self._work, recv.clone(), send_out.clone())
+                    recv.close()
+                send_out.close()
+                await writer.drain(recv_out)
+        except BaseException:  # the writer's files are closed, not left to the collector
+            with anyio.CancelScope(shield=True):
+                await writer.abandon()
+            raise
         if writer.pending and not self.producer_failed:
             raise RuntimeError(f"walk entries never arrived: {writer.pending[:5]}")
         staged = await writer.close()

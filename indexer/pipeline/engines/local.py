@@ -8,7 +8,7 @@ from indexer.config import Config
 from indexer.pipeline.engines.context import Pools, RunContext, Stretch
 from indexer.pipeline.engines.entries import marking_seen, walk_entries
 from indexer.pipeline.engines.flow import stage_stretch
-from indexer.pipeline.extract.calls import ISOLATED_PER_CALL
+from indexer.pipeline.extract.calls import ISOLATED_PER_CALL, general_memory_mb
 from indexer.pipeline.incremental.tree import Digests
 from indexer.pipeline.output.staged import Staged
 from indexer.procpool.pool import WorkerPool
@@ -28,7 +28,8 @@ async def stage(ctx: RunContext) -> Staged:
 
 def make_pools(config: Config) -> Pools:
     """The (general, isolated) process pools `config` asks for, not yet open."""
-    general = WorkerPool(size=config.workers, name="extract")
+    memory_mb = general_memory_mb(config.max_file_bytes)
+    general = WorkerPool(size=config.workers, name="extract", memory_limit_mb=memory_mb)
     # A call takes up to ISOLATED_PER_CALL files: recycle after `recycle_after` files.
     per_call = min(ISOLATED_PER_CALL, config.recycle_after)
     isolated = WorkerPool(

@@ -94,6 +94,14 @@ class Writer:
         self.tally.add(ready, chunks)
         self.notify("done", ready)
 
+    async def abandon(self) -> None:
+        """After a failure: close every file still open, unsynced, raising nothing (the
+        staging folder is discarded)."""
+        await self.shards.abandon()
+        for file in (self.documents, self.changes):
+            if file is not None:
+                await file.abandon()
+
     async def close(self) -> Staged:
         """Close every file; return what is staged (the layout and changes included)."""
         shard_infos = await self.shards.close()

@@ -15,6 +15,7 @@ import logging
 from dataclasses import dataclass
 
 import anyio
+import orjson
 
 from indexer._extract import failed
 from indexer._types import Options
@@ -195,6 +196,8 @@ class BatchExtractor:
             if found is None or not self.keys.current(found.deps):
                 continue
             docs = unpack(found.output)
+            if f.read is not None and _stored_size(docs) != len(f.read.data):
+                continue  # an older version took the walk's size of a file rewritten since
             rel = f.item.entry.rel
             if found.path != rel:  # a copy or a rename: the records name the path
                 rebased = rebase(docs, found.path, rel)
@@ -228,8 +231,8 @@ class BatchExtractor:
         if f.by_worker:
             limit = self.config.max_file_bytes
             return Job(spec, entry.rel, b"", "", _size(entry), entry.path, limit)
-        assert f.read is not None
-        return Job(spec, entry.rel, f.read.data, f.sha256 or "", _size(entry))
+        assert f.read is not None  # the size of the bytes read, as the hash: not the stat's
+        return Job(spec, entry.rel, f.read.data, f.sha256 or "", len(f.read.data))
 
     async def _store_isolated(self, files: list[_File], results: list[Finished]) -> None:
         """Buffer isolated files' outputs as their call ends: a slow PDF's batch-mates
@@ -274,7 +277,7 @@ class BatchExtractor:
         seq, entry, spec = f.item.seq, f.item.entry, f.item.spec
         in_archive = entry.data is not None
         read = f.read
-        if read is not None and read.error in ("not_regular_file", "too_large"):
+        if read is not None and read.error in _SKIPPED_AT_READ:
             doc = DocOutcome(
                 path=entry.rel, kind=None, size=entry.size, sha256=None, skip=read.error
             )
@@ -294,9 +297,19 @@ class BatchExtractor:
         return FileOutcome(seq=seq, docs=tuple(render(d) for d in docs), in_archive=in_archive)
 
 
+_SKIPPED_AT_READ = ("not_regular_file", "too_large", "vanished")
+"""Read errors that make a file `skipped`, as the walk would have: not a failure."""
+
+
 def _reused(seq: int, entry: Entry, docs: tuple[Rendered, ...]) -> FileOutcome:
     reused = sum(d.status != "skipped" for d in docs)
     return FileOutcome(seq=seq, docs=docs, reused=reused, in_archive=entry.data is not None)
+
+
+def _stored_size(docs: tuple[Rendered, ...]) -> int:
+    """The `bytes` a stored output gives its file."""
+    size: int = orjson.loads(docs[0].line)["bytes"]
+    return size
 
 
 def _size(entry: Entry) -> int:

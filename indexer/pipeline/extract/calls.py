@@ -40,6 +40,18 @@ ISOLATED_PER_CALL = 4
 """Isolated files (PDFs) sent to a worker in one call, each under its own deadline."""
 _BACKSTOP_SECONDS = 5.0
 """Added to a multi-job isolated call's timeout: its jobs' own deadlines come first."""
+_GENERAL_BASE_MB = 1024
+_GENERAL_PER_FILE = 12
+"""A text format's worker holds up to about eleven times its file at its peak (JSON
+Lines, the worst kind `scripts/bench_large.py` measures)."""
+
+
+def general_memory_mb(max_file_bytes: int) -> int:
+    """The address-space cap of a general (text formats) worker, in MB: room for the
+    largest file the walk lets through. A document that needs more fails alone, as
+    `out_of_memory`, instead of taking the machine's memory."""
+    return _GENERAL_BASE_MB + _GENERAL_PER_FILE * -(-max_file_bytes // (1 << 20))
+
 
 OnIsolated = Callable[[list[int], list[Finished]], Awaitable[None]]
 """Called with each isolated call's job positions and complete results, as it ends."""
@@ -193,11 +205,9 @@ class PoolCalls:
         return replace(child, extracted=extracted, pending=None)
 
     def _pool_failure(self, kind: str, exc: PoolError) -> Extracted:
-        detail = exc.reason
+        detail = exc.reason  # out of memory: the pool names its own cap
         if exc.code == "timeout":
             detail = f"timeout after {self.config.timeout:g} s"
-        elif exc.code == "out_of_memory":
-            detail = f"out of memory (limit {self.config.max_memory_mb} MB)"
         chunk = Chunk(text=failure_text(kind, detail))
         return Extracted(kind=kind, text="", chunks=(chunk,), degraded=True, error=exc.code)
 

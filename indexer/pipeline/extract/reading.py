@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import stat
@@ -31,7 +32,7 @@ def read_files(sources: list[bytes | Content], limit: int) -> list[ReadResult]:
     """Read each path, or hash content already in hand (blocking; call from a thread).
 
     Never raises for one file. A file that is no longer regular (replaced by a FIFO
-    since the walk) or that grew past `limit` bytes is reported, not read.
+    since the walk), that grew past `limit` bytes or that is gone is reported, not read.
     """
     return [
         read_one(source, limit)
@@ -42,11 +43,13 @@ def read_files(sources: list[bytes | Content], limit: int) -> list[ReadResult]:
 
 
 def read_one(path: bytes, limit: int) -> ReadResult:
-    """Read and hash one file (blocking); never raises."""
+    """Read and hash one file (blocking); never raises. A file deleted since the walk
+    is `vanished`, as the walk says of one deleted while it looked."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
-        return ReadResult(error=f"unreadable: {exc.strerror}")
+        gone = exc.errno in (errno.ENOENT, errno.ENOTDIR)
+        return ReadResult(error="vanished" if gone else f"unreadable: {exc.strerror}")
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

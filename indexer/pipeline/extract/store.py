@@ -68,7 +68,7 @@ class Store:
             key += RETRY
             self.redo += 1
         self._rows.append((entry, sha256, key, output, deps))
-        self._bytes += len(output)
+        self._bytes += sum(map(len, output))
 
     async def maybe_flush(self) -> None:
         """Store the buffer when it is half a second old or large."""
@@ -88,9 +88,9 @@ def _cacheable(docs: tuple[Rendered, ...]) -> bool:
     return not any(d.status == "failed" and _pool_failed(d) for d in docs)
 
 
-def _failed_alike(before: Known | None, key: str, output: bytes) -> bool:
+def _failed_alike(before: Known | None, key: str, output: list[bytes | bytearray]) -> bool:
     """True when the state held this very failure for the file, stored once (`RETRY`)."""
-    return before is not None and before.key == key + RETRY and before.output == output
+    return before is not None and before.key == key + RETRY and before.output == b"".join(output)
 
 
 def _pool_failed(doc: Rendered) -> bool:

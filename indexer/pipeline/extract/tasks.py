@@ -81,20 +81,28 @@ def extract_jobs(
                 sha256=job.sha256, bytes_read=len(job.data),
             )  # fmt: skip
         else:
-            done = finish(job, keyed(unit, digests), seconds, options, len(job.data))
+            read = len(job.data)
+            # Only the packed chunks are rendered: the bytes, the whole text and the
+            # extractor's own chunks are freed first (a large document's worker held
+            # them all three while it rendered).
+            job = replace(job, data=b"")
+            unit = packed(keyed(_textless_unit(unit), digests), options)
+            done = rendered(job, unit, seconds, read)
+        del job, unit
         out.append(done)
     return out
 
 
 def read_job(job: Job) -> Job | Finished:
-    """A job that was to read its file (`path`), with the bytes and hash read; or the
-    `Finished` that says why the file could not be read."""
+    """A job that was to read its file (`path`), with the bytes, hash and size read (the
+    file may have changed since the walk's stat); or the `Finished` that says why the
+    file could not be read."""
     assert job.path is not None
     read = read_one(job.path, job.limit)
     if read.error is not None:
         return Finished(docs=(), deps=(), pending=None, seconds=0.0, read_error=read.error)
     assert read.sha256 is not None
-    return Job(job.spec, job.rel, read.data, read.sha256, job.size)
+    return Job(job.spec, job.rel, read.data, read.sha256, len(read.data))
 
 
 def extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
@@ -130,7 +138,11 @@ def _textless_unit(unit: Unit) -> Unit:
 
 def finish(job: Job, unit: Unit, seconds: float, options: Options, bytes_read: int = 0) -> Finished:
     """Render a complete (keyed) unit's documents, their blocks packed by `options.packing`."""
-    unit = packed(unit, options)
+    return rendered(job, packed(unit, options), seconds, bytes_read)
+
+
+def rendered(job: Job, unit: Unit, seconds: float, bytes_read: int = 0) -> Finished:
+    """Render a complete unit's documents as they are (packed already)."""
     docs = unit_docs(job.rel, job.spec.kind, job.spec.name, job.sha256, job.size, unit, seconds)
     deps = tuple(c.key for c in unit.children if c.key is not None)
     return Finished(

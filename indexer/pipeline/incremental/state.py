@@ -11,17 +11,21 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
-import sqlite3
 import threading
 import zlib
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from indexer.errors import StateDamaged, StateWriteError
+from indexer.pipeline.incremental.database import (
+    OUTPUTS_DIR,
+    classified,
+    open_database,
+    set_aside,
+)
 from indexer.pipeline.incremental.tree import Tree
 from indexer.pipeline.walk.walker import Entry
 
@@ -29,17 +33,7 @@ log = logging.getLogger(__name__)
 
 STATE_DIR = ".state"
 STATE_FILE = "state.sqlite"
-OUTPUTS_DIR = "outputs"
-SCHEMA = "5"
 
-_DDL = """
-CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS files (
-    path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER, device INTEGER,
-    sha256 TEXT NOT NULL, run INTEGER NOT NULL, key TEXT, deps TEXT,
-    spool TEXT, at INTEGER, length INTEGER, crc INTEGER);
-CREATE INDEX IF NOT EXISTS files_key ON files (key);
-"""
 _COMPACT_BYTES = 1 << 20
 """An outputs file smaller than this is never compacted, however dead."""
 _REF = "spool, at, length, crc"
@@ -69,20 +63,32 @@ class Stored:
     deps: tuple[str, ...]
 
 
-FileRow = tuple[Entry, str, str | None, bytes | None, tuple[str, ...]]
-"""An entry, its content hash, its output's key, the packed output and its deps."""
+FileRow = tuple[Entry, str, str | None, Sequence[bytes | bytearray] | None, tuple[str, ...]]
+"""An entry, its content hash, its output's key, the packed output (`records.pack`, in
+parts) and its deps."""
 
 
 class State:
     """One run's handle on the state database. Thread-safe; call from worker threads."""
 
-    def __init__(self, path: Path, *, reuse: bool = True) -> None:
+    def __init__(self, path: Path, *, reuse: bool = True, shared: bool = False) -> None:
+        """Open (or create) the state at `path`; a damaged one is set aside first.
+
+        `shared`: let other processes open it meanwhile (see `database`). Raises
+        `StateWriteError` when it cannot be opened (a full disk).
+        """
         self.path = path
         self.reuse = reuse
         self._lock = threading.Lock()
-        self._db = _open(path)
+        self._db = open_database(path, exclusive=not shared)
         self._seen_table = False
-        self.run = self._next_run()
+        try:
+            self.run = self._next_run()
+        except StateDamaged as damage:  # the run counter itself does not read
+            self._db.close()
+            set_aside(path, str(damage))
+            self._db = open_database(path, exclusive=not shared)
+            self.run = self._next_run()
         self._outputs = path.parent / OUTPUTS_DIR
         self._stem = f"{self.run}-{os.getpid()}"
         """This process's outputs file in this run, without `.out`."""
@@ -92,23 +98,31 @@ class State:
         """Open descriptors of outputs files, by name."""
 
     def _next_run(self) -> int:
-        with self._db:
+        with self._guarded(), self._db:
             row = self._db.execute("SELECT value FROM meta WHERE name = 'run'").fetchone()
             run = int(row[0]) + 1 if row else 1
             self._db.execute("INSERT OR REPLACE INTO meta VALUES ('run', ?)", (str(run),))
         return run
 
+    def share(self) -> None:
+        """Let other processes open the state from now on (dask workers joining this
+        run): reopen it in SQLite's normal locking mode, with its shared-memory file."""
+        with self._lock:
+            self._db.close()
+            self._db = open_database(self.path, exclusive=False)
+            self._seen_table = False
+
     @property
     def committed_tree(self) -> Tree | None:
         """The walk behind the committed output in OUT, as `mark_committed` noted it."""
-        with self._lock, self._reading():
+        with self._lock, self._guarded():
             row = self._db.execute("SELECT value FROM meta WHERE name = 'committed'").fetchone()
         return Tree.from_json(row[0]) if row else None
 
     def mark_committed(self, tree: Tree | None) -> None:
         """Note, after the commit, that this run's output is the committed one, made of
         the walk `tree` describes (None when unknown: no re-run may trust a walk then)."""
-        with self._lock, self._failing(), self._db:
+        with self._lock, self._guarded(), self._db:
             if tree is None:
                 self._db.execute("DELETE FROM meta WHERE name = 'committed'")
             else:
@@ -122,7 +136,7 @@ class State:
         output's cache key. None for entries that changed or are new."""
         if not self.reuse or not entries:
             return [None] * len(entries)
-        with self._lock, self._reading():
+        with self._lock, self._guarded():
             rows = self._select(
                 f"SELECT path, size, mtime_ns, inode, device, sha256, key, deps, {_REF}"
                 " FROM files WHERE path IN",
@@ -144,14 +158,14 @@ class State:
         """True when there is nothing to reuse (no stored output, or `reuse` is off)."""
         if not self.reuse:
             return True
-        with self._lock, self._reading():
+        with self._lock, self._guarded():
             return self._db.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
 
     def lookup(self, keys: Sequence[str]) -> list[Stored | None]:
         """An output stored under each key (by any path: the first in order), or None."""
         if not self.reuse or not keys:
             return [None] * len(keys)
-        with self._lock, self._reading():
+        with self._lock, self._guarded():
             rows = self._select(
                 f"SELECT key, path, deps, {_REF} FROM files WHERE spool IS NOT NULL AND key IN",
                 list(keys),
@@ -178,23 +192,27 @@ class State:
                 for e, sha, key, output, deps in files
             ]  # fmt: skip
             self._flush_spool()  # the bytes reach the file before the rows that point at them
-            with self._failing(), self._db:
+            with self._guarded(), self._db:
                 self._db.executemany(
                     "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     rows,
                 )
 
-    def _append(self, output: bytes | None) -> _Ref:
-        """Append `output` to this run's outputs file; return its (spool, at, length, crc)."""
-        if output is None:
+    def _append(self, parts: Sequence[bytes | bytearray] | None) -> _Ref:
+        """Append an output, given in parts, to this run's outputs file; return where it
+        lies (spool, at, length, crc)."""
+        if parts is None:
             return None, None, None, None
+        crc = 0
         with self._writing_outputs():
             if self._spool is None:
                 self._outputs.mkdir(exist_ok=True)
                 self._spool = open(self._file(self._stem), "ab")  # noqa: SIM115
             at = self._spool.tell()
-            self._spool.write(output)
-        return self._stem, at, len(output), zlib.crc32(output)
+            for part in parts:
+                self._spool.write(part)
+                crc = zlib.crc32(part, crc)
+        return self._stem, at, sum(map(len, parts)), crc
 
     def _flush_spool(self) -> None:
         if self._spool is not None:
@@ -204,7 +222,7 @@ class State:
     @contextmanager
     def _writing_outputs(self) -> Iterator[None]:
         """An I/O error on the outputs files (disk full, a file size limit) becomes
-        `StateWriteError`, as `_failing` does for the database."""
+        `StateWriteError`, as `_guarded` does for the database."""
         try:
             yield
         except OSError as exc:
@@ -233,30 +251,15 @@ class State:
             return None
         return data
 
-    @contextmanager
-    def _failing(self) -> Iterator[None]:
-        """`_reading`, and SQLite's I/O errors (disk full, a file size limit) become
-        `StateWriteError`."""
-        with self._reading():
-            try:
-                yield
-            except sqlite3.OperationalError as exc:
-                raise StateWriteError(f"cannot write {self.path}: {exc}") from exc
-
-    @contextmanager
-    def _reading(self) -> Iterator[None]:
-        """Turn a damaged database into `StateDamaged` (other errors pass)."""
-        try:
-            yield
-        except sqlite3.OperationalError:
-            raise
-        except sqlite3.DatabaseError as exc:
-            raise StateDamaged(f"{self.path}: {exc}") from exc
+    def _guarded(self) -> AbstractContextManager[None]:
+        """Errors of the database become `StateWriteError` (disk full: the run stops,
+        the state is kept) or `StateDamaged` (the run starts over on a new state)."""
+        return classified(self.path)
 
     def mark_seen(self, paths: Sequence[str]) -> None:
         """Note walked paths, so that `sweep` keeps their rows. They go to a temporary
         table: marking a row itself would rewrite its stored output."""
-        with self._lock, self._failing():
+        with self._lock, self._guarded():
             if not self._seen_table:
                 self._db.execute("CREATE TEMP TABLE IF NOT EXISTS seen (path TEXT PRIMARY KEY)")
                 self._seen_table = True
@@ -268,7 +271,7 @@ class State:
     def sweep(self) -> None:
         """After a commit: forget the files this run did not walk (or skipped), then tidy the
         outputs files (see the module doc)."""
-        with self._lock, self._failing(), self._db:
+        with self._lock, self._guarded(), self._db:
             if self._seen_table:
                 self._db.execute(
                     "DELETE FROM files WHERE path IN (SELECT path FROM files"
@@ -276,7 +279,7 @@ class State:
                 )
             else:
                 self._db.execute("DELETE FROM files")
-        with self._lock, self._reading():
+        with self._lock, self._guarded():
             try:
                 self._collect()
             except OSError as exc:  # the output is committed; the next sweep tries again
@@ -310,9 +313,9 @@ class State:
         moved = []
         for path, *ref in rows:
             output = self._load(*ref)  # a damaged one is forgotten: its file is redone
-            moved.append((*self._append(output), path))
+            moved.append((*self._append(None if output is None else (output,)), path))
         self._flush_spool()
-        with self._failing(), self._db:
+        with self._guarded(), self._db:
             self._db.executemany(
                 "UPDATE files SET spool = ?, at = ?, length = ?, crc = ? WHERE path = ?", moved
             )
@@ -338,51 +341,6 @@ class State:
         """Close the database and set its file aside: the next `State` starts empty."""
         self.close()
         set_aside(self.path, str(damage))
-
-
-def _open(path: Path) -> sqlite3.Connection:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        return _connect(path)
-    except sqlite3.DatabaseError as exc:
-        set_aside(path, str(exc))
-        return _connect(path)
-
-
-def set_aside(path: Path, why: str) -> None:
-    """Move an unusable state file (and its WAL) to `<name>.corrupt`, with a warning;
-    the next `State` on `path` starts empty."""
-    aside = path.with_name(path.name + ".corrupt")
-    why = " ".join(why.split())[:300]  # one line in a cron mail
-    log.warning(
-        "state file %s is unusable (%s); moved to %s, extracting everything", path, why, aside
-    )
-    for suffix in ("", "-wal", "-shm"):
-        src = Path(str(path) + suffix)
-        if src.exists():
-            src.replace(Path(str(aside) + suffix))
-    shutil.rmtree(path.parent / OUTPUTS_DIR, ignore_errors=True)  # no row points there now
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-    try:
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = NORMAL")
-        db.executescript(_DDL)
-        row = db.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone()
-        if row is None:
-            db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA,))
-        elif row[0] != SCHEMA:
-            raise sqlite3.DatabaseError(f"schema {row[0]}, expected {SCHEMA}")
-        # No `quick_check` here: it reads the whole file on every run. A damaged page
-        # is met when a query reads it instead, as
-        # `StateDamaged`, and the run starts over on a new state (`runner`).
-    except sqlite3.DatabaseError:
-        db.close()
-        raise
-    db.isolation_level = "DEFERRED"
-    return db
 
 
 def deps_of(text: str | None) -> tuple[str, ...]:

@@ -7,12 +7,17 @@ same bytes (another `rows_per_chunk`, another PDF engine) counts as a change too
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import re
 from pathlib import Path
 
 import orjson
 
 from indexer.pipeline.output.staging import DOCUMENTS, MANIFEST
+from indexer.pipeline.output.verify import report_damage
+
+log = logging.getLogger(__name__)
 
 CHANGES = "changes.ndjson"
 
@@ -34,20 +39,42 @@ class Previous(dict[str, int]):
 
 
 def load_previous(out: Path) -> Previous:
-    """The committed documents of `out` (empty when none): one pass over `documents.ndjson`."""
+    """The committed documents of `out` (empty when none): one pass over `documents.ndjson`,
+    hashed on the way. When it does not match its manifest entry, a warning names it,
+    and its lines are read as they are, the ones that do not parse left out: a damaged
+    record then counts as changed (or added), never as unchanged."""
     previous = Previous()
     if not (out / MANIFEST).exists() or not (out / DOCUMENTS).exists():
         return previous
-    pages = 0
+    digest, size = hashlib.sha256(), 0
     with open(out / DOCUMENTS, "rb") as handle:
         while lines := handle.readlines(_READ_HINT):
             for line in lines:
-                previous[_path_of(line)] = fingerprint(line)
-                if b'"pages":' in line:  # most documents have no page count: no parse
-                    value = orjson.loads(line)["metadata"].get("pages", 0)
-                    pages += value if isinstance(value, int) else 0
-    previous.pages = pages
+                digest.update(line)
+                size += len(line)
+                try:
+                    _load_line(previous, line)
+                except (ValueError, KeyError, TypeError, AttributeError):
+                    log.debug("unreadable line in %s: %r", out / DOCUMENTS, line[:200])
+    if not _as_committed(out, size, digest.hexdigest()):
+        report_damage(out / DOCUMENTS)
     return previous
+
+
+def _load_line(previous: Previous, line: bytes) -> None:
+    previous[_path_of(line)] = fingerprint(line)
+    if b'"pages":' in line:  # most documents have no page count: no parse
+        value = orjson.loads(line)["metadata"].get("pages", 0)
+        previous.pages += value if isinstance(value, int) else 0
+
+
+def _as_committed(out: Path, size: int, sha256: str) -> bool:
+    """True when the manifest in `out` lists `documents.ndjson` with this size and hash."""
+    try:
+        entry = orjson.loads((out / MANIFEST).read_bytes())["documents"]
+        return bool(entry["bytes"] == size and entry["sha256"] == sha256)
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
 
 
 def _path_of(line: bytes) -> str:

@@ -8,9 +8,12 @@ dict-order accidents, so the same input gives the same bytes.
 
 from __future__ import annotations
 
+import copyreg
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from pickle import PickleBuffer
+from typing import TYPE_CHECKING, Any, cast
 
 import orjson
 
@@ -86,8 +89,8 @@ class Rendered:
 
     path: str
     doc_id: str
-    block: bytes
-    """Its chunk records, one NDJSON line each, joined."""
+    block: bytes | bytearray
+    """Its chunk records, one NDJSON line each, joined (a buffer for a large document)."""
     count: int
     """How many chunk records `block` holds."""
     digest: str
@@ -98,6 +101,23 @@ class Rendered:
     kind: str | None
     pages: int = 0
     seconds: float = 0.0
+
+
+_slotted_state = cast(Callable[[Rendered], tuple[Any, ...]], Rendered.__getstate__)
+
+
+def _reduce_ex(self: Rendered, protocol: int) -> tuple[Any, ...]:
+    """How `Rendered` pickles: its slots' state, where, from protocol 5 on, a large
+    document's block (a bytearray) is a `PickleBuffer`, which the worker pool sends
+    out of band, without a copy."""
+    state = _slotted_state(self)
+    if protocol >= 5 and isinstance(self.block, bytearray):
+        state = (*state[:2], PickleBuffer(self.block), *state[3:])
+    return _NEWOBJ, (Rendered,), state
+
+
+_NEWOBJ = getattr(copyreg, "__newobj__")  # noqa: B009 (pickled as NEWOBJ; untyped in typeshed)
+setattr(Rendered, "__reduce_ex__", _reduce_ex)  # noqa: B010 (as `slotted_state` does)
 
 
 def render(doc: DocOutcome) -> Rendered:
@@ -147,7 +167,7 @@ def unit_docs(
     ]  # fmt: skip
 
 
-def chunk_block(doc: DocOutcome, did: str) -> tuple[bytes, int]:
+def chunk_block(doc: DocOutcome, did: str) -> tuple[bytes | bytearray, int]:
     """Return `doc`'s chunk records, one NDJSON line each in chunk order, joined; and
     how many there are (none for skipped documents).
 
@@ -162,8 +182,20 @@ def chunk_block(doc: DocOutcome, did: str) -> tuple[bytes, int]:
     chunks = doc.extracted.chunks
     line = _chunk_line(doc, did, doc.extracted.degraded)
     dump = orjson.dumps
-    block = b"".join([line % (i, i, dump(c.text), dump(c.meta)) for i, c in enumerate(chunks)])
-    return block, len(chunks)
+    if len(chunks) <= _SLICE:
+        block = b"".join([line % (i, i, dump(c.text), dump(c.meta)) for i, c in enumerate(chunks)])
+        return block, len(chunks)
+    # Many chunks: a slice of lines at a time into one buffer, which is the block (a
+    # list of every line, then their join, held the document's output twice).
+    grown = bytearray()
+    for at in range(0, len(chunks), _SLICE):
+        part = enumerate(chunks[at : at + _SLICE], at)
+        grown += b"".join([line % (i, i, dump(c.text), dump(c.meta)) for i, c in part])
+    return grown, len(chunks)
+
+
+_SLICE = 4096
+"""Chunks rendered per slice of a large document's block."""
 
 
 def _chunk_line(doc: DocOutcome, did: str, degraded: bool) -> bytes:
@@ -206,22 +238,23 @@ def document_record(doc: DocOutcome, did: str, digest: str) -> dict[str, Any]:
     }
 
 
-def pack(docs: tuple[Rendered, ...]) -> bytes:
-    """Serialise rendered documents for the state's per-path output cache.
+def pack(docs: tuple[Rendered, ...]) -> list[bytes | bytearray]:
+    """Serialise rendered documents for the state's per-path output cache, as parts
+    to store one after the other (not joined: a large block is not copied).
 
     Each document is a JSON header line (with the byte lengths of what follows),
     its `documents.ndjson` line and its chunk block, so `unpack` only slices.
     """
-    parts: list[bytes] = []
+    parts: list[bytes | bytearray] = []
     for d in docs:
         head = [d.path, d.doc_id, d.status, d.kind, d.pages, d.count, d.digest]
         head += [len(d.line), len(d.block)]
         parts += (orjson.dumps(head, option=orjson.OPT_APPEND_NEWLINE), d.line, d.block)
-    return b"".join(parts)
+    return parts
 
 
 def unpack(blob: bytes) -> tuple[Rendered, ...]:
-    """Inverse of `pack`."""
+    """Inverse of `pack`, its parts joined."""
     docs: list[Rendered] = []
     at = 0
     while at < len(blob):

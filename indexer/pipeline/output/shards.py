@@ -6,13 +6,17 @@ entries can be written on its own) and whenever the next record would push it pa
 documents as `[digest, bytes]`: a new shard that receives exactly its namesake's
 documents is hard-linked from the previous generation, and one that diverges copies
 the matching prefix first, so a change costs only the shards it touches.
+An old shard is used only once its size and sha256 match its manifest entry
+(`verify.intact`, checked in a thread); a damaged one is reported and written again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
@@ -21,6 +25,7 @@ import anyio
 import orjson
 
 from indexer.pipeline.output.staging import MANIFEST, FileInfo, NdjsonFile
+from indexer.pipeline.output.verify import intact, report_damage
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +41,15 @@ class OldShard:
     path: Path
     info: FileInfo
     docs: list[tuple[str, int]]
+    check: Future[bool]
+    """Whether the file still matches `info` (`verify.intact`), computed in a thread."""
+
+    async def trusted(self) -> bool:
+        """Wait for `check`; report the file when it failed."""
+        if await anyio.to_thread.run_sync(self.check.result):
+            return True
+        report_damage(self.path)
+        return False
 
 
 class PreviousShards:
@@ -48,8 +62,11 @@ class PreviousShards:
         self.folder = folder
         manifest = orjson.loads((folder / MANIFEST).read_bytes())
         self._infos = {s["name"]: FileInfo(**s) for s in manifest["shards"]}
+        self._names = list(self._infos)
         self._handle: IO[bytes] | None = open(folder / LAYOUT, "rb")  # noqa: SIM115
         self._lines: Iterator[bytes] = iter(self._handle)
+        self._checker = ThreadPoolExecutor(1, thread_name_prefix="verify")
+        self._checks: dict[str, Future[bool]] = {}
 
     @classmethod
     def open(cls, folder: Path) -> PreviousShards | None:
@@ -82,12 +99,25 @@ class PreviousShards:
                 if info is None or info.bytes != sum(n for _, n in docs):
                     return None
                 if path.stat().st_size != info.bytes:  # truncated or appended to since
+                    report_damage(path)
                     return None
-                return OldShard(path, info, docs)
+                at = self._names.index(name)
+                for later in self._names[at + 1 : at + 2]:  # checked while this one is used
+                    self._check(later)
+                return OldShard(path, info, docs, self._check(name))
         return None
 
+    def _check(self, name: str) -> Future[bool]:
+        """The check of the old shard `name` against its manifest entry, started once."""
+        check = self._checks.get(name)
+        if check is None:
+            info = self._infos[name]
+            check = self._checks[name] = self._checker.submit(intact, self.folder / name, info)
+        return check
+
     def close(self) -> None:
-        """Close the layout file."""
+        """Close the layout file; checks not started yet are dropped."""
+        self._checker.shutdown(wait=False, cancel_futures=True)
         if self._handle is not None:
             self._handle.close()
             self._handle = None
@@ -109,13 +139,16 @@ class _Shard:
         """How many leading documents are the old shard's, not yet written."""
         self.docs: list[tuple[str, int]] = []
 
-    def matches(self, digest: str, size: int) -> bool:
+    async def matches(self, digest: str, size: int) -> bool:
+        """True when the next old document is this one (and, at the first, the old
+        file is intact: else it is dropped)."""
         old = self.old
-        return (
-            old is not None
-            and self.matched < len(old.docs)
-            and (old.docs[self.matched] == (digest, size))
-        )
+        if old is None or self.matched >= len(old.docs) or old.docs[self.matched] != (digest, size):
+            return False
+        if not self.matched and not await old.trusted():
+            self.old = None
+            return False
+        return True
 
     async def materialise(self) -> None:
         """Copy the matched prefix from the old file and stop matching."""
@@ -177,7 +210,7 @@ class ShardWriter:
         if seq % self._shard_files == 0:
             await self._roll()
 
-    async def write(self, block: bytes, count: int, digest: str) -> None:
+    async def write(self, block: bytes | bytearray, count: int, digest: str) -> None:
         """Append a document's `count` chunk record lines, given as one block."""
         if not count:
             return
@@ -187,30 +220,31 @@ class ShardWriter:
         else:
             await self._split(block, digest)
 
-    async def _split(self, block: bytes, digest: str) -> None:
+    async def _split(self, block: bytes | bytearray, digest: str) -> None:
         """Spread a block over shards, rolling over before a line that would not fit
         (a shard's first line always goes in). Each part is tagged with the index of
-        its first line, so an unchanged split document still matches its old parts."""
-        lines = block.splitlines(keepends=True)
-        i = 0
-        while i < len(lines):
+        its first line, so an unchanged split document still matches its old parts.
+
+        The cuts are found in place: a list of the block's lines cost a document of a
+        million chunks more memory than the block itself."""
+        at, i, end = 0, 0, len(block)  # `i`: the index of the line that starts at `at`
+        while at < end:
             current = self._current or self._open()
-            size, j = current.file.size, i
-            while j < len(lines) and (
-                size + len(lines[j]) <= self._shard_bytes or not (current.file.records or j > i)
-            ):
-                size += len(lines[j])
-                j += 1
-            if j > i:
-                await self._put(current, b"".join(lines[i:j]), j - i, f"{digest}/{i}")
-                i = j
-            if i < len(lines):
+            room = self._shard_bytes - current.file.size
+            cut = end if end - at <= room else block.rfind(b"\n", at, at + max(room, 0)) + 1
+            if cut <= at and not current.file.records:  # a shard's first line always goes in
+                cut = block.index(b"\n", at) + 1
+            if cut > at:
+                count = block.count(b"\n", at, cut)
+                await self._put(current, block[at:cut], count, f"{digest}/{i}")
+                at, i = cut, i + count
+            if at < end:
                 await self._roll()
 
-    async def _put(self, current: _Shard, block: bytes, count: int, tag: str) -> None:
+    async def _put(self, current: _Shard, block: bytes | bytearray, count: int, tag: str) -> None:
         """Add a block to `current`: only counted while it matches the old shard."""
         file = current.file
-        if current.matches(tag, len(block)):
+        if await current.matches(tag, len(block)):
             current.matched += 1
             file.records += count
             file.size += len(block)
@@ -248,6 +282,17 @@ class ShardWriter:
             await self._layout.close()
         await self.synced()
         return self.finished
+
+    async def abandon(self) -> None:
+        """After a failure: wait for the fsyncs under way and close every file still
+        open, raising nothing (the staging folder is discarded)."""
+        with contextlib.suppress(OSError):
+            await self.synced()
+        if self._previous is not None:
+            self._previous.close()
+        for file in (self._current.file if self._current else None, self._layout):
+            if file is not None:
+                await file.abandon()
 
     async def synced(self) -> None:
         """Wait for the closed shards' fsyncs (raises the first one's error) and

@@ -11,10 +11,13 @@ every run) points the names at the current generation and removes old ones.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -67,7 +70,7 @@ class NdjsonFile:
         self._handle: AsyncBufferedIOBase | None = None
         self._syncing: _Sync | None = None
 
-    def append(self, line: bytes, records: int = 1) -> None:
+    def append(self, line: bytes | bytearray, records: int = 1) -> None:
         """Buffer `records` whole lines given as one byte string; `write`/`close` flush."""
         self._buffer += line
         self.records += records
@@ -125,6 +128,13 @@ class NdjsonFile:
             sha256=self._hash.hexdigest(),
         )
 
+    async def abandon(self) -> None:
+        """Close the file if open, unflushed and unsynced, raising nothing: a failed run's."""
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            with contextlib.suppress(OSError):
+                await handle.close()
+
     async def synced(self) -> None:
         """Wait for the fsync `close(sync_later=True)` started; close the file."""
         syncing, self._syncing = self._syncing, None
@@ -166,6 +176,17 @@ def prepare_staging(out: Path) -> Path:
         shutil.rmtree(staging)
     staging.mkdir()
     return staging
+
+
+@contextmanager
+def staging_discarded(out: Path) -> Iterator[None]:
+    """Delete `out`'s staging folder when the block ends, however it ends (hold `out`'s
+    lock): a commit renames it, so one still there was not committed, and a failed or
+    interrupted run frees its disk space at once rather than at the next run."""
+    try:
+        yield
+    finally:
+        shutil.rmtree(out / STAGING, ignore_errors=True)
 
 
 def commit(out: Path, manifest: dict[str, Any], files: list[str]) -> str:

@@ -42,12 +42,19 @@ class RunSpec:
         dst = out.resolve()
         if not src.is_dir():
             raise ConfigError("source", f"{source} is not a directory")
+        try:  # before OUT is created: an unreadable SOURCE must leave nothing behind
+            os.scandir(src).close()
+        except OSError as exc:
+            raise ConfigError("source", f"{source} cannot be read: {exc.strerror}") from None
         if dst == src or src in dst.parents:
             raise ConfigError(
                 "out", f"{out} is inside the source folder; choose a folder outside it"
             )
         if dst.exists() and not dst.is_dir():
             raise ConfigError("out", f"{out} exists and is not a directory")
+        found = next(p for p in (dst, *dst.parents) if p.exists())  # OUT, or where it goes
+        if not found.is_dir():
+            raise ConfigError("out", f"{out} cannot be created: {found} is not a directory")
         return cls(source=src, out=dst, config=config, registry=registry, progress=progress)
 
 

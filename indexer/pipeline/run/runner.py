@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import anyio
 
 from indexer.config import Config
+from indexer.pipeline.output.staging import staging_discarded
 from indexer.pipeline.run.begin import RunSpec, begin
 from indexer.pipeline.run.commit import commit_run
 from indexer.pipeline.run.interrupts import Interrupts
@@ -92,7 +93,7 @@ def execute(
         Path(source), Path(out), config or Config(), registry or default_registry(),
         progress=progress,
     )  # fmt: skip
-    with hold(spec.out):
+    with hold(spec.out), staging_discarded(spec.out):
         begun = begin(spec)
         try:
             if begun.staged is not None:

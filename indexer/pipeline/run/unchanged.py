@@ -6,6 +6,8 @@ tied to the manifest OUT holds now, with this run's config digest, extractor ver
 and cache-key settings. At the first difference the normal run goes on with what was
 walked; when all match, the new generation is the previous one's files hard-linked,
 with an empty `changes.ndjson`: byte for byte what the full pipeline would write.
+Each of them is first checked against the manifest (size and sha256, `verify.Checking`):
+a damaged one sends the run down the normal path, which rebuilds it.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from indexer.pipeline.incremental.tree import BATCH, Tree, batch_digest, digest_
 from indexer.pipeline.output.changes import CHANGES
 from indexer.pipeline.output.shards import LAYOUT
 from indexer.pipeline.output.staging import DOCUMENTS, MANIFEST
+from indexer.pipeline.output.verify import Checking
 from indexer.pipeline.walk.walker import Entry, iter_batches
 from indexer.registry import Registry
 
@@ -65,8 +68,13 @@ def unchanged(
     ):
         return None, walked
     taken: list[Entry] = []
-    if _same_walk(walked, taken, digest_batches(tree.digests)):
-        return old, None
+    checking = Checking(previous_output, old)  # hashes the files while the walk is compared
+    try:
+        # A damaged file is not reported here: the run that follows rebuilds it, says so.
+        if _same_walk(walked, taken, digest_batches(tree.digests)) and checking.result():
+            return old, None
+    finally:
+        checking.cancel()
     return None, (itertools.chain(taken, walked) if len(taken) <= _KEEP else None)
 
 

@@ -96,6 +96,7 @@ def _template(ctx: RunContext, parts: Path, token: str) -> PartTask:
     """The task of every partition, but for its index and entries."""
     state, ref = ctx.state, None
     if state is not None:
+        state.share()  # the workers open it too
         ref = StateRef(path=state.path, run=state.run, reuse=state.reuse, machine=machine_id())
     return PartTask(
         index=0,

@@ -195,7 +195,7 @@ class _JoinedState(State):
 
     def __init__(self, path: Path, *, reuse: bool, run: int) -> None:
         self._joined = run
-        super().__init__(path, reuse=reuse)
+        super().__init__(path, reuse=reuse, shared=True)
 
     def _next_run(self) -> int:
         return self._joined

@@ -34,6 +34,7 @@ SUITES: dict[str, tuple[str, bool]] = {
     "office": ("the office formats against markitdown and kreuzberg, words kept", True),
     "ocr": ("scanned pages through indexer run at 1 and 2 workers; routing's cost", True),
     "chunks": ("chunk sizes per kind, packed against the extractors' blocks", True),
+    "shards": ("shards rewritten by one added file and by a night, path-hash cuts vs fixed", False),
 }
 
 

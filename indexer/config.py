@@ -444,7 +444,7 @@ class Config:
     )
     shard_min_files: int = _key(
         "output",
-        1024,
+        512,
         check=integer(1),
         output=True,
         doc="A shard ends at a boundary entry only once it holds this many walk entries\n"
@@ -452,11 +452,11 @@ class Config:
     )
     shard_boundary_bits: int = _key(
         "output",
-        12,
+        10,
         check=integer(0),
         output=True,
-        doc="One walk entry in 2**bits is a boundary entry (12: a shard every ~4,096 entries\n"
-        "past `shard_min_files`); 0 makes every entry one.",
+        doc="One walk entry in 2**bits is a boundary entry (10: shards of ~1,500 entries on\n"
+        "average with the default minimum); 0 makes every entry one.",
     )
     max_unpacked_bytes: int = _key(
         "archive",

@@ -12,7 +12,8 @@ import pytest
 
 import indexer
 from indexer.config import Config
-from indexer.pipeline.output.boundaries import is_boundary
+from indexer.pipeline.output.boundaries import Boundaries, is_boundary, partitions
+from indexer.pipeline.walk.walker import Entry
 
 CONFIG = Config(workers=1, pdf_workers=1, shard_files=64, shard_min_files=4, shard_boundary_bits=3)
 MASK = (1 << CONFIG.shard_boundary_bits) - 1
@@ -129,3 +130,38 @@ def test_an_output_cut_every_shard_files_entries_is_re_cut_on_the_next_run(
     assert json.loads((out / "manifest.json").read_text())["shard_layout"] == "path-hash-1"
     assert not list(out.glob("chunks-*.ndjson.*"))  # no stray shard of the old layout
     shutil.rmtree(fresh)
+
+
+def _entries(rels: list[str]) -> list[Entry]:
+    return [
+        Entry(rel=r, path=r.encode(), size=0, mtime_ns=0, inode=0, device=0, skip=None)
+        for r in rels
+    ]
+
+
+def _starts(rels: list[str], config: Config) -> list[str]:
+    cut = Boundaries(config)
+    return [r for r in rels if cut.starts(r)]
+
+
+def test_an_inserted_entry_moves_no_boundary_after_the_next_one() -> None:
+    rels = [f"box/{i:05d}.txt" for i in range(3000)]
+    before = _starts(rels, CONFIG)
+    new = [*rels[:10], "box/00009a.txt", *rels[10:]]
+    after = _starts(new, CONFIG)
+    assert len(before) > 100
+    # Every boundary past the first shard is where it was.
+    assert after[1:] == before[1:] or after[2:] == before[1:]
+    assert after[-50:] == before[-50:]
+
+
+def test_partitions_are_whole_shards_whose_own_cuts_are_the_whole_walks() -> None:
+    rels = [f"box/{i:05d}.txt" for i in range(3000)]
+    parts = list(partitions(iter(_entries(rels)), CONFIG))
+    assert [e.rel for part in parts for e in part] == rels
+    assert len(parts) > 5 and all(len(p) >= CONFIG.shard_files for p in parts[:-1])
+    starts = set(_starts(rels, CONFIG))
+    # Each partition begins a shard, and cutting it afresh finds the walk's own cuts.
+    assert all(part[0].rel in starts for part in parts[1:])
+    rejoined = {s for part in parts for s in _starts([e.rel for e in part], CONFIG)}
+    assert rejoined | {part[0].rel for part in parts[1:]} == starts

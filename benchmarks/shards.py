@@ -64,7 +64,7 @@ def _night(src: Path, files: int, rng: random.Random) -> int:
     """Change ~0.2% of the files as a night of mail does; return how many changed."""
     folders = files // PER_FOLDER
     recent = [src / _folder(n) for n in range(folders - 3, folders)]
-    share = max(1, files // 500 // 4)  # a quarter each: new, edited, deleted here
+    share = max(1, files // 500 // 3)  # a third each: new, edited, deleted here
     changed = 0
     for k in range(share):
         _write_note(recent[k % 3] / f"mail-new-{k:04d}.txt", rng, files + k)

@@ -404,7 +404,7 @@ def test_a_partition_joins_the_drivers_state_run_only_on_the_drivers_machine(
     state = State(tmp_path / "state.sqlite", shared=True)  # as the driver shares it
     entries = tuple(walk_entries(source, config, registry))
     task = PartTask(
-        index=0, entries=entries, source=source, parts=parts, config=config,
+        index=0, first=0, entries=entries, source=source, parts=parts, config=config,
         registry=registry, state=None, token="",
     )  # fmt: skip
     for machine, rows in (("another machine", 0), (machine_id(), 3)):

@@ -76,8 +76,8 @@ def measure(workdir: Path, shape: str, mb: float) -> dict[str, object]:
     main, worker = report["peak_rss_mb"]["main"], report["peak_rss_mb"]["largest_worker"]
     return {
         "shape": shape, "mb": round(size / 1e6, 1), "status": document["status"],
-        "parent_mb": main, "parent_x": round(main * 1e6 / 2**20 / size, 1),
-        "worker_mb": worker, "worker_x": round(worker * 1e6 / 2**20 / size, 1),
+        "parent_mb": main, "parent_x": round(main * 2**20 / size, 1),
+        "worker_mb": worker, "worker_x": round(worker * 2**20 / size, 1),
         "wall_s": round(measured.wall, 1), "load": measured.load_after,
     }  # fmt: skip
 

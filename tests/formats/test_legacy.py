@@ -67,9 +67,9 @@ def test_encrypted_word_documents_fail_as_encrypted(formats: Path) -> None:
         assert (result.status, result.error) == ("failed", "encrypted")
 
 
-def test_word_95_and_older_fail_with_the_convert_reason() -> None:
+def test_word_95_and_older_are_skipped_with_the_convert_reason() -> None:
     result = indexer.extract("x.doc", doc_file("Old\r", n_fib=104))
-    assert (result.status, result.error) == ("failed", LEGACY_WORD)
+    assert (result.status, result.skipped, result.chunks) == ("skipped", LEGACY_WORD, ())
     assert LEGACY_WORD == "legacy binary Word format: convert to .docx"
 
 

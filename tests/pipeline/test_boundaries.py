@@ -13,7 +13,7 @@ import pytest
 import indexer
 from indexer.config import Config
 from indexer.pipeline.output.boundaries import Boundaries, is_boundary, partitions
-from indexer.pipeline.walk.walker import Entry
+from indexer.pipeline.walk.entry import Entry
 
 CONFIG = Config(workers=1, pdf_workers=1, shard_files=64, shard_min_files=4, shard_boundary_bits=3)
 MASK = (1 << CONFIG.shard_boundary_bits) - 1

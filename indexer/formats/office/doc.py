@@ -8,7 +8,7 @@ field's begin and separator marks) are dropped and their results kept; table
 cells end with BEL. There are no heading styles here: every paragraph is a plain
 block, `meta` `{"headings": []}`, with `part` on the non-body stories as `docx`
 does. An encrypted document fails with `encrypted`; a Word 6 or Word 95 file (an
-older FIB) fails with "legacy binary Word format: convert to .docx".
+older FIB) is skipped with "legacy binary Word format: convert to .docx".
 """
 
 from __future__ import annotations

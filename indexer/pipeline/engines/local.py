@@ -28,7 +28,7 @@ async def stage(ctx: RunContext) -> Staged:
 
 def make_pools(config: Config) -> Pools:
     """The (general, isolated) process pools `config` asks for, not yet open."""
-    memory_mb = general_memory_mb(config.max_file_bytes)
+    memory_mb = general_memory_mb(config.max_file_bytes, config.max_memory_mb)
     general = WorkerPool(size=config.workers, name="extract", memory_limit_mb=memory_mb)
     # A call takes up to ISOLATED_PER_CALL files: recycle after `recycle_after` files.
     per_call = min(ISOLATED_PER_CALL, config.recycle_after)

@@ -46,11 +46,13 @@ _GENERAL_PER_FILE = 12
 Lines, the worst kind `scripts/bench_large.py` measures)."""
 
 
-def general_memory_mb(max_file_bytes: int) -> int:
+def general_memory_mb(max_file_bytes: int, max_memory_mb: int) -> int:
     """The address-space cap of a general (text formats) worker, in MB: room for the
-    largest file the walk lets through. A document that needs more fails alone, as
+    largest file the walk lets through, and never below the isolated workers' cap
+    (`max_memory_mb`, the one knob). A document that needs more fails alone, as
     `out_of_memory`, instead of taking the machine's memory."""
-    return _GENERAL_BASE_MB + _GENERAL_PER_FILE * -(-max_file_bytes // (1 << 20))
+    room = _GENERAL_BASE_MB + _GENERAL_PER_FILE * -(-max_file_bytes // (1 << 20))
+    return max(room, max_memory_mb)
 
 
 OnIsolated = Callable[[list[int], list[Finished]], Awaitable[None]]

@@ -108,9 +108,9 @@ def connect(path: Path, *, exclusive: bool) -> sqlite3.Connection:
             db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA,))
         elif row[0] != SCHEMA:
             raise sqlite3.DatabaseError(f"schema {row[0]}, expected {SCHEMA}")
-        # No `quick_check` here: it reads the whole file (0.9 s for 500 MB from disk,
-        # on every run). A damaged page is met when a query reads it instead, as
-        # `StateDamaged`, and the run starts over on a new state (`runner`).
+        # No `quick_check` here: it reads the whole file on every run. A damaged page
+        # is met when a query reads it instead, as `StateDamaged`, and the run starts
+        # over on a new state.
     except BaseException:
         db.close()
         raise

@@ -3,8 +3,9 @@
 Table `files` maps each walked path to its stat, sha256 and cache key, and to where its
 rendered output lies in the append-only `outputs/<run>-<pid>.out` files; a lookup by key
 finds an output under any path (a copy, a rename, a touch). The state only ever
-short-cuts extraction: one that cannot be read is moved aside and the run extracts
-everything. Layout and rules: docs/architecture.md, "Incremental state".
+short-cuts extraction: one that cannot be read (any error but a lack of resources) is
+moved aside and the run extracts everything; a full disk stops the run and keeps it
+(`database.py`). Layout and rules: docs/architecture.md, "Incremental state".
 """
 
 from __future__ import annotations

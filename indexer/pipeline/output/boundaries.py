@@ -18,7 +18,7 @@ import hashlib
 from collections.abc import Iterator
 
 from indexer.config import Config
-from indexer.pipeline.walk.walker import Entry
+from indexer.pipeline.walk.entry import Entry
 
 
 class Boundaries:

@@ -5,9 +5,9 @@ by batch, with those the state noted for the committed output, which count only 
 tied to the manifest OUT holds now, with this run's config digest, extractor versions
 and cache-key settings. At the first difference the normal run goes on with what was
 walked; when all match, the new generation is the previous one's files hard-linked,
-with an empty `changes.ndjson`: byte for byte what the full pipeline would write.
-Each of them is first checked against the manifest (size and sha256, `verify.Checking`):
-a damaged one sends the run down the normal path, which rebuilds it.
+with an empty `changes.ndjson`: byte for byte what the full pipeline would write. Each
+file is first checked against the manifest (`verify.Checking`, beside the walk): a
+damaged one sends the run down the normal path, which rebuilds it.
 """
 
 from __future__ import annotations

@@ -12,11 +12,10 @@ is printable and unique (bytes that are not UTF-8 as `\\xNN`, backslashes double
 from __future__ import annotations
 
 import errno
-import itertools
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from operator import itemgetter
 from stat import S_ISLNK, S_ISREG
@@ -24,6 +23,7 @@ from stat import S_ISLNK, S_ISREG
 from indexer._globs import compile_globs
 from indexer._text import wide_encoding
 from indexer.config import Config
+from indexer.pipeline.walk.entry import Entry, escape_name, iter_batches, record, rel_bytes
 from indexer.pipeline.walk.mbox import is_mbox
 from indexer.registry import extension_of
 
@@ -80,32 +80,6 @@ def _claims_nothing(rel: str) -> bool:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Entry:
-    """One path the walk met, and whether to extract it."""
-
-    rel: str
-    """Relative POSIX path, escaped as the module says; ends in "/" for a directory."""
-    path: bytes
-    """Absolute path to open: symlink-free; a followed file symlink's resolved target."""
-    size: int
-    """Size in bytes (of the target for a followed symlink); 0 when unknown."""
-    mtime_ns: int
-    """Modification time in ns, as `size`."""
-    inode: int
-    """Inode number, as `size`."""
-    device: int
-    """Device number, as `size`."""
-    skip: str | None
-    """None to extract the file; else a reason code from the module's table."""
-    detail: str = ""
-    """Human detail for a skip (an errno text, a limit); not stable across systems."""
-    mail: bool = False
-    """A message file of a Maildir (in its `cur/` or `new/`): extracted as `eml`."""
-    data: bytes | None = None
-    """Content already read: a message split out of an mbox (`rel` is `box.mbox#<n>`)."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class WalkPolicy:
     """What the walk passes over. Raises ValueError for an empty or blank glob."""
 
@@ -138,29 +112,6 @@ def policy_for(config: Config, claims: Callable[[str], bool]) -> WalkPolicy:
         max_file_bytes=config.max_file_bytes,
         claims=claims,
     )
-
-
-def escape_name(name: bytes) -> str:
-    """Return the printable, unique text form of one file name (see the module doc)."""
-    return name.replace(b"\\", b"\\\\").decode("utf-8", "backslashreplace")
-
-
-def rel_bytes(rel: str) -> bytes:
-    """Return the raw relative path bytes that an escaped `rel` stands for."""
-    return re.sub(
-        rb"\\(\\|x[0-9a-f]{2})",
-        lambda m: b"\\" if m[1] == b"\\" else bytes([int(m[1][1:], 16)]),
-        rel.encode("utf-8"),
-    )
-
-
-def iter_batches(entries: Iterable[Entry], n: int) -> Iterator[list[Entry]]:
-    """Return lists of up to `n` consecutive entries, in order; raises ValueError if n < 1."""
-    if n < 1:
-        raise ValueError(f"batch size must be >= 1, got {n}")
-    it = iter(entries)
-    while batch := list(itertools.islice(it, n)):
-        yield batch
 
 
 def walk(root: str | os.PathLike[str], policy: WalkPolicy) -> Iterator[Entry]:
@@ -242,13 +193,13 @@ class _Walker:
             else None
         )  # fmt: skip
         if reason is not None:
-            return _record(path, rel, reason, _lstat(path))
+            return record(path, rel, reason, _lstat(path))
         try:
             children = _listing(path)
         except OSError as exc:
             return _failed(path, rel, exc, _lstat(path))
         if any(child.name == b"pyvenv.cfg" for _, child in children):
-            return _record(path, rel, "virtualenv", _lstat(path))
+            return record(path, rel, "virtualenv", _lstat(path))
         return children
 
     def _file(self, entry: os.DirEntry[bytes], rel: str, mail: bool) -> Entry:
@@ -258,9 +209,9 @@ class _Walker:
         except OSError as exc:
             return _failed(path, rel, exc, None)
         if self.skip_hidden and entry.name.startswith(b"."):
-            return _record(path, rel, "hidden", st)
+            return record(path, rel, "hidden", st)
         if self.filtered and self._excluded(rel):
-            return _record(path, rel, "excluded", st)
+            return record(path, rel, "excluded", st)
         if S_ISLNK(st.st_mode):
             return self._link(path, rel, st, mail)
         return self._regular(path, rel, st, mail)
@@ -275,12 +226,12 @@ class _Walker:
             target = os.stat(path)
         except OSError as exc:
             reason = _LINK_ERRORS.get(exc.errno or 0, "unreadable")
-            return _record(path, rel, reason, st, exc.strerror or str(exc))
+            return record(path, rel, reason, st, exc.strerror or str(exc))
         if stat.S_ISDIR(target.st_mode):
-            return _record(path, rel, "directory_symlink", st)
+            return record(path, rel, "directory_symlink", st)
         real = os.path.realpath(path)
         if not real.startswith(self.inside):
-            return _record(path, rel, "symlink_outside_source", st, escape_name(real))
+            return record(path, rel, "symlink_outside_source", st, escape_name(real))
         # A linked message is marked as mail but, unlike a message file, still sniffed.
         found = self._regular(real, rel, target)
         return replace(found, mail=True) if mail and found.skip is None else found
@@ -294,11 +245,11 @@ class _Walker:
             # Nothing to sniff: one access() call tells an unreadable file, and the
             # reader checks what it opens (a regular file, not too large) itself.
             if not os.access(path, os.R_OK):
-                return _record(path, rel, "unreadable", st, os.strerror(errno.EACCES))
-            return _record(path, rel, None, st, mail=mail)
+                return record(path, rel, "unreadable", st, os.strerror(errno.EACCES))
+            return record(path, rel, None, st, mail=mail)
         if (ext := extension_of(rel)) in self.policy.binary_extensions:
             reason = "unsupported_archive" if ext in ("7z", "rar") else "binary"
-            return _record(path, rel, reason, st, f".{ext}")
+            return record(path, rel, reason, st, f".{ext}")
         return self._sniffed(path, rel, st)
 
     def _sniffed(self, path: bytes, rel: str, st: os.stat_result) -> Entry:
@@ -316,15 +267,15 @@ class _Walker:
         finally:
             os.close(fd)
         if b"\0" in head and not head.startswith(_TEXT_BOMS) and wide_encoding(head) is None:
-            return _record(path, rel, "binary", st, "NUL byte in the first 8 KiB")
-        return _record(path, rel, None, st)
+            return record(path, rel, "binary", st, "NUL byte in the first 8 KiB")
+        return record(path, rel, None, st)
 
     def _verdict(self, path: bytes, rel: str, st: os.stat_result) -> Entry | None:
         if not S_ISREG(st.st_mode):
-            return _record(path, rel, "not_regular_file", st, _file_type(st.st_mode))
+            return record(path, rel, "not_regular_file", st, _file_type(st.st_mode))
         if st.st_size > self.max_file_bytes and not _streams(rel):
             detail = f"{st.st_size} > {self.max_file_bytes} bytes"
-            return _record(path, rel, "too_large", st, detail)
+            return record(path, rel, "too_large", st, detail)
         return None
 
     @staticmethod
@@ -346,44 +297,4 @@ def _lstat(path: bytes) -> os.stat_result | None:
 
 def _failed(path: bytes, rel: str, exc: OSError, st: os.stat_result | None) -> Entry:
     gone = exc.errno in (errno.ENOENT, errno.ENOTDIR)
-    return _record(path, rel, "vanished" if gone else "unreadable", st, exc.strerror or str(exc))
-
-
-def _record(
-    path: bytes,
-    rel: str,
-    skip: str | None,
-    st: os.stat_result | None,
-    detail: str = "",
-    mail: bool = False,
-) -> Entry:
-    size, mtime_ns, inode, device = (
-        (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev) if st else (0, 0, 0, 0)
-    )
-    entry = object.__new__(Entry)
-    _set_rel(entry, rel)
-    _set_path(entry, path)
-    _set_size(entry, size)
-    _set_mtime_ns(entry, mtime_ns)
-    _set_inode(entry, inode)
-    _set_device(entry, device)
-    _set_skip(entry, skip)
-    _set_detail(entry, detail)
-    _set_mail(entry, mail)
-    _set_data(entry, None)
-    return entry
-
-
-def _slot_setter(field: str) -> Callable[[Entry, object], None]:
-    setter: Callable[[Entry, object], None] = getattr(Entry, field).__set__
-    return setter
-
-
-# Entry's generated __init__ goes through the frozen object.__setattr__ once per field,
-# which made it the largest cost of a walk; the slot descriptors set the same fields
-# directly. A test checks that `_record` and `Entry(...)` build equal entries.
-_set_rel, _set_path = _slot_setter("rel"), _slot_setter("path")
-_set_size, _set_mtime_ns = _slot_setter("size"), _slot_setter("mtime_ns")
-_set_inode, _set_device = _slot_setter("inode"), _slot_setter("device")
-_set_skip, _set_detail = _slot_setter("skip"), _slot_setter("detail")
-_set_mail, _set_data = _slot_setter("mail"), _slot_setter("data")
+    return record(path, rel, "vanished" if gone else "unreadable", st, exc.strerror or str(exc))

@@ -131,7 +131,7 @@ def test_a_state_value_that_is_not_utf8_means_a_rebuild_not_a_failed_run(
     """A bad UTF-8 byte in any text column of either table: a run reads it (the meta
     rows when it starts, the rows of `files` as it looks files up) and starts over on
     a new state, or never needs it; it never stops for good."""
-    attachments = Path(__file__).parent / "formats" / "fixtures" / "eml" / "ok_attachments.eml"
+    attachments = Path(__file__).parents[1] / "formats" / "fixtures" / "eml" / "ok_attachments.eml"
     (source / "mail" / "attached.eml").write_bytes(attachments.read_bytes())  # has deps
     out = tmp_path / "out"
     first = indexer.run(source, out, CONFIG)

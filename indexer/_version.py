@@ -5,7 +5,12 @@ __version__ = "0.1.0"
 CONTRACT = "extractors-v1"
 """The extractor contract (../shared/seed/extractors-v1.md) this package implements."""
 
-OUTPUT_FORMAT = 2
-"""The output's format: 2 is packed retrieval chunks, in `manifest.json` as
-`output_format`; a run with `chunking = "blocks"` writes format 1 (extractors-v1's chunks,
-the bytes of the runs before packing), whose manifest has no such key."""
+OUTPUT_FORMAT = 3
+"""The output's format, in `manifest.json` as `output_format`: 3 is packed retrieval
+chunks in shards cut by path hash (`SHARD_LAYOUT`); 2 was packed chunks in shards of
+`shard_files` entries. A run with `chunking = "blocks"` writes extractors-v1's chunks,
+whose manifest has no such key (and `shard_layout` only)."""
+
+SHARD_LAYOUT = "path-hash-1"
+"""How shards are cut (`pipeline.output.boundaries`), in `manifest.json` as `shard_layout`;
+manifests without it were cut every `shard_files` walk entries."""

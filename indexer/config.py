@@ -435,12 +435,28 @@ class Config:
     )
     shard_files: int = _key(
         "output",
-        10_000,
+        8192,
         check=integer(1),
         output=True,
-        doc="A new shard also starts every this many walk entries. Boundaries then depend only on\n"
-        "the walk, not on extraction results, so each partition of the walk can be written\n"
-        "(and reused by an incremental run) independently of the others.",
+        doc="A shard holds at most this many walk entries. Shards end after entries whose path\n"
+        "hash has its low `shard_boundary_bits` bits zero (docs/architecture.md), so a file\n"
+        "added or removed rewrites only its own shard, not every later one.",
+    )
+    shard_min_files: int = _key(
+        "output",
+        512,
+        check=integer(1),
+        output=True,
+        doc="A shard ends at a boundary entry only once it holds this many walk entries\n"
+        "(`shard_files` wins when it is smaller).",
+    )
+    shard_boundary_bits: int = _key(
+        "output",
+        10,
+        check=integer(0),
+        output=True,
+        doc="One walk entry in 2**bits is a boundary entry (10: shards of ~1,500 entries on\n"
+        "average with the default minimum); 0 makes every entry one.",
     )
     max_unpacked_bytes: int = _key(
         "archive",

@@ -62,7 +62,10 @@ def _registry(*specs: Any) -> Registry:
 
 def _local_twin(config: Config) -> Config:
     """The same settings on the local engine."""
-    return Config(workers=2, pdf_workers=2, shard_files=config.shard_files)
+    shape = {
+        k: getattr(config, k) for k in ("shard_files", "shard_min_files", "shard_boundary_bits")
+    }
+    return Config(workers=2, pdf_workers=2, **shape)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -93,7 +96,9 @@ def test_dask_output_equals_the_local_engines_byte_for_byte(tmp_path: Path) -> N
     (source / "crash.segv").write_bytes(b"dies on the worker")
     (source / "archive.mbox").write_bytes(b"".join(_message(i) for i in range(40)))
     registry = _registry(hostile.SEGFAULT)
-    shape = {"shard_files": 16, "shard_bytes": 30_000, "max_failures": 1}
+    # Shards cut by path hash (of 2 to 16 entries) and by size, in partitions of whole shards.
+    shape = {"shard_files": 16, "shard_min_files": 2, "shard_boundary_bits": 2}
+    shape |= {"shard_bytes": 30_000, "max_failures": 1}
     local = indexer.run(source, tmp_path / "local", Config(workers=2, **shape), registry=registry)
     dask = indexer.run(
         source, tmp_path / "dask", Config(engine="dask", workers=2, **shape), registry=registry
@@ -101,7 +106,7 @@ def test_dask_output_equals_the_local_engines_byte_for_byte(tmp_path: Path) -> N
     assert _files(tmp_path / "dask") == _files(tmp_path / "local")
     layout = ".current/.layout.ndjson"  # what the next run links unchanged shards by
     assert (tmp_path / "dask" / layout).read_bytes() == (tmp_path / "local" / layout).read_bytes()
-    assert dask.shards == local.shards > dask.files // 16 + 1  # size rollover inside partitions
+    assert dask.shards == local.shards > dask.files // 16 + 1  # cuts inside partitions
     docs = _documents(tmp_path / "dask")
     assert sum(str(d["path"]).startswith("archive.mbox#") for d in docs) == 40
     crashed = [d for d in docs if d["path"] == "crash.segv"]
@@ -399,7 +404,7 @@ def test_a_partition_joins_the_drivers_state_run_only_on_the_drivers_machine(
     state = State(tmp_path / "state.sqlite", shared=True)  # as the driver shares it
     entries = tuple(walk_entries(source, config, registry))
     task = PartTask(
-        index=0, entries=entries, source=source, parts=parts, config=config,
+        index=0, first=0, entries=entries, source=source, parts=parts, config=config,
         registry=registry, state=None, token="",
     )  # fmt: skip
     for machine, rows in (("another machine", 0), (machine_id(), 3)):

@@ -21,8 +21,9 @@ Doc = tuple[int, bytes]
 """A document: its walk position and its chunk block (one or more lines)."""
 
 
-def _doc(seq: int, lines: list[str]) -> Doc:
-    return seq, b"".join(orjson.dumps({"t": t}) + b"\n" for t in lines)
+def _doc(seq: int, lines: list[str], name: str = "") -> Doc:
+    """A document; its lines carry its `name`, as real chunk lines carry their path."""
+    return seq, b"".join(orjson.dumps({"doc": name, "t": t}) + b"\n" for t in lines)
 
 
 def _write(folder: Path, docs: list[Doc], limits: tuple[int, int], previous: Path | None) -> list:
@@ -30,11 +31,9 @@ def _write(folder: Path, docs: list[Doc], limits: tuple[int, int], previous: Pat
 
     async def main() -> list:
         old = PreviousShards.open(previous) if previous is not None else None
-        writer = ShardWriter(
-            folder, shard_bytes=limits[0], shard_files=limits[1], previous=old, layout=True
-        )
+        writer = ShardWriter(folder, shard_bytes=limits[0], previous=old, layout=True)
         for seq, block in docs:
-            await writer.start_entry(seq)
+            await writer.start_entry(seq % limits[1] == 0)  # a fixed rule: any rule will do
             digest = hashlib.sha256(block).hexdigest()[:32]
             await writer.write(block, block.count(b"\n"), digest)
         infos = await writer.close()
@@ -77,24 +76,26 @@ def test_a_reusing_writer_writes_what_a_fresh_one_writes(
     shard_files: int,
 ) -> None:
     root = tmp_path_factory.mktemp("shards")
-    new = list(old)
-    for op, at, lines in edits:
+    old_docs = [(f"d{i}", lines) for i, lines in enumerate(old)]
+    new = list(old_docs)
+    for k, (op, at, lines) in enumerate(edits):
         at = min(at, len(new))
         if op == "insert":
-            new.insert(at, lines)
+            new.insert(at, (f"n{k}", lines))
         elif new:
             at = min(at, len(new) - 1)
             if op == "delete":
                 del new[at]
             else:
-                new[at] = lines
+                new[at] = (new[at][0], lines)
     limits = (shard_bytes, shard_files)
-    _write(root / "gen-1", [_doc(i, d) for i, d in enumerate(old)], limits, None)
-    fresh = _write(root / "fresh", [_doc(i, d) for i, d in enumerate(new)], limits, None)
-    reused = _write(root / "gen-2", [_doc(i, d) for i, d in enumerate(new)], limits, root / "gen-1")
+    _write(root / "gen-1", [_doc(i, d, n) for i, (n, d) in enumerate(old_docs)], limits, None)
+    docs = [_doc(i, d, n) for i, (n, d) in enumerate(new)]
+    fresh = _write(root / "fresh", docs, limits, None)
+    reused = _write(root / "gen-2", docs, limits, root / "gen-1")
     assert reused == fresh
     assert _files(root / "gen-2") == _files(root / "fresh")
-    if new == old:  # nothing changed: every shard is the old file itself
+    if new == old_docs:  # nothing changed: every shard is the old file itself
         assert _inodes(root / "gen-2") == _inodes(root / "gen-1")
 
 

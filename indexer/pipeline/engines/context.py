@@ -54,7 +54,7 @@ class Stretch:
 
     entries: Iterator[Entry]
     first_seq: int = 0
-    """The walk position of its first entry. A partition's is a multiple of
-    `shard_files`, so that its shards start where the whole walk's would."""
+    """The walk position of its first entry. A partition's begins a shard
+    (`boundaries.partitions`), so that its shards are the whole walk's."""
     prefix: str = ""
     """Prefix of the names of the files it writes (a partition's)."""

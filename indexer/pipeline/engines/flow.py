@@ -27,6 +27,7 @@ from indexer.pipeline.engines.writer import Writer
 from indexer.pipeline.extract.batch import BatchExtractor, WorkItem
 from indexer.pipeline.extract.calls import ISOLATED_PER_CALL
 from indexer.pipeline.incremental.keys import spec_for
+from indexer.pipeline.output.boundaries import marking
 from indexer.pipeline.output.records import FileOutcome, container_outcome, skipped
 from indexer.pipeline.output.staged import Staged
 from indexer.pipeline.walk.mailbox import is_container
@@ -46,7 +47,10 @@ class _Flow:
 
     def __init__(self, ctx: RunContext, pools: Pools, stretch: Stretch) -> None:
         self.ctx = ctx
-        self.stretch = stretch
+        self.starts: set[int] = set()
+        """Walk positions that begin a shard, from the walk to the writer."""
+        entries = marking(stretch.entries, ctx.config, self.starts, stretch.first_seq)
+        self.stretch = replace(stretch, entries=entries)
         self.extractor = BatchExtractor(ctx.config, ctx.registry, pools, ctx.state)
         self.window = Window(ctx.config.window, stretch.first_seq)
         self.notify = ctx.on_progress or _ignore
@@ -63,7 +67,7 @@ class _Flow:
         )
         send_alone, recv_alone = anyio.create_memory_object_stream[list[WorkItem]](config.window)
         send_out, recv_out = anyio.create_memory_object_stream[list[FileOutcome]](config.window)
-        writer = await Writer.open(self.ctx, self.stretch, self.window, self.notify)
+        writer = await Writer.open(self.ctx, self.stretch, self.window, self.notify, self.starts)
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(self._walk, send_general, send_alone, send_out.clone())

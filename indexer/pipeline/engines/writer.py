@@ -33,6 +33,7 @@ class Writer:
         window: Window,
         notify: OnProgress,
         shards: ShardWriter,
+        starts: set[int],
     ) -> None:
         self.window = window
         self.notify = notify
@@ -43,10 +44,17 @@ class Writer:
         self.tally = Tally()
         self._waiting: dict[int, FileOutcome] = {}
         self._next = stretch.first_seq
+        self._starts = starts
+        """Walk positions that begin a shard (`boundaries.marking` adds them)."""
 
     @classmethod
     async def open(
-        cls, ctx: RunContext, stretch: Stretch, window: Window, notify: OnProgress
+        cls,
+        ctx: RunContext,
+        stretch: Stretch,
+        window: Window,
+        notify: OnProgress,
+        starts: set[int],
     ) -> Writer:
         """A writer into `ctx.staging`, linking unchanged shards of `ctx.previous_output`."""
         old = ctx.previous_output
@@ -54,12 +62,11 @@ class Writer:
         shards = ShardWriter(
             ctx.staging,
             shard_bytes=ctx.config.shard_bytes,
-            shard_files=ctx.config.shard_files,
             prefix=stretch.prefix,
             previous=previous,
             layout=True,  # a partition's is renamed and joined by the dask driver
         )
-        return cls(ctx, stretch, window, notify, shards)
+        return cls(ctx, stretch, window, notify, shards, starts)
 
     @property
     def pending(self) -> list[int]:
@@ -82,7 +89,9 @@ class Writer:
     async def _write(self, ready: FileOutcome) -> None:
         shards, documents, changes = self.shards, self.documents, self.changes
         tracker = self.tracker
-        await shards.start_entry(self._next)
+        starts = self._starts
+        await shards.start_entry(self._next in starts)
+        starts.discard(self._next)
         chunks = 0
         for doc in ready.docs:
             await shards.write(doc.block, doc.count, doc.digest)

@@ -1,13 +1,15 @@
 """Chunk shards with deterministic boundaries, and reuse of unchanged shards.
 
-A new shard starts at every `shard_files`-th walk entry (so a partition of that many
-entries can be written on its own) and whenever the next record would push it past
-`shard_bytes`. Beside its shards a generation keeps `.layout.ndjson`, each shard's
-documents as `[digest, bytes]`: a new shard that receives exactly its namesake's
-documents is hard-linked from the previous generation, and one that diverges copies
-the matching prefix first, so a change costs only the shards it touches. An old shard
-is used only once its size and sha256 match its manifest entry (`verify.intact`, in a
-thread); a damaged one is reported and written again from the records.
+A new shard starts at the walk entries `boundaries.Boundaries` picks (by their own path,
+so boundaries do not move when files are added or removed elsewhere) and whenever the
+next record would push it past `shard_bytes`. Beside its shards a generation keeps
+`.layout.ndjson`, each shard's documents as `[digest, bytes]`. A new shard is matched
+with the old shard that began with the same document, whatever its number: when it
+receives exactly that shard's documents the old file is hard-linked, and when it
+diverges the matching prefix is copied first, so a change costs only the shards it
+touches (later shards may take new numbers; their files are linked, not written).
+An old shard is used only once its size and sha256 match its manifest entry
+(`verify.intact`, checked in a thread); a damaged one is reported and written again.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -64,7 +66,12 @@ class PreviousShards:
         self._infos = {s["name"]: FileInfo(**s) for s in manifest["shards"]}
         self._names = list(self._infos)
         self._handle: IO[bytes] | None = open(folder / LAYOUT, "rb")  # noqa: SIM115
-        self._lines: Iterator[bytes] = iter(self._handle)
+        try:
+            self._firsts = _firsts(self._handle)
+        except BaseException:
+            self._handle.close()
+            raise
+        """Each old shard's layout line offset, by the tag of its first document."""
         self._checker = ThreadPoolExecutor(1, thread_name_prefix="verify")
         self._checks: dict[str, Future[bool]] = {}
 
@@ -77,35 +84,35 @@ class PreviousShards:
             log.debug("no shard reuse from %s: %s", folder, exc)
             return None
 
-    def get(self, name: str) -> OldShard | None:
-        """The old shard called `name`, or None when there is none or it looks altered;
-        shards must be asked for in increasing order."""
+    def get(self, first: str) -> OldShard | None:
+        """The old shard whose first document is tagged `first`, or None when there is
+        none or it looks altered."""
         try:
-            return self._find(name)
+            return self._find(first)
         except (OSError, ValueError, KeyError, TypeError) as exc:  # a damaged layout
             log.debug("no shard reuse from %s: %s", self.folder, exc)
             self.close()
             return None
 
-    def _find(self, name: str) -> OldShard | None:
+    def _find(self, first: str) -> OldShard | None:
+        offset = self._firsts.get(first)
+        if offset is None or self._handle is None:
+            return None
+        self._handle.seek(offset)
+        entry = orjson.loads(self._handle.readline())
+        name = str(entry["name"])
         info = self._infos.get(name)
-        for line in self._lines:
-            entry = orjson.loads(line)
-            if entry["name"] > name:
-                return None
-            if entry["name"] == name:
-                docs = [(str(tag), int(size)) for tag, size in entry["docs"]]
-                path = self.folder / name
-                if info is None or info.bytes != sum(n for _, n in docs):
-                    return None
-                if path.stat().st_size != info.bytes:  # truncated or appended to since
-                    report_damage(path)
-                    return None
-                at = self._names.index(name)
-                for later in self._names[at + 1 : at + 2]:  # checked while this one is used
-                    self._check(later)
-                return OldShard(path, info, docs, self._check(name))
-        return None
+        docs = [(str(tag), int(size)) for tag, size in entry["docs"]]
+        path = self.folder / name
+        if info is None or info.bytes != sum(n for _, n in docs):
+            return None
+        if path.stat().st_size != info.bytes:  # truncated or appended to since
+            report_damage(path)
+            return None
+        at = self._names.index(name)
+        for later in self._names[at + 1 : at + 2]:  # checked while this one is used
+            self._check(later)
+        return OldShard(path, info, docs, self._check(name))
 
     def _check(self, name: str) -> Future[bool]:
         """The check of the old shard `name` against its manifest entry, started once."""
@@ -121,7 +128,19 @@ class PreviousShards:
         if self._handle is not None:
             self._handle.close()
             self._handle = None
-            self._lines = iter(())
+
+
+def _firsts(handle: IO[bytes]) -> dict[str, int]:
+    """The offset of each layout line, by its shard's first document's tag (one entry
+    per shard, so memory stays small)."""
+    firsts: dict[str, int] = {}
+    offset = 0
+    for line in handle:
+        docs = orjson.loads(line)["docs"]
+        if docs:
+            firsts.setdefault(str(docs[0][0]), offset)
+        offset += len(line)
+    return firsts
 
 
 def layout_line(name: str, docs: Sequence[tuple[str, int]]) -> bytes:
@@ -186,7 +205,6 @@ class ShardWriter:
         folder: Path,
         *,
         shard_bytes: int,
-        shard_files: int,
         prefix: str = "",
         previous: PreviousShards | None = None,
         layout: bool = False,
@@ -194,7 +212,6 @@ class ShardWriter:
         self._folder = folder
         self._prefix = prefix
         self._shard_bytes = shard_bytes
-        self._shard_files = shard_files
         self._previous = previous
         self._layout = NdjsonFile(folder / LAYOUT) if layout else None
         """Each finished shard's documents, written as it closes, so the parent's memory
@@ -205,9 +222,10 @@ class ShardWriter:
         self._syncing: list[NdjsonFile] = []
         """Closed shards whose fsync runs while the next ones are written."""
 
-    async def start_entry(self, seq: int) -> None:
-        """Note that walk entry `seq` begins; roll over on a partition boundary."""
-        if seq % self._shard_files == 0:
+    async def start_entry(self, new_shard: bool) -> None:
+        """Note that the next walk entry begins; with `new_shard`, it begins a shard
+        (`boundaries.Boundaries`)."""
+        if new_shard:
             await self._roll()
 
     async def write(self, block: bytes | bytearray, count: int, digest: str) -> None:
@@ -244,6 +262,8 @@ class ShardWriter:
     async def _put(self, current: _Shard, block: bytes | bytearray, count: int, tag: str) -> None:
         """Add a block to `current`: only counted while it matches the old shard."""
         file = current.file
+        if not current.docs and self._previous is not None:  # its first: find its old self
+            current.old = self._previous.get(tag)
         if await current.matches(tag, len(block)):
             current.matched += 1
             file.records += count
@@ -256,8 +276,7 @@ class ShardWriter:
 
     def _open(self) -> _Shard:
         name = self._prefix + SHARD_PATTERN.format(self._next)
-        old = self._previous.get(name) if self._previous is not None else None
-        self._current = _Shard(self._folder / name, old)
+        self._current = _Shard(self._folder / name, None)
         self._next += 1
         return self._current
 

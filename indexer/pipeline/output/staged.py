@@ -72,7 +72,7 @@ class Staged:
 
 def manifest(config: Config, registry: Registry, staged: Staged) -> dict[str, Any]:
     """The manifest: deterministic facts about the committed output, nothing time-dependent."""
-    from indexer._version import CONTRACT, OUTPUT_FORMAT, __version__
+    from indexer._version import CONTRACT, OUTPUT_FORMAT, SHARD_LAYOUT, __version__
 
     tally = staged.tally
     packed = {"output_format": OUTPUT_FORMAT} if config.chunking == "packed" else {}
@@ -80,6 +80,7 @@ def manifest(config: Config, registry: Registry, staged: Staged) -> dict[str, An
         "contract": CONTRACT,
         "version": __version__,
         **packed,
+        "shard_layout": SHARD_LAYOUT,
         "config_digest": config.digest(),
         "extractors": {s.name: s.version for s in registry.extractors()},
         "counts": {

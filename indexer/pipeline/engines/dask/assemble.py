@@ -34,7 +34,7 @@ class PartResult:
     """What a worker reports for one partition: small metadata, never the chunks."""
 
     index: int
-    """The partition's position in the walk (its first entry is `index * shard_files`)."""
+    """The partition's number, in walk order."""
     folder: Path
     """The attempt folder holding the partition's files; other attempts are ignored."""
     documents: FileInfo

@@ -1,14 +1,14 @@
 """The dask engine: the walk's partitions, staged on the workers of a `distributed` cluster.
 
-    driver: walk -> partitions of `shard_files` entries -> submit (bounded) -> await in order
+    driver: walk -> partitions of whole shards -> submit (bounded) -> await in order
                                                                       -> Assembler -> Staged
     worker: worker.run_partition(task): flow.stage_stretch -> attempt folder -> PartResult
 
-A partition is a contiguous slice of the walk that starts at a multiple of
-`shard_files`, so its shards begin where the local engine's do, and the flow run
-on a worker (with its own pools: PDF isolation happens on the worker) writes the
-very bytes the local engine would. Every attempt writes into a folder of its own
-under `OUT/.parts/`, beside the staging folder and never committed; the driver
+A partition is a contiguous slice of the walk made of whole shards (at least
+`shard_files` entries: `boundaries.partitions`), so its shards are the local
+engine's, and the flow run on a worker (with its own pools: PDF isolation happens on
+the worker) writes the very bytes the local engine would. Every attempt writes into
+a folder of its own under `OUT/.parts/`, beside the staging folder and never committed; the driver
 uses only the folder that the successful attempt reports, so a partition retried
 after a worker died never mixes files with the dead attempt. Workers on the
 driver's machine share its incremental state: they open the same SQLite file
@@ -23,7 +23,6 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import replace
 from functools import partial
-from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,6 +41,7 @@ from indexer.pipeline.engines.dask.worker import (
 )
 from indexer.pipeline.engines.entries import marking_seen, walk_entries
 from indexer.pipeline.incremental.tree import Digests
+from indexer.pipeline.output.boundaries import partitions
 from indexer.pipeline.output.staged import Staged
 from indexer.pipeline.walk.walker import Entry
 
@@ -100,6 +100,7 @@ def _template(ctx: RunContext, parts: Path, token: str) -> PartTask:
         ref = StateRef(path=state.path, run=state.run, reuse=state.reuse, machine=machine_id())
     return PartTask(
         index=0,
+        first=0,
         entries=(),
         source=ctx.source,
         parts=parts,
@@ -131,22 +132,19 @@ async def _submit(
 ) -> None:
     """Cut the walk into partitions and submit them; the bounded `send` caps those in
     flight."""
-    size, index = template.config.shard_files, 0
+    index, first = 0, 0
+    parts = partitions(entries, template.config)
     key = f"indexer-{template.token[:8]}"
     # A closed receiver means the driver failed: its error is the one to report.
     with contextlib.suppress(anyio.BrokenResourceError):
         async with send:
-            while part := await anyio.to_thread.run_sync(_take, entries, size):
-                task = replace(template, index=index, entries=part)
+            while part := await anyio.to_thread.run_sync(next, parts, ()):
+                task = replace(template, index=index, first=first, entries=part)
                 future = client.submit(
                     run_partition, task, key=f"{key}-{index:05d}", retries=RETRIES
                 )
                 await send.send(future)
-                index += 1
-
-
-def _take(entries: Iterator[Entry], n: int) -> tuple[Entry, ...]:
-    return tuple(islice(entries, n))
+                index, first = index + 1, first + len(part)
 
 
 def _fresh(parts: Path) -> None:

@@ -52,6 +52,8 @@ class PartTask:
     """One partition, as sent to a worker."""
 
     index: int
+    first: int
+    """The walk position of its first entry, which begins a shard."""
     entries: tuple[Entry, ...]
     source: Path
     parts: Path
@@ -97,7 +99,7 @@ def _extract(task: PartTask, folder: Path, context: WorkerRun) -> Staged:
     )  # fmt: skip
     stretch = Stretch(
         entries=iter(task.entries),
-        first_seq=task.index * task.config.shard_files,
+        first_seq=task.first,
         prefix=f"part-{task.index:05d}-",
     )
     return context.portal.call(stage_stretch, ctx, context.pools, stretch)

@@ -32,8 +32,8 @@ LAYOUTS: dict[str, dict[str, int]] = {
     "before: every 10,000 entries": {
         "shard_files": 10_000, "shard_min_files": 10_000, "shard_boundary_bits": 0,
     },
-    "path hash, smaller (256, 2**9)": {"shard_min_files": 256, "shard_boundary_bits": 9},
-    "path hash (defaults)": {},
+    "path hash, larger (512, 2**10)": {"shard_min_files": 512, "shard_boundary_bits": 10},
+    "path hash (defaults: 256, 2**9)": {},
 }  # fmt: skip
 """The layouts compared; the targets are the last one's."""
 

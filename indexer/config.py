@@ -444,7 +444,7 @@ class Config:
     )
     shard_min_files: int = _key(
         "output",
-        512,
+        256,
         check=integer(1),
         output=True,
         doc="A shard ends at a boundary entry only once it holds this many walk entries\n"
@@ -452,10 +452,10 @@ class Config:
     )
     shard_boundary_bits: int = _key(
         "output",
-        10,
+        9,
         check=integer(0),
         output=True,
-        doc="One walk entry in 2**bits is a boundary entry (10: shards of ~1,500 entries on\n"
+        doc="One walk entry in 2**bits is a boundary entry (9: shards of ~800 entries on\n"
         "average with the default minimum); 0 makes every entry one.",
     )
     max_unpacked_bytes: int = _key(

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from outputs import committed
 
 import indexer
 from indexer.config import Config
@@ -25,16 +26,6 @@ def _tree(root: Path) -> None:
             path = root / folder / f"n{i:02d}.txt"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(f"Note {folder}{i}. " + "words " * (i + 3) + "\n")
-
-
-def _committed(out: Path) -> dict[str, bytes]:
-    """What must equal a fresh run's output: every visible file but run.json and changes."""
-    skip = {"run.json", "changes.ndjson"}
-    return {
-        p.name: p.read_bytes()
-        for p in sorted(out.iterdir())
-        if p.is_file() and p.name not in skip and not p.name.startswith(".")
-    }
 
 
 def _shards(out: Path) -> list[list[str]]:
@@ -101,7 +92,7 @@ def test_a_change_rewrites_only_its_own_shards_and_gives_a_fresh_runs_bytes(
     indexer.run(source, out, CONFIG)
     fresh = tmp_path / "fresh"
     indexer.run(source, fresh, CONFIG)
-    assert _committed(out) == _committed(fresh)
+    assert committed(out) == committed(fresh)
     rewritten = _inodes(out) - before
     # Its own shard; a boundary entry that comes or goes also joins or splits a neighbour.
     expected = 2 if (where, op) == ("boundary", "insert") else 1
@@ -126,7 +117,7 @@ def test_an_output_cut_every_shard_files_entries_is_re_cut_on_the_next_run(
     indexer.run(source, out, CONFIG)
     fresh = tmp_path / "fresh"
     indexer.run(source, fresh, CONFIG)
-    assert _committed(out) == _committed(fresh)
+    assert committed(out) == committed(fresh)
     assert json.loads((out / "manifest.json").read_text())["shard_layout"] == "path-hash-1"
     assert not list(out.glob("chunks-*.ndjson.*"))  # no stray shard of the old layout
     shutil.rmtree(fresh)

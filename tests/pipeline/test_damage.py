@@ -17,22 +17,13 @@ from pathlib import Path
 
 import orjson
 import pytest
+from outputs import committed
 
 import indexer
 from indexer._corpusgen import write_corpus
 from indexer.config import Config
 
 CONFIG = Config(workers=2, pdf_workers=2, shard_files=7)
-
-
-def committed(out: Path) -> dict[str, bytes]:
-    """What must equal a fresh run's output: every visible file but run.json and changes."""
-    skip = {"run.json", "changes.ndjson"}
-    return {
-        p.name: p.read_bytes()
-        for p in sorted(out.iterdir())
-        if p.is_file() and p.name not in skip and not p.name.startswith(".")
-    }
 
 
 def fresh(source: Path, tmp_path: Path) -> dict[str, bytes]:

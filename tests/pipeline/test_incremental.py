@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from outputs import committed
 
 import indexer
 from indexer._corpusgen import write_corpus
@@ -33,16 +34,6 @@ registry = default_registry().copy()
 registry.register(hostile.SLOW)
 indexer.run(sys.argv[1], sys.argv[2], Config(workers=1, pdf_workers=1), registry=registry)
 """
-
-
-def committed(out: Path) -> dict[str, bytes]:
-    """What must equal a fresh run's output: every visible file but run.json and changes."""
-    skip = {"run.json", "changes.ndjson"}
-    return {
-        p.name: p.read_bytes()
-        for p in sorted(out.iterdir())
-        if p.is_file() and p.name not in skip and not p.name.startswith(".")
-    }
 
 
 def shard_inodes(out: Path) -> dict[str, int]:

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from outputs import committed
 
 import indexer
 from indexer._corpusgen import write_corpus
@@ -18,16 +19,6 @@ from indexer.pipeline.incremental import keys
 
 BASE = Config(workers=1, pdf_workers=1, shard_files=9, chunk_overlap=60, chunk_prefix=True)
 """Overlap and the prefix on: the packing's every step shows in the bytes."""
-
-
-def committed(out: Path) -> dict[str, bytes]:
-    """What must equal another run's output: every visible file but run.json and changes."""
-    skip = {"run.json", "changes.ndjson"}
-    return {
-        p.name: p.read_bytes()
-        for p in sorted(out.iterdir())
-        if p.is_file() and p.name not in skip and not p.name.startswith(".")
-    }
 
 
 @pytest.fixture(scope="module")

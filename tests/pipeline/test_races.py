@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import hostile
+from outputs import committed
 
 import indexer
 from indexer.config import Config
@@ -32,15 +33,6 @@ while not os.path.exists(os.path.join(root, "..", "stop")):
     with open(path, "wb") as handle:  # in place: a reader may meet it half-written
         handle.write(rng.choice(versions))
 """
-
-
-def committed(out: Path) -> dict[str, bytes]:
-    skip = {"run.json", "changes.ndjson"}
-    return {
-        p.name: p.read_bytes()
-        for p in sorted(out.iterdir())
-        if p.is_file() and p.name not in skip and not p.name.startswith(".")
-    }
 
 
 def documents(out: Path) -> list[dict[str, object]]:

@@ -90,6 +90,7 @@ class _Budget:
 
     @property
     def maximum(self) -> int:
+        """The largest size (characters or tokens) a chunk's body may have."""
         return self.packing.maximum - self.packing.overlap - self.reserved
 
     def fits(self, text: str) -> bool:
@@ -194,16 +195,16 @@ def _group(pieces: list[_Piece], budget: _Budget) -> list[list[_Piece]]:
     current: list[_Piece] = []
     chars = size = 0
     for piece in pieces:
-        more = (len(piece.text), budget.size(piece.text))
-        if current:
-            grown = (chars + joint[0] + more[0], size + joint[1] + more[1])
-            if not budget.fits_sizes(*grown) or (size >= minimum and grown[1] > target):
-                groups.append(current)
-                current, chars, size = [], 0, 0
-            else:
-                more = (grown[0] - chars, grown[1] - size)
+        alone = (len(piece.text), budget.size(piece.text))
+        grown = (chars + joint[0] + alone[0], size + joint[1] + alone[1])
+        if not current:
+            chars, size = alone
+        elif not budget.fits_sizes(*grown) or (size >= minimum and grown[1] > target):
+            groups.append(current)
+            current, (chars, size) = [], alone
+        else:
+            chars, size = grown
         current.append(piece)
-        chars, size = chars + more[0], size + more[1]
     if current:
         if groups and size < minimum and _fits_after(groups[-1], current, budget):
             groups[-1].extend(current)

@@ -39,6 +39,11 @@ def minimal_pdf(pages: list[list[str]]) -> bytes:
         )
         objects.append(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream))
     objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    return pdf_file(objects)
+
+
+def pdf_file(objects: list[bytes]) -> bytes:
+    """A PDF 1.4 file of `objects` (numbered from 1, the catalog first) with its xref table."""
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for number, body in enumerate(objects, start=1):

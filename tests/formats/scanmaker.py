@@ -16,6 +16,8 @@ import zlib
 
 from PIL import Image, ImageFilter, ImageFont
 
+from indexer._samples import pdf_file
+
 PAGES = (
     (
         "Quarterly Maintenance Report",
@@ -156,19 +158,7 @@ def pdf_with_image(
         % (image.width, image.height, len(pixels), pixels),
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
     ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
+    return pdf_file(objects)
 
 
 def word_f1(got: str, want: str) -> float:

@@ -20,31 +20,28 @@ from indexer.formats.html.dom import (
     CELL,
     ITEM,
     KINDS,
-    LINK,
     ORDERED,
     PART,
     ROW,
-    SKIP,
     TABLE,
-    TEXT,
-    TH,
 )
 from indexer.formats.html.mdsyntax import (
     Block,
     collapse,
-    inline_span,
-    link_target,
     list_item,
     new_block,
     paragraphs,
     quote,
 )
+from indexer.formats.html.textonly import ignorable, item_text, text_row, text_rows
 
 MAX_NEST = 32
 """Containers (or links and code spans) nested deeper render flat, bounding the work."""
 
 FLUSH, CLOSE, END_ITEM, END_CELL = 1, 4, 6, 7
 """What `Containers.open` asks the walk to do when it leaves the element."""
+NO_DESCENT = -1
+"""What `Containers.open` returns when the walk must not enter the element (0: no action)."""
 
 _LISTS = (dom.LIST, ORDERED)
 _CTX_KIND = {dom.LIST: "list", ORDERED: "list", dom.QUOTE: "quote", TABLE: "table", ROW: "row"}
@@ -102,8 +99,8 @@ class Containers:
         """Add `block` to the innermost container."""
         self.ctxs[-1].blocks.append(block)
 
-    def open(self, node: LexborNode, kind: int) -> int | None:
-        """Open a container for `node`; return its exit action (0 none), None to skip it."""
+    def open(self, node: LexborNode, kind: int) -> int:
+        """Open a container for `node`; return its exit action (0 none), or `NO_DESCENT`."""
         ctx = self.ctxs[-1]
         parent = ctx.kind
         if kind == PART and parent == "table":
@@ -112,7 +109,7 @@ class Containers:
             self.flush()
         if kind == ITEM and len(self.items) < MAX_NEST:
             if parent == "list" and self._simple_item(node):
-                return None
+                return NO_DESCENT
             self.items.append((len(ctx.blocks), self.headings))
             return END_ITEM
         if (kind == CELL and parent == "row") or (kind == CAPTION and parent == "table"):
@@ -123,11 +120,11 @@ class Containers:
             return FLUSH
         # The commonest lists and rows hold only text: render them without a walk.
         if kind == ROW and ctx.table is not None and self._simple_row(node, ctx.table):
-            return None
+            return NO_DESCENT
         if kind in _LISTS and len(self.items) < MAX_NEST and self._simple_list(node, kind):
-            return None
+            return NO_DESCENT
         if kind == TABLE and self._simple_table(node):
-            return None
+            return NO_DESCENT
         new = Ctx(_CTX_KIND[kind], self.headings)
         if kind == ORDERED:
             new.ordered = True
@@ -183,7 +180,7 @@ class Containers:
         elif ctx.table is not None:
             ctx.table.caption.extend(blocks)
 
-    def _open_cell(self, node: LexborNode, ctx: Ctx, kind: int) -> int | None:
+    def _open_cell(self, node: LexborNode, ctx: Ctx, kind: int) -> int:
         # Blocks already in the row (or table) sit outside any cell.
         ctx.stray.extend(ctx.blocks)
         ctx.blocks.clear()
@@ -197,13 +194,13 @@ class Containers:
         if text is not None:  # the commonest cell, `<td>text</td>`: no walk inside
             paras = [Block(para, "para", self.headings) for para in paragraphs(text)]
             ctx.cells.append(tables.Cell(blocks=tuple(paras), span=span))
-            return None
+            return NO_DESCENT
         self.cells.append(span)
         return END_CELL
 
     def _simple_item(self, node: LexborNode) -> bool:
         # Fast path for the commonest item, `<li>text</li>` or `<li><a>text</a></li>`.
-        text = _item_text(node, self.links)
+        text = item_text(node, self.links)
         if text is None:
             return False
         lst = self.ctxs[-1]
@@ -215,7 +212,7 @@ class Containers:
         return True
 
     def _simple_list(self, node: LexborNode, kind: int) -> bool:
-        """Emit a list whose items are all simple (see `_item_text`); False if one is not.
+        """Emit a list whose items are all simple (see `item_text`); False if one is not.
 
         Its children but items may only be whitespace, comments and scripts.
         """
@@ -227,7 +224,7 @@ class Containers:
         while child is not None:
             child_kind = KINDS.get(child.tag_id, 0)
             if child_kind == ITEM:
-                text = _item_text(child, self.links)
+                text = item_text(child, self.links)
                 if text is None:
                     return False
                 # One text node: no line break in it, so no need for `paragraphs`.
@@ -235,7 +232,7 @@ class Containers:
                 if line:
                     lines.append(f"{number}. {line}" if ordered else f"- {line}")
                 number += 1
-            elif not _ignorable(child, child_kind):
+            elif not ignorable(child, child_kind):
                 return False
             child = child.next
         if lines:
@@ -244,7 +241,7 @@ class Containers:
 
     def _simple_row(self, node: LexborNode, table: tables.Table) -> bool:
         """Add a row whose cells hold only text to `table`; False for any other row."""
-        found = _text_row(node)
+        found = text_row(node)
         if found is None:
             return False
         headings = self.headings
@@ -256,8 +253,8 @@ class Containers:
         return True
 
     def _simple_table(self, node: LexborNode) -> bool:
-        """Emit a table whose rows are all text rows (see `_text_row`); False for any other."""
-        found = _text_rows(node)
+        """Emit a table whose rows are all text rows (see `text_row`); False for any other."""
+        found = text_rows(node)
         if found is None:
             return False
         rows, header = found
@@ -279,96 +276,3 @@ class Containers:
             if ctx.table is not None:
                 ctx.table.layout = True
                 return
-
-
-def _item_text(node: LexborNode, links: bool) -> str | None:
-    """The raw text of `<li>text</li>` or `<li><a>text</a></li>` (a link), else None."""
-    child = node.first_child
-    if child is None or child.next is not None:
-        return None
-    if child.is_text_node:
-        return child.text_content or ""
-    if KINDS.get(child.tag_id) != LINK:
-        return None
-    inner = dom.only_text(child)
-    if inner is None:
-        return None
-    href = link_target(child.attributes.get("href")) if links else None
-    return inner if href is None else inline_span(inner, href)
-
-
-def _text_rows(node: LexborNode) -> tuple[list[list[tuple[str, int]]], bool] | None:
-    """The non-empty rows of a table of text rows (see `_text_row`), and whether
-    one has a `<th>`; None for any other table."""
-    rows: list[list[tuple[str, int]]] = []
-    header = False
-    # Row groups (and column groups) are transparent.
-    row_nodes = _children_of_kind(node, ROW, PART)
-    if row_nodes is None:
-        return None
-    for row in row_nodes:
-        found = _text_row(row)
-        if found is None:
-            return None
-        if found[0]:
-            rows.append(found[0])
-        header = header or found[1]
-    return rows, header
-
-
-def _children_of_kind(node: LexborNode, kind: int, group: int = 0) -> list[LexborNode] | None:
-    """The children of `node` of `kind` (and those of its children of kind `group`,
-    at any depth), in order; None when it has others but whitespace, comments, scripts."""
-    found: list[LexborNode] = []
-    # Lexbor's sibling links, not a child iterator: that costs more than a child.
-    pending = [node.first_child]
-    while pending:
-        child = pending.pop()
-        while child is not None:
-            child_kind = KINDS.get(child.tag_id, 0)
-            if child_kind == kind:
-                found.append(child)
-            elif group and child_kind == group:
-                pending.append(child.next)
-                child = child.first_child
-                continue
-            elif not _ignorable(child, child_kind):
-                return None
-            child = child.next
-    return found
-
-
-def _text_row(node: LexborNode) -> tuple[list[tuple[str, int]], bool] | None:
-    """The cells of a row that holds only text cells, as (text, column span), and
-    whether one is a `<th>`; None for any other row. Text is whitespace-collapsed."""
-    cells: list[tuple[str, int]] = []
-    header = False
-    # Lexbor's sibling links, not a child iterator: that costs more than a cell.
-    child = node.first_child
-    while child is not None:
-        tag = child.tag_id
-        kind = KINDS.get(tag, 0)
-        if kind == CELL:
-            first = child.first_child
-            if first is None:
-                text = ""
-            elif first.is_text_node and first.next is None:
-                text = first.text_content or ""
-            else:
-                return None
-            header = header or tag == TH
-            colspan = child.attributes.get("colspan")
-            span = 1 if colspan is None else dom.int_value(colspan, 1, 1, tables.MAX_SPAN)
-            # One text node: no line break in it, so no need for `paragraphs`;
-            # and cells are short, so `collapse` would split and join.
-            cells.append((" ".join(text.split()), span))
-        elif not _ignorable(child, kind):
-            return None
-        child = child.next
-    return cells, header
-
-
-def _ignorable(node: LexborNode, kind: int) -> bool:
-    # What the walk passes over without a trace between items or cells:
-    # whitespace (the buffer is empty there), comments, scripts.
-    return kind == SKIP or (kind == TEXT and node.is_empty_text_node)

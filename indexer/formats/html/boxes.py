@@ -69,13 +69,36 @@ class Box:
         self.state = 0
         """Left to its users (`maincontent` marks what it keeps and drops)."""
 
+    def count(self, text: str, linked: int) -> None:
+        """Count a text node's `text` as directly in this box (inside a link if `linked`)."""
+        size = len(text.strip())
+        self.direct += size
+        if linked:
+            self.direct_links += size
+        self.commas += text.count(",") if text.isascii() else _commas(text)
+
+    def count_link(self, node: LexborNode) -> bool:
+        """Count link `node` if it is the commonest, `<a>text</a>` (True), so that the
+        walk need not descend into it."""
+        child = node.first_child
+        if child is None or child.next is not None or not child.is_text_node:
+            return False
+        size = len((child.text_content or "").strip())
+        self.direct += size
+        self.direct_links += size
+        return True
+
+
+Cut = tuple[LexborNode, Box, str]
+"""An element cut out of the boxes: the element, the box it was in, why."""
+
 
 class Measured:
     """The boxes of a page, parents first, and what the walk cut out, with why."""
 
     __slots__ = ("boxes", "cut")
 
-    def __init__(self, boxes: list[Box], cut: list[tuple[LexborNode, Box, str]]) -> None:
+    def __init__(self, boxes: list[Box], cut: list[Cut]) -> None:
         self.boxes = boxes
         self.cut = cut
         """(element, the box it was in, why)."""
@@ -86,7 +109,8 @@ _INLINE, _BOX, _LINK = 0, 1, 2
 
 def measure(body: LexborNode, hints: Hints, strip: bool) -> Measured:
     """Measure `body`'s subtree (see the module docstring). Never raises."""
-    kinds, read, cut = KINDS, hints.read, []
+    kinds = KINDS
+    cut: list[Cut] = []
     box = root = Box(body, None, body.tag_id, None)
     boxes = [root]
     stack: list[tuple[int, LexborNode]] = []
@@ -98,49 +122,25 @@ def measure(body: LexborNode, hints: Hints, strip: bool) -> Measured:
         action = -1  # no descent
         if kind == TEXT:
             if not node.is_empty_text_node:
-                text = node.text_content or ""
-                size = len(text.strip())
-                box.direct += size
-                if links:
-                    box.direct_links += size
-                box.commas += text.count(",") if text.isascii() else _commas(text)
+                box.count(node.text_content or "", links)
         elif kind == LINK:
-            child = node.first_child
-            if child is not None and child.next is None and child.is_text_node:
-                # The commonest link, `<a>text</a>`: measured without descending.
-                size = len((child.text_content or "").strip())
-                box.direct += size
-                box.direct_links += size
-            else:
+            if not box.count_link(node):
                 links += 1
                 action = _LINK
         elif kind in _BOX_KINDS:
-            attrs = node.attributes
-            hint = read(attrs) if attrs else None
-            why = _why_cut(tag, hint, strip and not tables)
-            if why:
-                cut.append((node, box, why))
-            else:
-                parent, box = box, Box(node, box, tag, hint)
-                parent.children.append(box)
+            opened = _open_box(node, box, hints, strip and not tables, cut)
+            if opened is not None:
+                box = opened
                 boxes.append(box)
                 tables += tag == _TABLE
                 action = _BOX
-        elif kind == IMG:
-            if _FILE_NAME.fullmatch((node.attributes.get("alt") or "").strip()):
-                cut.append((node, box, "a file name for alt text"))
-        elif tag in _CONTROLS:
-            cut.append((node, box, "a form control"))
+        elif kind == IMG or tag in _CONTROLS:
+            _cut_leaf(node, box, kind, cut)
         elif kind != SKIP:
             action = _INLINE
         if action >= 0:
-            child = node.first_child
-            if child is not None:
-                stack.append((action, node))
-                node = child
-                continue
-            stack.append((action, node))  # an empty element: left at once, below
-            after = None
+            stack.append((action, node))
+            after = node.first_child  # None: an empty element, left at once below
         else:
             after = node.next
         # On to the next node, leaving the elements that end here.
@@ -155,6 +155,29 @@ def measure(body: LexborNode, hints: Hints, strip: bool) -> Measured:
         node = after
     _sum_subtrees(boxes)
     return Measured(boxes, cut)
+
+
+def _open_box(
+    node: LexborNode, parent: Box, hints: Hints, strip: bool, cut: list[Cut]
+) -> Box | None:
+    """A new box for `node` inside `parent`, or None when it is cut (listed in `cut`)."""
+    attrs = node.attributes
+    hint = hints.read(attrs) if attrs else None
+    why = _why_cut(node.tag_id, hint, strip)
+    if why:
+        cut.append((node, parent, why))
+        return None
+    box = Box(node, parent, node.tag_id, hint)
+    parent.children.append(box)
+    return box
+
+
+def _cut_leaf(node: LexborNode, box: Box, kind: int, cut: list[Cut]) -> None:
+    """List an image or form control that says nothing in `cut`."""
+    if kind != IMG:
+        cut.append((node, box, "a form control"))
+    elif _FILE_NAME.fullmatch((node.attributes.get("alt") or "").strip()):
+        cut.append((node, box, "a file name for alt text"))
 
 
 def _commas(text: str) -> int:

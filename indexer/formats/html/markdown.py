@@ -22,6 +22,7 @@ from indexer.formats.html.containers import (
     END_ITEM,
     FLUSH,
     MAX_NEST,
+    NO_DESCENT,
     Containers,
     Ctx,
 )
@@ -60,55 +61,34 @@ _MARKS = tuple("#" * level + " " for level in range(7))
 
 
 def render(root: LexborNode, *, links: bool = True) -> list[Block]:
-    """Return the Markdown blocks of `root`'s subtree, in document order; without
-    `links`, a link reads as its text."""
+    """Return the Markdown blocks of `root`'s subtree in order (links as text without `links`)."""
     walker = _Walker(links)
     kinds = KINDS
     buf = walker.buf
-    # The open elements, with their exit actions. The walk follows Lexbor's
-    # child and sibling links itself: a child iterator per element costs more
-    # than the rest of the visit.
+    # The open elements and their exit actions, walked along Lexbor's child and
+    # sibling links: a child iterator per element costs more than the visit.
     stack: list[tuple[int, LexborNode]] = []
     node = root
     while True:
         kind = kinds.get(node.tag_id, 0)
-        action = -1  # no descent
-        # The commonest kinds first; headings and containers skip `enter`'s tests.
+        action = NO_DESCENT
+        # The commonest kinds first; containers skip `enter`'s tests.
         if kind == TEXT:
-            # Whitespace between tags is a space at most, and none where a
-            # paragraph starts; Lexbor tells without making a string of it.
+            # Blank text is a space at most, none where a paragraph starts; Lexbor needs no string.
             if not node.is_empty_text_node:
                 buf.append(node.text_content or "")
             elif buf:
                 buf.append(" ")
         elif kind == BLOCK and not walker.flat:
-            if buf:
-                walker.flush()
-            child = node.first_child
-            # `<p>text</p>` (outside a link or code span) needs no walk.
-            if child is not None and child.next is None and child.is_text_node and not walker.wraps:
-                walker.add_paragraph(child.text_content or "")
-                child = None
-            if child is not None:
-                stack.append((_FLUSH, node))
-                node = child
-                continue
+            action = walker.block(node)
         elif not kind:
             action = 0
         elif kind >= FIRST_CONTAINER and not walker.flat:
-            entered = walker.open(node, kind)
+            action = walker.open(node, kind)
             buf = walker.buf
-            if entered is not None:
-                action = entered
-        elif kind == HEADING and not walker.flat:
-            entered = walker.heading(node)
-            if entered is not None:
-                action = entered
         elif kind != SKIP:
-            entered = walker.enter(node, kind)
+            action = walker.enter(node, kind)
             buf = walker.buf
-            if entered is not None:
-                action = entered
         if action >= 0:
             child = node.first_child
             if child is not None:
@@ -125,10 +105,7 @@ def render(root: LexborNode, *, links: bool = True) -> list[Block]:
                 node = after
                 break
             action, node = stack.pop()
-            if action == _FLUSH:
-                if buf:
-                    walker.flush()
-            elif action:
+            if action:
                 walker.leave(action, node)
                 buf = walker.buf
         else:
@@ -159,22 +136,33 @@ class _Walker(Containers):
         self.flush()
         return self.ctxs[0].blocks
 
-    def enter(self, node: LexborNode, kind: int) -> int | None:
-        """Open `node`; return its exit action (0 for none), or None to skip its children."""
+    def block(self, node: LexborNode) -> int:
+        """Open block `node` (outside a heading); return `enter`'s answer."""
+        if self.buf:
+            self.flush()
+        child = node.first_child
+        # `<p>text</p>` (outside a link or code span) needs no walk.
+        if child is not None and child.next is None and child.is_text_node and not self.wraps:
+            self.add_paragraph(child.text_content or "")
+            return NO_DESCENT
+        return _FLUSH
+
+    def enter(self, node: LexborNode, kind: int) -> int:
+        """Open `node`; return its exit action (0 for none), or `NO_DESCENT`."""
         if kind == LINK:
             return self._link(node)
         if kind == LINEBREAK:
             self.buf.append(BR)
-            return None
+            return NO_DESCENT
         if kind == CODE:
             # Code inside code is the same span (nested spans would only grow fences).
             inside = self.wraps and self.wraps[-1].href is None
             return 0 if inside else self._wrap(None)
         if kind == IMG:
             self.buf.append(node.attributes.get("alt") or "")
-            return None
+            return NO_DESCENT
         if kind == SKIP:
-            return None
+            return NO_DESCENT
         if self.flat:
             self.buf.append(" ")
             return _SEPARATE
@@ -191,9 +179,9 @@ class _Walker(Containers):
             self._emit_text("---", "hr")
         else:
             return self.open(node, kind)
-        return None
+        return NO_DESCENT
 
-    def heading(self, node: LexborNode) -> int | None:
+    def heading(self, node: LexborNode) -> int:
         """Open heading `node` (outside a heading); return `enter`'s answer."""
         if self.buf:
             self.flush()
@@ -201,7 +189,7 @@ class _Walker(Containers):
         child = node.first_child
         if child is not None and child.next is None and child.is_text_node and not self.wraps:
             self._add_heading(node, collapse(child.text_content or ""), None)
-            return None
+            return NO_DESCENT
         self.flat += 1
         return _END_HEADING
 
@@ -223,7 +211,7 @@ class _Walker(Containers):
             self.flat -= 1
             self._heading(node)
 
-    def _link(self, node: LexborNode) -> int | None:
+    def _link(self, node: LexborNode) -> int:
         if not self.links:
             return 0
         href = link_target(node.attributes.get("href"))
@@ -233,7 +221,7 @@ class _Walker(Containers):
         if text is None:
             return self._wrap(href)
         self.buf.append(inline_span(text, href))
-        return None
+        return NO_DESCENT
 
     def _wrap(self, href: str | None) -> int:
         if len(self.wraps) >= MAX_NEST:

@@ -1,6 +1,6 @@
 """The child side of `WorkerPool`: a loop that runs pickled calls sent over a pipe.
 
-Started by `pool._BOOT` (or `python -m indexer.procpool.worker`) with the arguments
+Started by `handle._BOOT` (or `python -m indexer.procpool.worker`) with the arguments
 `PARENT_PID MEMORY_LIMIT_MB NAME`. Both directions carry frames: a header (`HEADER`),
 then a pickle and its out-of-band buffers (`frame_parts`). The parent sends
 an init frame (`{"sys_path": [...]}`), the child answers `("ready", pid)`; then each

@@ -13,8 +13,8 @@ import pytest
 from indexer._corpusgen import MAKERS
 from indexer.config import Config
 from indexer.pipeline.engines.context import RunContext
-from indexer.pipeline.engines.dispatch import EARLY_BYTES, Window
 from indexer.pipeline.engines.local import stage
+from indexer.pipeline.engines.window import EARLY_BYTES, Window
 from indexer.pipeline.output.records import FileOutcome, Rendered
 from indexer.registry import default_registry
 

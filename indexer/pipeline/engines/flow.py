@@ -21,8 +21,9 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from indexer.pipeline.engines.context import Pools, RunContext, Stretch
-from indexer.pipeline.engines.dispatch import Batch, Dispatcher, Taken, Window
+from indexer.pipeline.engines.dispatch import Batch, Dispatcher
 from indexer.pipeline.engines.entries import take
+from indexer.pipeline.engines.window import Taken, Window
 from indexer.pipeline.engines.writer import Writer
 from indexer.pipeline.extract.batch import BatchExtractor, WorkItem
 from indexer.pipeline.extract.calls import ISOLATED_PER_CALL

@@ -15,7 +15,7 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream
 
 from indexer.pipeline.engines.context import OnProgress, RunContext, Stretch
-from indexer.pipeline.engines.dispatch import Window
+from indexer.pipeline.engines.window import Window
 from indexer.pipeline.output.changes import CHANGES, ChangeTracker
 from indexer.pipeline.output.records import FileOutcome
 from indexer.pipeline.output.shards import LAYOUT, PreviousShards, ShardWriter

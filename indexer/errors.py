@@ -4,6 +4,7 @@
      ├── ConfigError          a bad option: its key, value and what is allowed (exit 2)
      ├── RegistryError        an extractor spec that cannot be registered
      ├── LockHeld             another run holds OUT's lock (exit 75)
+     ├── NoWorkers            the dask cluster had no worker for `worker_wait` s (exit 3)
      ├── StateError           the incremental state cannot be used
      │    ├── StateDamaged    damaged while in use: the run starts over on a new state
      │    └── StateWriteError could not be written (disk full): the run stops, state kept
@@ -24,6 +25,7 @@ __all__ = [
     "ConfigError",
     "IndexerError",
     "LockHeld",
+    "NoWorkers",
     "PoolError",
     "RegistryError",
     "StateDamaged",
@@ -62,6 +64,10 @@ class LockHeld(IndexerError, RuntimeError):
     def __init__(self, lock: Path, holder: str) -> None:
         super().__init__(f"another indexer run holds {lock} ({holder or 'unknown'})")
         self.holder = holder
+
+
+class NoWorkers(IndexerError, RuntimeError):
+    """The dask cluster had no worker for `worker_wait` seconds: the run cannot go on."""
 
 
 class StateError(IndexerError):

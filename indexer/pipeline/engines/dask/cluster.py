@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from indexer.config import Config
-from indexer.errors import ConfigError, IndexerError
+from indexer.errors import ConfigError, NoWorkers
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -33,10 +33,6 @@ CLOSE_TIMEOUT = 30.0
 """Seconds that closing the client or the cluster, or releasing the workers, may take."""
 _POLL = 1.0
 """Seconds between two looks at the cluster's workers (at most; less for a short wait)."""
-
-
-class NoWorkers(IndexerError, RuntimeError):
-    """The dask cluster had no worker for `worker_wait` seconds: the run cannot go on."""
 
 
 @asynccontextmanager

@@ -30,12 +30,12 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import psutil  # type: ignore[import-untyped]
+import psutil
 
 from benchmarks.common import load, table
 from benchmarks.pipeline import corpus
 from indexer.config import Config
-from indexer.pipeline.engines.dask.driver import LOCAL_CLUSTER, WORKER_CONFIG
+from indexer.pipeline.engines.dask.cluster import LOCAL_CLUSTER, WORKER_CONFIG
 from indexer.pipeline.run import runner
 
 

@@ -51,7 +51,9 @@ def _cpu_best(repeat: int, run: Callable[[], Any]) -> tuple[float, Any]:
     return textual.best_of(repeat, run), result
 
 
-def _row(kind: str, label: str, files: Files, seconds: float, count: int, unit: str) -> dict:
+def _row(
+    kind: str, label: str, files: Files, seconds: float, count: int, unit: str
+) -> dict[str, Any]:
     mb = sum(len(d) for _, d in files) / 1e6
     rate = count / seconds if unit != "MB/s" else mb / seconds
     target = TARGETS.get(kind) if unit == UNITS.get(kind, "MB/s") else None
@@ -63,7 +65,7 @@ def _row(kind: str, label: str, files: Files, seconds: float, count: int, unit: 
     }  # fmt: skip
 
 
-def _textual_rows(scale: float, repeat: int) -> list[dict]:
+def _textual_rows(scale: float, repeat: int) -> list[dict[str, Any]]:
     rows = []
     for kind, label, path, data in textual.inputs(scale):
         seconds, _ = _cpu_best(repeat, partial(indexer.extract, path, data))
@@ -74,7 +76,7 @@ def _textual_rows(scale: float, repeat: int) -> list[dict]:
     return rows
 
 
-def _mail_rows(scale: float, repeat: int) -> list[dict]:
+def _mail_rows(scale: float, repeat: int) -> list[dict[str, Any]]:
     generated = [(f"m{i}.eml", m) for i, m in enumerate(mail.messages(int(3000 * scale)))]
     rows = []
     for label, files in (
@@ -87,7 +89,7 @@ def _mail_rows(scale: float, repeat: int) -> list[dict]:
     return rows
 
 
-def _html_rows(scale: float, repeat: int) -> list[dict]:
+def _html_rows(scale: float, repeat: int) -> list[dict[str, Any]]:
     rng = random.Random(7)
     pages = [(f"p{i}.html", _html(rng, i)) for i in range(int(2000 * scale))]
     sections = b"".join(d.split(b"<main>")[1].split(b"</main>")[0] for _, d in pages[:300])
@@ -137,7 +139,7 @@ def _visit(data: bytes) -> list[str]:
     return texts
 
 
-def _pdf_rows(scale: float, repeat: int, plumber_max_bytes: int) -> list[dict]:
+def _pdf_rows(scale: float, repeat: int, plumber_max_bytes: int) -> list[dict[str, Any]]:
     rng = random.Random(11)
     generated = [
         (f"g{i}.pdf", minimal_pdf([[mail._sentence(rng) for _ in range(30)]] * pages))

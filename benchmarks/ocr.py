@@ -17,6 +17,7 @@ import os
 import shutil
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -83,9 +84,9 @@ def _routing(corpus: Path) -> dict[str, Any]:
         and not any(words in row[5] for words in _NOT_BORN_DIGITAL)
         and row[0] not in _UNMARKED
     ]
-    seconds = {}
+    seconds: dict[str, float] = {}
     for mode in ("off", "auto", "off", "auto"):  # interleaved, best of two each
-        options = Options(ocr_mode=mode)  # type: ignore[arg-type]
+        options = Options(ocr_mode=mode)
         start = time.process_time()
         for path, data in files:
             extract(path, data, options)
@@ -100,7 +101,7 @@ def run(args: Any) -> dict[str, Any]:
     folder, pages = cached_tree(workdir, "ocr-pages-v1", _make_pages)
     rows, per_page = [], {}
     for workers in (1, 2):
-        measured = measure_quiet(lambda w=workers: _run(folder, workdir / "out-ocr", w), args.tries)
+        measured = measure_quiet(partial(_run, folder, workdir / "out-ocr", workers), args.tries)
         read = measured.extra["pages"]
         per_page[workers] = measured.wall / read
         rows.append(
@@ -123,8 +124,8 @@ def run(args: Any) -> dict[str, Any]:
 
 def render(result: dict[str, Any]) -> str:
     """The suite's text report."""
-    keys = ("wall_s", "cpu_s", "pages", "pages_per_s", "cpu_s_per_page", "peak_tree_rss_mb")
-    keys += ("load_before", "load_after")
+    keys: tuple[str, ...] = ("wall_s", "cpu_s", "pages", "pages_per_s", "cpu_s_per_page")
+    keys += ("peak_tree_rss_mb", "load_before", "load_after")
     return report(result, keys)
 
 

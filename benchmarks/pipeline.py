@@ -197,9 +197,10 @@ def serial_work(src: Path, out: Path) -> dict[str, int]:
                 documents.update(doc.line)
                 chunks += doc.count
                 pages += doc.pages
-            blob = pack(done.docs)
-            state_file.write(blob)
-            zlib.crc32(blob)
+            crc = 0
+            for part in pack(done.docs):  # in parts, as the state appends them
+                state_file.write(part)
+                crc = zlib.crc32(part, crc)
             files += 1
             total += size
     return {"files": files, "bytes": total, "pages": pages, "chunks": chunks, "pending": pending}

@@ -23,6 +23,7 @@ import re
 import statistics
 import zipfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +102,10 @@ def _converts(convert: Callable[[str, bytes], str], name: str, data: bytes) -> s
     return text if text.strip() else None
 
 
+def _convert_all(convert: Callable[[str, bytes], str], files: Files) -> list[str]:
+    return [convert(name, data) for name, data in files]
+
+
 def _undo(text: str) -> str:
     for pattern, replacement in ARTEFACTS:
         text = pattern.sub(replacement, text)
@@ -118,7 +123,7 @@ def quality(files: Files) -> dict[str, Any]:
     markitdown, kreuzberg = _markitdown(), _kreuzberg()
     if markitdown is None or kreuzberg is None:
         return {"error": "markitdown or kreuzberg is not installed"}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, data in files:
         convert = kreuzberg if name.endswith(".rtf") else markitdown
         theirs = _converts(convert, name, data)
@@ -171,7 +176,7 @@ def speed(files: Files, repeat: int) -> list[dict[str, Any]]:
                 row[tool] = None
                 continue
             ok = [(n, d) for n, d in batch if _converts(run, n, d) is not None]
-            seconds = best_of(repeat, lambda ok=ok, run=run: [run(n, d) for n, d in ok])
+            seconds = best_of(repeat, partial(_convert_all, run, ok))
             row[tool] = {"files": len(ok), "cpu_s": round(seconds, 4)}
             row[f"{tool}_files_per_s"] = round(len(ok) / seconds, 1) if seconds else None
         if row.get("markitdown_files_per_s") and row.get("indexer_files_per_s"):
@@ -211,9 +216,7 @@ def memory(workdir: Path) -> list[dict[str, Any]]:
     cases = {"at-cap-100k-rows": (100_000, 20), "past-cap-1m-rows": (1_048_576, 16)}
     rows = []
     for label, (height, width) in cases.items():
-        folder, cells = cached_tree(
-            workdir, f"sheets-{label}", lambda d, h=height, w=width: big_xlsx(_mk(d), h, w)
-        )
+        folder, cells = cached_tree(workdir, f"sheets-{label}", partial(_big_tree, height, width))
         out = fresh_dir(workdir / f"sheets-{label}-out")
         argv = [INDEXER, "run", str(folder), "--out", str(out), "--workers", "1",
                 "--pdf-workers", "1", "--quiet", "--max-failures", "1"]  # fmt: skip
@@ -234,9 +237,10 @@ def memory(workdir: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def _mk(folder: Path) -> Path:
+def _big_tree(rows: int, cols: int, folder: Path) -> int:
+    """Fill `folder` with one `big_xlsx`; return its cells."""
     folder.mkdir(parents=True, exist_ok=True)
-    return folder / "big.xlsx"
+    return big_xlsx(folder / "big.xlsx", rows, cols)
 
 
 def run(args: Any) -> dict[str, Any]:

@@ -74,7 +74,7 @@ def page(number: int, *, dpi: int, angle: float, seed: int) -> Image.Image:
     return image
 
 
-def _wrap(text: str, font: ImageFont.FreeTypeFont, width: int) -> list[str]:
+def _wrap(text: str, font: ImageFont.FreeTypeFont | ImageFont.ImageFont, width: int) -> list[str]:
     lines: list[str] = []
     for word in text.split():
         if lines and font.getlength(f"{lines[-1]} {word}") <= width:

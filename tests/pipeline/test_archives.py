@@ -11,11 +11,13 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
+import hostile
 import pytest
 
 import indexer
 from indexer._samples import minimal_pdf
 from indexer.config import Config
+from indexer.registry import default_registry
 
 CONFIG = Config(workers=2, pdf_workers=2, max_failures=1000)
 FILES = {
@@ -177,6 +179,43 @@ def test_an_unchanged_archive_reuses_its_members_and_a_changed_one_re_extracts_t
     indexer.run(tmp_path / "src", fresh, CONFIG)
     for name in ("documents.ndjson", "chunks-00000.ndjson"):
         assert (out / name).read_bytes() == (fresh / name).read_bytes()
+
+
+def test_a_pdf_attached_to_a_mail_in_a_zip_equals_the_same_mail_indexed_from_disk(
+    tmp_path: Path,
+) -> None:
+    msg = EmailMessage()
+    msg["From"], msg["Subject"] = "Ann <ann@example.com>", "Figures"
+    msg.set_content("The report is attached.")
+    msg.add_attachment(FILES["report.pdf"], maintype="application", subtype="pdf",
+                       filename="report.pdf")  # fmt: skip
+    (tmp_path / "src" / "plain").mkdir(parents=True)
+    (tmp_path / "src" / "plain" / "m.eml").write_bytes(msg.as_bytes())
+    (tmp_path / "src" / "z.zip").write_bytes(_zip({"m.eml": msg.as_bytes()}))
+    indexer.run(tmp_path / "src", tmp_path / "out", CONFIG)
+    docs, chunks = _docs(tmp_path / "out"), _chunks(tmp_path / "out")
+    for part in ("", "#att/1/report.pdf"):
+        member, disk = f"z.zip#m.eml{part}", f"plain/m.eml{part}"
+        assert _same_fields(docs[member]) == _same_fields(docs[disk]), member
+        assert chunks[member] == chunks[disk], member
+    assert docs["z.zip#m.eml#att/1/report.pdf"]["kind"] == "pdf"
+
+
+def test_a_member_that_crashes_its_worker_fails_alone_and_the_rest_are_indexed(
+    tmp_path: Path,
+) -> None:
+    registry = default_registry().copy()
+    registry.register(hostile._spec("segv", hostile.segfault, isolated=False))
+    (tmp_path / "src").mkdir()
+    members = {"a.txt": b"Before.\n", "boom.segv": b"payload", "c.csv": b"x,y\n1,2\n"}
+    (tmp_path / "src" / "z.zip").write_bytes(_zip(members))
+    summary = indexer.run(tmp_path / "src", tmp_path / "out", CONFIG, registry=registry)
+    docs = _docs(tmp_path / "out")
+    assert (docs["z.zip#boom.segv"]["status"], docs["z.zip#boom.segv"]["reason"]) == (
+        "failed", "crashed",
+    )  # fmt: skip
+    assert [docs[f"z.zip#{n}"]["status"] for n in ("a.txt", "c.csv")] == ["ok", "ok"]
+    assert summary.failed == 1
 
 
 @pytest.mark.parametrize("workers", [1, 3])

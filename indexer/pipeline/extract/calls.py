@@ -1,5 +1,6 @@
 """Extraction jobs through the process pools: batched calls, isolated calls a few files
-at a time, a failed call retried one job per call, and a mail's attached PDFs.
+at a time, a failed call retried one job per call; children left pending (an archive's
+members, a mail's attached PDFs) go to `pending.PendingChildren`.
 
 A failure stays with its file: a job its worker died on becomes that file's failure
 record, never an exception of the run.

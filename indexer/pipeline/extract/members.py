@@ -2,7 +2,9 @@
 
 Each member is judged as the walk judges a file on disk, so that its records equal
 the same file's: the walk's include and exclude globs (matched against
-`<archive path>/<member path>`, the archive read as a folder), an extractor that
+`<archive path>/<member path>`, the archive read as a folder; an archive the include
+passes over is opened all the same when it could match a member of it, its own
+document then `excluded`, as the walk does with one on disk), an extractor that
 claims its extension, else `binary` for a known binary extension or a NUL in its
 first 8 KiB, else text. `.7z` and `.rar` members are `unsupported_archive`.
 Problems the reader found (an unsafe name, a link, encryption, a limit) are

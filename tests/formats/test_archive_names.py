@@ -41,7 +41,8 @@ def _names(data: bytes) -> list[str]:
         return zip_names(infos)
 
 
-JAPANESE = ["資料/報告書.txt", "議事録.txt", "説明/テスト.txt"]
+JAPANESE = ["資料/報告書.txt", "議事録.txt", "説明/テスト.txt", "予定表.txt"]
+"""`表` is 0x95 0x5C in Shift-JIS: its second byte, a backslash, is no folder separator."""
 
 
 def test_shift_jis_names_without_the_utf8_flag_read_as_japanese() -> None:

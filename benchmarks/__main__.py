@@ -30,6 +30,7 @@ SUITES: dict[str, tuple[str, bool]] = {
     "engines": ("the local and the dask engine on one corpus, outputs compared", False),
     "html-main": ("main-content extraction vs whole-page HTML and trafilatura", True),
     "archives": ("a zip of ~1,000 mixed files against the same files unpacked", True),
+    "pst": ("peak RSS of the Outlook mailbox reader and of a run, per mailbox", False),
     "sheets": ("spreadsheets and RTF against markitdown and kreuzberg; RSS on workbooks", True),
     "office": ("the office formats against markitdown and kreuzberg, words kept", True),
     "ocr": ("scanned pages through indexer run at 1 and 2 workers; routing's cost", True),

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import TYPE_CHECKING
 
-__all__ = ["compile_globs"]
+if TYPE_CHECKING:
+    import regex
+
+__all__ = ["compile_globs", "may_match_below"]
 
 
 @functools.lru_cache(maxsize=64)
@@ -20,6 +24,22 @@ def compile_globs(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
     if not patterns:
         return None
     return re.compile("|".join(f"(?:{_translate(p)})" for p in patterns), re.DOTALL)
+
+
+def may_match_below(patterns: tuple[str, ...], folder: str) -> bool:
+    """True when some path below `folder` (`folder/...`) could match one of `patterns`:
+    an archive is opened for the members an include glob may want (`*.pdf`)."""
+    found = _partial(patterns).fullmatch(folder + "/", partial=True)
+    return found is not None
+
+
+@functools.lru_cache(maxsize=64)
+def _partial(patterns: tuple[str, ...]) -> regex.Pattern[str]:
+    """`compile_globs(patterns)` in `regex`, whose partial matching tells a prefix of a match."""
+    import regex  # here: only a run with include globs and archives needs it
+
+    compiled = compile_globs(patterns)
+    return regex.compile(compiled.pattern if compiled else "(?!)", regex.DOTALL)
 
 
 def _translate(pattern: str) -> str:

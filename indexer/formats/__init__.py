@@ -12,10 +12,10 @@ from typing import Any
 
 from indexer._spec import ExtractorSpec
 
-__all__ = ["BUILTIN_SPECS", "VERSIONS"]
+__all__ = ["ARCHIVE_EXTENSIONS", "BUILTIN_SPECS", "VERSIONS"]
 
 VERSIONS = {
-    "archive": "1", "csv": "1", "doc": "1", "docx": "1", "eml": "2", "epub": "1", "html": "2",
+    "archive": "2", "csv": "1", "doc": "1", "docx": "1", "eml": "2", "epub": "1", "html": "2",
     "image": "1", "json": "1", "msg": "1", "odp": "1", "odt": "1", "pdf": "2", "ppt": "1",
     "pptx": "1", "rtf": "1", "spreadsheet": "2", "text": "1",
 }  # fmt: skip
@@ -24,6 +24,7 @@ and incremental runs re-extract its documents. (Each module's `VERSION` reads it
 
 _LIMIT = ("max_chunk_chars",)
 _OCR = ("ocr_mode", "ocr_engine", "ocr_language", "ocr_dpi", "ocr_page_timeout")
+ARCHIVE_EXTENSIONS = ("zip", "tar", "tgz", "tbz", "tbz2", "txz", "gz", "bz2", "xz")
 IMAGE_EXTENSIONS = ("png", "jpg", "jpeg", "tif", "tiff", "bmp", "gif", "webp")
 
 
@@ -66,7 +67,7 @@ BUILTIN_SPECS = (
     ExtractorSpec(
         name="archive",
         kind="archive",
-        extensions=("zip", "tar", "tgz", "tbz", "tbz2", "txz", "gz", "bz2", "xz"),
+        extensions=ARCHIVE_EXTENSIONS,
         # image members became documents (OCR) rather than `binary` skips
         version=f"{VERSIONS['archive']}+image.{VERSIONS['image']}",
         extract=_lazy("archive", "extract"),

@@ -11,6 +11,8 @@ import tarfile
 import zipfile
 from pathlib import Path
 
+from zips import zip_of
+
 import indexer
 from indexer._limits import ContainerLimits
 from indexer._types import Options
@@ -36,16 +38,8 @@ def _status(child: Child) -> str:
     )  # fmt: skip
 
 
-def _zip(files: dict[str, bytes], method: int = zipfile.ZIP_DEFLATED) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", method) as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-    return buffer.getvalue()
-
-
 def test_a_zip_bomb_member_is_skipped_for_its_ratio_and_the_rest_indexed() -> None:
-    data = _zip({"bomb.txt": b"\0" * (8 << 20), "ok.txt": b"Fine.\n"})
+    data = zip_of({"bomb.txt": b"\0" * (8 << 20), "ok.txt": b"Fine.\n"})
     status, _, children = _unit(data)
     assert status == "ok"
     assert str(children["#bomb.txt"].skip).startswith("compression_ratio")
@@ -53,7 +47,7 @@ def test_a_zip_bomb_member_is_skipped_for_its_ratio_and_the_rest_indexed() -> No
 
 
 def test_members_past_the_unpacked_budget_stop_the_archive_with_the_reason() -> None:
-    data = _zip({f"f{i}.txt": os.urandom(600).hex().encode() for i in range(4)})
+    data = zip_of({f"f{i}.txt": os.urandom(600).hex().encode() for i in range(4)})
     status, error, children = _unit(data, max_unpacked_bytes=3000)
     assert status == "failed" and error == "unpacked_limit: more than 3000 bytes"
     assert [_status(c) for c in children.values()] == ["ok", "ok", "skipped"]
@@ -61,9 +55,9 @@ def test_members_past_the_unpacked_budget_stop_the_archive_with_the_reason() -> 
 
 
 def test_a_42_zip_style_nesting_stops_at_the_depth_limit() -> None:
-    layer = _zip({"page.txt": b"\0" * (2 << 20)})
+    layer = zip_of({"page.txt": b"\0" * (2 << 20)})
     for _ in range(5):
-        layer = _zip({f"{n}.zip": layer for n in "abcd"})
+        layer = zip_of({f"{n}.zip": layer for n in "abcd"})
     status, _, children = _unit(layer, max_depth=3)
     assert status == "ok"
     deepest = max(suffix.count("#") for suffix in children)
@@ -86,7 +80,7 @@ def test_a_tar_of_very_many_empty_members_stops_at_the_member_limit() -> None:
 
 def _patched_zip(names: dict[str, str]) -> bytes:
     """A zip whose member names are rewritten byte for byte (what zipfile will not write)."""
-    data = _zip({placeholder: b"Payload.\n" for placeholder in names})
+    data = zip_of({placeholder: b"Payload.\n" for placeholder in names})
     for placeholder, name in names.items():
         assert len(placeholder) == len(name.encode())
         data = data.replace(placeholder.encode(), name.encode())
@@ -153,7 +147,7 @@ def test_a_truncated_tar_gz_keeps_the_members_read_before_the_cut() -> None:
 
 
 def test_a_zip_cut_before_its_directory_is_one_failed_record() -> None:
-    data = _zip({"a.txt": b"A" * 5000, "b.txt": b"B" * 5000}, zipfile.ZIP_STORED)
+    data = zip_of({"a.txt": b"A" * 5000, "b.txt": b"B" * 5000}, zipfile.ZIP_STORED)
     status, error, children = _unit(data[:6000])
     assert status == "failed" and str(error).startswith("damaged:") and not children
 
@@ -163,7 +157,7 @@ def test_a_run_over_hostile_archives_records_every_file_and_writes_only_into_out
 ) -> None:
     source = tmp_path / "src"
     source.mkdir()
-    (source / "bomb.zip").write_bytes(_zip({"z.txt": b"\0" * (4 << 20)}))
+    (source / "bomb.zip").write_bytes(zip_of({"z.txt": b"\0" * (4 << 20)}))
     (source / "names.zip").write_bytes(_patched_zip({"xx/evil.txt": "../evil.txt"}))
     (source / "junk.zip").write_bytes(b"PK\x03\x04 not really a zip")
     (source / "junk.tar.gz").write_bytes(gzip.compress(b"not a tar")[:-6])

@@ -6,16 +6,18 @@ import gzip
 import io
 import json
 import tarfile
-import zipfile
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
+import hostile
 import pytest
+from zips import documents, zip_of
 
 import indexer
 from indexer._samples import minimal_pdf
 from indexer.config import Config
+from indexer.registry import default_registry
 
 CONFIG = Config(workers=2, pdf_workers=2, max_failures=1000)
 FILES = {
@@ -37,14 +39,6 @@ def _mail() -> bytes:
     return msg.as_bytes()
 
 
-def _zip(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-    return buffer.getvalue()
-
-
 def _tar(files: dict[str, bytes], mode: str = "w") -> bytes:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode=mode) as archive:  # type: ignore[call-overload]
@@ -53,11 +47,6 @@ def _tar(files: dict[str, bytes], mode: str = "w") -> bytes:
             info.size = len(data)
             archive.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
-
-
-def _docs(out: Path) -> dict[str, dict[str, Any]]:
-    lines = (out / "documents.ndjson").read_bytes().splitlines()
-    return {json.loads(x)["path"]: json.loads(x) for x in lines}
 
 
 def _chunks(out: Path) -> dict[str, list[tuple[str, Any, bool]]]:
@@ -75,9 +64,9 @@ def _same_fields(doc: dict[str, Any]) -> tuple[Any, ...]:
 
 def _mixed(root: Path) -> dict[str, bytes]:
     files = {**FILES, "mail/numbers.eml": _mail()}
-    files["inner.zip"] = _zip({"deep/note.txt": b"Nested text.\n", "deep/x.json": b"[1, 2]"})
+    files["inner.zip"] = zip_of({"deep/note.txt": b"Nested text.\n", "deep/x.json": b"[1, 2]"})
     root.mkdir(parents=True)
-    (root / "mixed.zip").write_bytes(_zip(files))
+    (root / "mixed.zip").write_bytes(zip_of(files))
     for name, data in {**files, "inner/deep/note.txt": b"Nested text.\n"}.items():
         (root / "plain" / name).parent.mkdir(parents=True, exist_ok=True)
         (root / "plain" / name).write_bytes(data)
@@ -90,7 +79,7 @@ def test_every_member_of_a_mixed_zip_equals_the_same_file_indexed_from_disk(
 ) -> None:
     files = _mixed(tmp_path / "src")
     indexer.run(tmp_path / "src", tmp_path / "out", CONFIG)
-    docs, chunks = _docs(tmp_path / "out"), _chunks(tmp_path / "out")
+    docs, chunks = documents(tmp_path / "out"), _chunks(tmp_path / "out")
     members = [p for p in docs if p.startswith("mixed.zip#") and p.count("#") == 1]
     assert members == [f"mixed.zip#{name}" for name in files], "archive order"
     assert docs["mixed.zip"]["kind"] == "archive" and docs["mixed.zip"]["status"] == "ok"
@@ -117,7 +106,7 @@ def test_tar_gzip_bzip2_xz_and_a_single_gz_all_give_their_members(tmp_path: Path
         (source / name).write_bytes(_tar(files, mode))
     (source / "single.txt.gz").write_bytes(gzip.compress(b"Just one file.\n"))
     indexer.run(source, tmp_path / "out", CONFIG)
-    docs = _docs(tmp_path / "out")
+    docs = documents(tmp_path / "out")
     for name in ("p.tar", "g.tar.gz", "g.tgz", "b.tar.bz2", "x.tar.xz"):
         assert docs[name]["metadata"]["members"] == 2, name
         assert docs[f"{name}#a/one.txt"]["status"] == "ok"
@@ -127,32 +116,19 @@ def test_tar_gzip_bzip2_xz_and_a_single_gz_all_give_their_members(tmp_path: Path
     assert _chunks(tmp_path / "out")["single.txt.gz#single.txt"][0][0] == "Just one file."
 
 
-def test_the_walks_globs_apply_to_member_paths(tmp_path: Path) -> None:
-    source = tmp_path / "src"
-    source.mkdir()
-    files = {"keep.txt": b"Kept.\n", "debug.log": b"noise\n", "secret/key.txt": b"hidden\n"}
-    (source / "a.zip").write_bytes(_zip(files))
-    config = Config(workers=1, pdf_workers=1, exclude=("*.log", "a.zip/secret/"))
-    indexer.run(source, tmp_path / "out", config)
-    docs = _docs(tmp_path / "out")
-    assert docs["a.zip#keep.txt"]["status"] == "ok"
-    assert docs["a.zip#debug.log"]["reason"] == "excluded"
-    assert docs["a.zip#secret/key.txt"]["reason"] == "excluded"
-
-
 def test_an_archive_attached_to_a_mail_gives_its_members_with_the_mails_headers(
     tmp_path: Path,
 ) -> None:
     msg = EmailMessage()
     msg["From"], msg["Subject"] = "Ann <ann@example.com>", "Bundle"
     msg.set_content("Attached.")
-    msg.add_attachment(_zip({"in/a.txt": b"Zipped text.\n"}), maintype="application",
+    msg.add_attachment(zip_of({"in/a.txt": b"Zipped text.\n"}), maintype="application",
                        subtype="zip", filename="bundle.zip")  # fmt: skip
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "m.eml").write_bytes(msg.as_bytes())
     indexer.run(tmp_path / "src", tmp_path / "out", CONFIG)
     member = "m.eml#att/1/bundle.zip#in/a.txt"
-    assert _docs(tmp_path / "out")[member]["status"] == "ok"
+    assert documents(tmp_path / "out")[member]["status"] == "ok"
     text, meta, _ = _chunks(tmp_path / "out")[member][0]
     assert text == "Zipped text." and meta["mail"]["subject"] == "Bundle"
 
@@ -166,7 +142,7 @@ def test_an_unchanged_archive_reuses_its_members_and_a_changed_one_re_extracts_t
     again = indexer.run(tmp_path / "src", out, CONFIG)
     assert again.extracted == 0 and again.reused == first.extracted
     zipped = tmp_path / "src" / "mixed.zip"
-    zipped.write_bytes(_zip({**FILES, "notes/readme.txt": b"Rewritten.\n"}))
+    zipped.write_bytes(zip_of({**FILES, "notes/readme.txt": b"Rewritten.\n"}))
     changed = indexer.run(tmp_path / "src", out, CONFIG)
     assert changed.extracted == 1 + len(FILES)
     changes = [json.loads(x) for x in (out / "changes.ndjson").read_bytes().splitlines()]
@@ -177,6 +153,43 @@ def test_an_unchanged_archive_reuses_its_members_and_a_changed_one_re_extracts_t
     indexer.run(tmp_path / "src", fresh, CONFIG)
     for name in ("documents.ndjson", "chunks-00000.ndjson"):
         assert (out / name).read_bytes() == (fresh / name).read_bytes()
+
+
+def test_a_pdf_attached_to_a_mail_in_a_zip_equals_the_same_mail_indexed_from_disk(
+    tmp_path: Path,
+) -> None:
+    msg = EmailMessage()
+    msg["From"], msg["Subject"] = "Ann <ann@example.com>", "Figures"
+    msg.set_content("The report is attached.")
+    msg.add_attachment(FILES["report.pdf"], maintype="application", subtype="pdf",
+                       filename="report.pdf")  # fmt: skip
+    (tmp_path / "src" / "plain").mkdir(parents=True)
+    (tmp_path / "src" / "plain" / "m.eml").write_bytes(msg.as_bytes())
+    (tmp_path / "src" / "z.zip").write_bytes(zip_of({"m.eml": msg.as_bytes()}))
+    indexer.run(tmp_path / "src", tmp_path / "out", CONFIG)
+    docs, chunks = documents(tmp_path / "out"), _chunks(tmp_path / "out")
+    for part in ("", "#att/1/report.pdf"):
+        member, disk = f"z.zip#m.eml{part}", f"plain/m.eml{part}"
+        assert _same_fields(docs[member]) == _same_fields(docs[disk]), member
+        assert chunks[member] == chunks[disk], member
+    assert docs["z.zip#m.eml#att/1/report.pdf"]["kind"] == "pdf"
+
+
+def test_a_member_that_crashes_its_worker_fails_alone_and_the_rest_are_indexed(
+    tmp_path: Path,
+) -> None:
+    registry = default_registry().copy()
+    registry.register(hostile._spec("segv", hostile.segfault, isolated=False))
+    (tmp_path / "src").mkdir()
+    members = {"a.txt": b"Before.\n", "boom.segv": b"payload", "c.csv": b"x,y\n1,2\n"}
+    (tmp_path / "src" / "z.zip").write_bytes(zip_of(members))
+    summary = indexer.run(tmp_path / "src", tmp_path / "out", CONFIG, registry=registry)
+    docs = documents(tmp_path / "out")
+    assert (docs["z.zip#boom.segv"]["status"], docs["z.zip#boom.segv"]["reason"]) == (
+        "failed", "crashed",
+    )  # fmt: skip
+    assert [docs[f"z.zip#{n}"]["status"] for n in ("a.txt", "c.csv")] == ["ok", "ok"]
+    assert summary.failed == 1
 
 
 @pytest.mark.parametrize("workers", [1, 3])

@@ -9,24 +9,82 @@ before that check, so `..\\..\\x` is caught too.
 
 from __future__ import annotations
 
-__all__ = ["MemberNames", "clean_name", "zip_name"]
+import struct
+import zipfile
+import zlib
+
+__all__ = ["LEGACY_ENCODINGS", "MemberNames", "clean_name", "zip_names"]
 
 _SURROGATES = "utf-8", "surrogateescape"
 
 
-def zip_name(name: str, utf8_flag: bool) -> str:
-    """A zip member's name as its creator meant it: zipfile decodes names without the
-    UTF-8 flag as cp437, which most tools that omit the flag wrote UTF-8 in anyway."""
-    if utf8_flag:
-        return name
-    try:
-        raw = name.encode("cp437")
-    except UnicodeEncodeError:
-        return name
+def zip_names(infos: list[zipfile.ZipInfo]) -> list[str]:
+    """Each zip member's name as its creator meant it, the way 7-Zip and Info-ZIP read
+    them: as UTF-8 with the UTF-8 flag; else the Info-ZIP Unicode Path field when its
+    checksum matches the name; else UTF-8 when the bytes are valid UTF-8 (what most
+    tools that omit the flag wrote); else one legacy code page for the whole archive,
+    guessed from all such names together (Shift-JIS from a Japanese archiver), and
+    cp437, the format's own, when no guess decodes them all."""
+    raws = [None if i.flag_bits & _UTF8_FLAG else i.orig_filename.encode("cp437") for i in infos]
+    names = [
+        i.orig_filename if raw is None else _unicode_path(i.extra, raw) or _utf8(raw)
+        for i, raw in zip(infos, raws, strict=True)
+    ]
+    legacy = [raw for raw, name in zip(raws, names, strict=True) if raw and name is None]
+    encoding = _legacy_encoding(legacy)
+    return [
+        name if name is not None else (raw or b"").decode(encoding)
+        for raw, name in zip(raws, names, strict=True)
+    ]
+
+
+_UTF8_FLAG = 0x800
+_UNICODE_PATH = 0x7075
+"""The Info-ZIP Unicode Path extra field: version 1, the CRC-32 of the header's name,
+the name in UTF-8."""
+LEGACY_ENCODINGS = ("cp932", "gb18030", "big5", "cp949", "cp866", "cp437")
+"""The code pages archivers wrote names in without saying so, the guesses allowed."""
+
+
+def _utf8(raw: bytes) -> str | None:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
-        return name
+        return None
+
+
+def _unicode_path(extra: bytes, raw: bytes) -> str | None:
+    """The name in a Unicode Path field of `extra` made for the name `raw`, else None."""
+    at = 0
+    while at + 4 <= len(extra):
+        kind, size = struct.unpack_from("<HH", extra, at)
+        field = extra[at + 4 : at + 4 + size]
+        at += 4 + size
+        if kind != _UNICODE_PATH or size <= 5 or field[0] != 1:
+            continue
+        if struct.unpack_from("<L", field, 1)[0] == zlib.crc32(raw):
+            return _utf8(field[5:])
+    return None
+
+
+def _legacy_encoding(raws: list[bytes]) -> str:
+    """The one code page of `LEGACY_ENCODINGS` that charset detection picks for all of
+    `raws` together and that decodes each; cp437 (decodes anything) otherwise."""
+    if not raws:
+        return "cp437"
+    # Imported here: only an archive with legacy names pays for charset-normalizer
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(b"\n".join(raws), cp_isolation=list(LEGACY_ENCODINGS)).best()
+    if best is None:
+        return "cp437"
+    encoding = str(best.encoding)
+    try:
+        for raw in raws:
+            raw.decode(encoding)
+    except UnicodeDecodeError:
+        return "cp437"
+    return encoding
 
 
 def clean_name(name: str) -> tuple[str, str | None]:

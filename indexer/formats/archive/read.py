@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from indexer._limits import ContainerLimits
-from indexer.formats.archive.names import MemberNames, clean_name, zip_name
+from indexer.formats.archive.names import MemberNames, clean_name, zip_names
 
 __all__ = ["ArchiveError", "Budget", "Member", "read_members", "sniff"]
 
@@ -139,12 +139,11 @@ def _zip(data: bytes, budget: Budget) -> Iterator[Member]:
     except _DAMAGE as exc:
         raise ArchiveError(f"damaged: {exc}") from None
     names = MemberNames()
-    for info in infos:
+    for info, name in zip(infos, zip_names(infos), strict=True):
         if info.filename.endswith("/"):
             continue
         budget.count()
-        raw = zip_name(info.orig_filename, bool(info.flag_bits & 0x800))
-        path, unsafe = clean_name(raw)
+        path, unsafe = clean_name(name)
         path, size = names.claim(path), info.file_size
         problem = unsafe or _zip_problem(info, budget)
         if problem is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -97,6 +98,7 @@ def expand(
     if not may_have_attachments(data):
         return ()
     context = {k: doc.metadata[k] for k in _CONTEXT if doc.metadata.get(k)}
+    options = _unfiltered(options)
     try:
         message = parse_message(data)
         return tuple(
@@ -106,6 +108,15 @@ def expand(
         )
     except RecursionError:
         return ()
+
+
+def _unfiltered(options: Options) -> Options:
+    """`options` without the walk's globs: a mail's attachments are part of it, and so is
+    what an attached archive holds."""
+    limits = options.containers
+    if not (limits.include or limits.exclude):
+        return options
+    return replace(options, containers=replace(limits, include=(), exclude=()))
 
 
 def _child(

@@ -1,5 +1,6 @@
 """Extraction jobs through the process pools: batched calls, isolated calls a few files
-at a time, a failed call retried one job per call, and a mail's attached PDFs.
+at a time, a failed call retried one job per call; children left pending (an archive's
+members, a mail's attached PDFs) go to `pending.PendingChildren`.
 
 A failure stays with its file: a job its worker died on becomes that file's failure
 record, never an exception of the run.
@@ -9,27 +10,23 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 
 import anyio
 
-from indexer._extract import failure_text
-from indexer._types import Chunk, Extracted, Options
+from indexer._types import Options
 from indexer.config import Config
 from indexer.errors import PoolError
+from indexer.pipeline.extract.pending import PendingChildren, pool_failure
 from indexer.pipeline.extract.tasks import (
     Finished,
     Job,
     extract_jobs,
-    extract_unit,
-    extract_units,
     finish,
-    keyed,
     read_job,
 )
 from indexer.pipeline.extract.timed import extract_timed
 from indexer.pipeline.incremental.keys import CacheKeys
-from indexer.pipeline.output.units import Child, Unit
+from indexer.pipeline.output.units import Unit
 from indexer.procpool.pool import WorkerPool
 from indexer.procpool.worker import Shared
 from indexer.registry import Registry
@@ -72,6 +69,7 @@ class PoolCalls:
         self.options: Options = config.extract_options()
         self._shared = (Shared(self.options), Shared(registry), Shared(self.keys.digests))
         """The arguments every call passes, pickled once (see `Shared`)."""
+        self.pending = PendingChildren(config, registry, pools, self._shared, self.keys.digests)
 
     async def extract(self, jobs: list[Job], on_isolated: OnIsolated) -> list[Finished]:
         """Extract `jobs`; return their complete results in order. Each isolated call's
@@ -135,87 +133,11 @@ class PoolCalls:
             if isinstance(loaded, Finished):
                 return loaded
             job = loaded
-        unit = Unit(doc=self._pool_failure(job.spec.kind, exc))
+        unit = Unit(doc=pool_failure(job.spec.kind, exc, self.config.timeout))
         return finish(job, unit, 0.0, self.options, len(job.data))
 
     async def _complete(self, job: Job, done: Finished) -> Finished:
-        """Extract a unit's pending (isolated) children, then render it here."""
-        unit = done.pending
-        if unit is None:
+        """Extract a unit's pending children (`pending.PendingChildren`); render it."""
+        if done.pending is None:
             return done
-        children = await self._resolve(unit.children)
-        complete = keyed(replace(unit, children=children), self.keys.digests)
-        job = replace(job, sha256=done.sha256)  # the worker may have read and hashed it
-        return finish(job, complete, done.seconds, self.options, done.bytes_read)
-
-    async def _resolve(self, children: tuple[Child, ...]) -> tuple[Child, ...]:
-        """`children` with the pending ones extracted: isolated ones a call each in the
-        isolated pool, the others (an archive's members) in batches in the general pool,
-        their own children spliced in after them and, if pending, resolved in turn."""
-        found: list[list[Child]] = [[child] for child in children]
-        general = [
-            i
-            for i, c in enumerate(children)
-            if c.pending is not None and not self.registry.get(str(c.extractor)).isolated
-        ]
-
-        async def one(i: int) -> None:
-            found[i] = [await self._isolated_child(children[i])]
-
-        async def batch(group: list[int]) -> None:
-            units = await self._general_children([children[i] for i in group])
-            for i, unit in zip(group, units, strict=True):
-                parent = replace(children[i], extracted=unit.doc, pending=None)
-                inner = [replace(c, suffix=parent.suffix + c.suffix) for c in unit.children]
-                found[i] = [parent, *inner]
-
-        async with anyio.create_task_group() as tg:
-            for i, child in enumerate(children):
-                if child.pending is not None and i not in general:
-                    tg.start_soon(one, i)
-            size = self.config.batch_files
-            for at in range(0, len(general), size):
-                tg.start_soon(batch, general[at : at + size])
-        flat = tuple(c for group in found for c in group)
-        if any(c.pending is not None for c in flat):  # a PDF attached to a mail in a zip
-            return await self._resolve(flat)
-        return flat
-
-    async def _general_children(self, children: list[Child]) -> list[Unit]:
-        """The units of pending children extracted in the general pool in one call; when
-        it fails, each in a call of its own, so that the failure stays with its child."""
-        jobs = [_child_job(self.registry, child) for child in children]
-        try:
-            call = self.general.run(
-                extract_units, jobs, *self._shared[:2], timeout=self.config.timeout
-            )
-            return list(await call)
-        except PoolError as exc:
-            if len(jobs) == 1:
-                return [Unit(doc=self._pool_failure(jobs[0].spec.kind, exc))]
-        return [(await self._general_children([child]))[0] for child in children]
-
-    async def _isolated_child(self, child: Child) -> Child:
-        job = _child_job(self.registry, child)
-        spec = job.spec
-        try:
-            timeout = self.config.timeout
-            unit = await self.isolated.run(extract_unit, job, *self._shared[:2], timeout=timeout)
-            extracted = unit.doc
-        except PoolError as exc:
-            extracted = self._pool_failure(spec.kind, exc)
-        return replace(child, extracted=extracted, pending=None)
-
-    def _pool_failure(self, kind: str, exc: PoolError) -> Extracted:
-        detail = exc.reason  # out of memory: the pool names its own cap
-        if exc.code == "timeout":
-            detail = f"timeout after {self.config.timeout:g} s"
-        chunk = Chunk(text=failure_text(kind, detail))
-        return Extracted(kind=kind, text="", chunks=(chunk,), degraded=True, error=exc.code)
-
-
-def _child_job(registry: Registry, child: Child) -> Job:
-    """The job of a pending child: named by the last part of its path (its extension)."""
-    assert child.pending is not None and child.extractor is not None and child.sha256
-    name = child.suffix.rsplit("/", 1)[-1]
-    return Job(registry.get(child.extractor), name, child.pending, child.sha256, child.size)
+        return await self.pending.complete(job, done)

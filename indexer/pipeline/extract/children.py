@@ -11,8 +11,6 @@ from typing import Any
 from indexer._extract import run_extractor
 from indexer._types import Extracted, Options
 from indexer.formats.archive import Budget
-from indexer.formats.msg import as_mime
-from indexer.pipeline.extract.attachments import expand
 from indexer.pipeline.extract.members import expand_archive
 from indexer.pipeline.extract.nest import PARENTS
 from indexer.pipeline.output.units import Child
@@ -50,6 +48,11 @@ def unit_of(
     doc = run_extractor(spec, name, data, options)
     if spec.kind not in PARENTS:
         return doc, ()
+    # Here, not at the top: the mail stack (MIME, HTML, RTF, oxmsg) takes a worker that
+    # opens an archive, which is alone on a run's critical path, a tenth of a second.
+    from indexer.formats.msg import as_mime
+    from indexer.pipeline.extract.attachments import expand
+
     if spec.kind == "msg":
         data = as_mime(data) or b""
     return doc, expand(

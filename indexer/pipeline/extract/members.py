@@ -2,7 +2,9 @@
 
 Each member is judged as the walk judges a file on disk, so that its records equal
 the same file's: the walk's include and exclude globs (matched against
-`<archive path>/<member path>`, the archive read as a folder), an extractor that
+`<archive path>/<member path>`, the archive read as a folder; an archive the include
+passes over is opened all the same when it could match a member of it, its own
+document then `excluded`, as the walk does with one on disk), an extractor that
 claims its extension, else `binary` for a known binary extension or a NUL in its
 first 8 KiB, else text. `.7z` and `.rar` members are `unsupported_archive`.
 Problems the reader found (an unsafe name, a link, encryption, a limit) are
@@ -14,10 +16,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
 from indexer._extract import failure_text
+from indexer._globs import may_match_below
 from indexer._limits import ContainerLimits
 from indexer._text import wide_encoding
 from indexer._types import Chunk, Extracted, Options
@@ -51,11 +55,11 @@ def expand_archive(
     paths: list[str] = []
     children: list[Child] = []
     error = fmt = None
+    globs = _Globs(options.containers, rel.replace("#", "/"), registry)
     try:
         fmt = sniff(data)
         if fmt is None:
             return listing(None, (), "not a zip, tar or compressed file", options), ()
-        globs = _Globs(options.containers, rel.replace("#", "/"))
         for member in read_members(data, fmt, inner_name(rel), budget):
             paths.append(member.path)
             found = _member(
@@ -66,7 +70,10 @@ def expand_archive(
         error = exc.reason
     except Exception as exc:  # a reader's bug must cost this archive, not the batch
         error = f"exception in archive reader: {type(exc).__name__}: {exc}"[:500]
-    return listing(fmt, paths, error, options), tuple(children)
+    doc = listing(fmt, paths, error, options)
+    if depth == 0 and fmt is not None and not globs.included(globs.base):
+        doc = _for_members_only(doc)  # let in by the walk for what it holds
+    return doc, tuple(children)
 
 
 def _member(
@@ -88,7 +95,8 @@ def _member(
         claimed = registry.for_path(member.path)
         yield make(kind=claimed.kind, extractor=claimed.name, extracted=_damaged(claimed, member))
         return
-    skip = member.problem or globs.excluded(member.path)
+    verdict = globs.verdict(member.path)
+    skip = member.problem or (verdict if verdict == "excluded" else None)
     spec: ExtractorSpec | None = None
     if skip is None:
         assert member.data is not None
@@ -96,11 +104,15 @@ def _member(
     if skip is not None or spec is None or member.data is None:
         yield make(kind=None, skip=skip)
         return
-    yield from nested(
+    found = nested(
         spec, member.path, member.data, make, options, registry,
         suffix=suffix, rel=rel, depth=depth, budget=budget, context=context,
         unit=unit, defer=defer,
     )  # fmt: skip
+    for n, child in enumerate(found):
+        if n == 0 and verdict == "members" and child.extracted is not None:
+            child = replace(child, extracted=_for_members_only(child.extracted))
+        yield child
 
 
 def judge(name: str, data: bytes, registry: Registry) -> tuple[ExtractorSpec | None, str | None]:
@@ -118,6 +130,14 @@ def judge(name: str, data: bytes, registry: Registry) -> tuple[ExtractorSpec | N
     return registry.for_path(name), None
 
 
+def _for_members_only(doc: Extracted) -> Extracted:
+    """An archive's own document when the include globs want only its members: `excluded`,
+    as the walk records a file they pass over; a failure stays a failure."""
+    if doc.error is not None:
+        return doc
+    return replace(doc, text="", chunks=(), skipped="excluded")
+
+
 def _damaged(spec: ExtractorSpec, member: Member) -> Extracted:
     reason = member.problem or "damaged"
     chunk = Chunk(text=failure_text(spec.kind, reason))
@@ -127,13 +147,20 @@ def _damaged(spec: ExtractorSpec, member: Member) -> Extracted:
 class _Globs:
     """The walk's include and exclude globs, applied to the members of one archive."""
 
-    def __init__(self, limits: ContainerLimits, base: str) -> None:
+    def __init__(self, limits: ContainerLimits, base: str, registry: Registry) -> None:
+        self.patterns = limits.include
         self.include = compile_globs(limits.include)
         self.exclude = compile_globs(limits.exclude)
         self.base = base
+        self.registry = registry
 
-    def excluded(self, member: str) -> str | None:
-        """`excluded` when the globs pass over the member at `member`, else None."""
+    def included(self, path: str) -> bool:
+        """True unless include globs are set and `path` matches none of them."""
+        return self.include is None or self._match(self.include, path)
+
+    def verdict(self, member: str) -> str | None:
+        """`excluded` when the globs pass over the member at `member`; `members` for an
+        archive the include globs pass over but whose members they may want; else None."""
         if self.include is None and self.exclude is None:
             return None
         path = f"{self.base}/{member}"
@@ -144,9 +171,10 @@ class _Globs:
                 return "excluded"
         if self._match(self.exclude, path):
             return "excluded"
-        if self.include is not None and not self._match(self.include, path):
-            return "excluded"
-        return None
+        if self.included(path):
+            return None
+        archive = self.registry.handles(member) and self.registry.for_path(member).kind == "archive"
+        return "members" if archive and may_match_below(self.patterns, path) else "excluded"
 
     @staticmethod
     def _match(globs: Any, *candidates: str) -> bool:

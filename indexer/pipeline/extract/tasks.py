@@ -114,11 +114,6 @@ def extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
     return _textless_unit(_extract_unit(job, options, registry))
 
 
-def extract_units(jobs: list[Job], options: Options, registry: Registry) -> list[Unit]:
-    """`extract_unit` of each job (an archive's members, sent to the pool in batches)."""
-    return [extract_unit(job, options, registry) for job in jobs]
-
-
 def _extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
     if job.spec.kind not in ("eml", "msg", "archive"):  # `children.PARENTS`
         return Unit(doc=run_extractor(job.spec, job.rel, job.data, options))

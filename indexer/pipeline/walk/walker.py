@@ -20,9 +20,10 @@ from dataclasses import dataclass, replace
 from operator import itemgetter
 from stat import S_ISLNK, S_ISREG
 
-from indexer._globs import compile_globs
+from indexer._globs import compile_globs, may_match_below
 from indexer._text import wide_encoding
 from indexer.config import Config
+from indexer.formats import ARCHIVE_EXTENSIONS
 from indexer.pipeline.walk.entry import Entry, escape_name, iter_batches, record, rel_bytes
 from indexer.pipeline.walk.mbox import is_mbox
 from indexer.registry import extension_of
@@ -217,9 +218,13 @@ class _Walker:
         return self._regular(path, rel, st, mail)
 
     def _excluded(self, rel: str) -> bool:
+        # An archive is opened when the include may want its members (`*.pdf`); its own
+        # document is then `excluded` by the worker (`extract.members`).
         return self._matches(self.exclude, rel) or (
             self.include is not None and not self._matches(self.include, rel)
-        )
+            and not (extension_of(rel) in ARCHIVE_EXTENSIONS and self.claims(rel)
+                     and may_match_below(self.policy.include, rel))
+        )  # fmt: skip
 
     def _link(self, path: bytes, rel: str, st: os.stat_result, mail: bool) -> Entry:
         try:

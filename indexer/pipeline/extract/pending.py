@@ -1,0 +1,112 @@
+"""A unit's pending children through the pools, and the unit's output assembled from them.
+
+Isolated children (PDFs) go a call each to the isolated pool; the others (an
+archive's members) in batches to the general pool. Either worker renders what it
+extracted (`settle.settle`), so the parent only renders the unit's own document and
+joins the records. A failed call is retried one child per call, so that a failure
+stays with its child.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import anyio
+
+from indexer._extract import failure_text
+from indexer._types import Chunk, Extracted, Options
+from indexer.config import Config
+from indexer.errors import PoolError
+from indexer.pipeline.extract.settle import Outcome, Settled, render_children, settle
+from indexer.pipeline.extract.tasks import Finished, Job, finish
+from indexer.pipeline.output.units import Child, Unit
+from indexer.procpool.pool import WorkerPool
+from indexer.procpool.worker import Shared
+from indexer.registry import Registry
+
+
+class PendingChildren:
+    """Completes units whose children the pools must still extract."""
+
+    def __init__(
+        self,
+        config: Config,
+        registry: Registry,
+        pools: tuple[WorkerPool, WorkerPool],
+        shared: tuple[Shared, Shared, Shared],
+        digests: dict[str, str],
+    ) -> None:
+        self.config = config
+        self.registry = registry
+        self.general, self.isolated = pools
+        self.shared = shared
+        """The options, registry and digests, pickled once (see `Shared`)."""
+        self.digests = digests
+        self.options: Options = config.extract_options()
+
+    async def complete(self, job: Job, done: Finished) -> Finished:
+        """`done` with its pending children extracted and every record rendered."""
+        assert done.pending is not None
+        settled = await self.resolve(job.rel, done.pending.children)
+        job = replace(job, sha256=done.sha256)  # the worker may have read and hashed it
+        own = finish(job, Unit(doc=done.pending.doc), done.seconds, self.options, done.bytes_read)
+        docs = own.docs + tuple(d for s in settled for d in s.docs)
+        return replace(own, docs=docs, deps=tuple(k for s in settled for k in s.keys))
+
+    async def resolve(self, rel: str, children: tuple[Child, ...]) -> list[Settled]:
+        """The records of `children` of the document at `rel`, in order: the pending ones
+        extracted by the pools, their own pending children in turn."""
+        found: list[Outcome | None] = [None] * len(children)
+        alone: list[int] = []
+        general: list[int] = []
+        for i, c in enumerate(children):
+            if c.pending is None:
+                found[i] = render_children(rel, (c,), self.options, self.digests)
+            else:
+                (alone if self._alone(c) else general).append(i)
+
+        async def one(i: int) -> None:
+            found[i] = (await self._call(self.isolated, rel, [children[i]]))[0]
+
+        async def batch(group: list[int]) -> None:
+            outcomes = await self._call(self.general, rel, [children[i] for i in group])
+            for i, outcome in zip(group, outcomes, strict=True):
+                found[i] = outcome
+
+        async with anyio.create_task_group() as tg:
+            for i in alone:
+                tg.start_soon(one, i)
+            size = self.config.batch_files
+            for at in range(0, len(general), size):
+                tg.start_soon(batch, general[at : at + size])
+        out: list[Settled] = []
+        for outcome in found:  # a tuple: a PDF attached to a mail in a zip, still pending
+            assert outcome is not None
+            out += [outcome] if isinstance(outcome, Settled) else await self.resolve(rel, outcome)
+        return out
+
+    def _alone(self, child: Child) -> bool:
+        return self.registry.get(str(child.extractor)).isolated
+
+    async def _call(self, pool: WorkerPool, rel: str, children: list[Child]) -> list[Outcome]:
+        """`settle` of `children` in one call to `pool`; when it fails, each child in a
+        call of its own, and one whose call fails too is its failure record."""
+        try:
+            call = pool.run(settle, children, rel, *self.shared, timeout=self.config.timeout)
+            return list(await call)
+        except PoolError as exc:
+            if len(children) == 1:
+                kind = self.registry.get(str(children[0].extractor)).kind
+                failure = pool_failure(kind, exc, self.config.timeout)
+                child = replace(children[0], extracted=failure, pending=None)
+                return [render_children(rel, (child,), self.options, self.digests)]
+        return [(await self._call(pool, rel, [child]))[0] for child in children]
+
+
+def pool_failure(kind: str, exc: PoolError, timeout: float) -> Extracted:
+    """The failure document of a job or child the pool could not finish."""
+    detail = exc.reason  # out of memory: the pool names its own cap
+    if exc.code == "timeout":
+        detail = f"timeout after {timeout:g} s"
+    chunk = Chunk(text=failure_text(kind, detail))
+    return Extracted(kind=kind, text="", chunks=(chunk,), degraded=True, error=exc.code)

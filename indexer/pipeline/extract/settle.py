@@ -1,0 +1,76 @@
+"""Pending children (an archive's members, a mail's PDFs) finished where they are extracted.
+
+A worker extracts each child, packs its blocks, keys it and renders its records, so
+what the parent receives is output lines, as for any file: a zip of a thousand files
+is not packed and rendered in the parent. A child whose own children are still
+pending (a PDF attached to a mail in a zip) comes back unrendered, for the parent to
+resolve those first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from indexer._pickling import slotted_state
+from indexer._types import Extracted, Options
+from indexer.pipeline.extract.tasks import Job, extract_unit, keyed, packed
+from indexer.pipeline.output.records import Rendered, render, unit_docs
+from indexer.pipeline.output.units import Child, Unit
+from indexer.registry import Registry
+
+
+@slotted_state
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """Children rendered: their records, in order, and the cache keys they were
+    extracted under (a unit's `deps`)."""
+
+    docs: tuple[Rendered, ...]
+    keys: tuple[str, ...]
+
+
+Outcome = Settled | tuple[Child, ...]
+"""A pending child settled, or it and its own children, some still pending."""
+
+
+def settle(
+    children: list[Child],
+    rel: str,
+    options: Options,
+    registry: Registry,
+    digests: dict[str, str],
+) -> list[Outcome]:
+    """Extract each pending child of the document at `rel`; render it and its own
+    children unless some of those are pending still. Never raises for a bad child."""
+    out: list[Outcome] = []
+    for child in children:
+        unit = extract_unit(child_job(registry, child), options, registry)
+        parent = replace(child, extracted=unit.doc, pending=None)
+        flat = (parent, *(replace(c, suffix=child.suffix + c.suffix) for c in unit.children))
+        if any(c.pending is not None for c in flat):
+            out.append(flat)
+        else:
+            out.append(render_children(rel, flat, options, digests))
+    return out
+
+
+_HOLDER = Extracted(kind="", text="")
+"""The document `unit_docs` is given to render children alone (its record is dropped)."""
+
+
+def render_children(
+    rel: str, children: tuple[Child, ...], options: Options, digests: dict[str, str]
+) -> Settled:
+    """The records of complete `children` of the document at `rel`: packed by
+    `options.packing`, keyed by `digests`, as `tasks.finish` renders a whole unit."""
+    unit = packed(keyed(Unit(doc=_HOLDER, children=children), digests), options)
+    docs = unit_docs(rel, "", "", None, 0, unit)[1:]
+    keys = tuple(c.key for c in unit.children if c.key is not None)
+    return Settled(tuple(render(d) for d in docs), keys)
+
+
+def child_job(registry: Registry, child: Child) -> Job:
+    """The job of a pending child: named by the last part of its path (its extension)."""
+    assert child.pending is not None and child.extractor is not None and child.sha256
+    name = child.suffix.rsplit("/", 1)[-1]
+    return Job(registry.get(child.extractor), name, child.pending, child.sha256, child.size)

@@ -15,7 +15,7 @@ from outputs import committed
 
 import indexer
 from indexer.config import Config
-from indexer.pipeline.incremental.state import State
+from indexer.pipeline.incremental.state import FileRow, State
 from indexer.pipeline.walk.walker import policy_for, walk
 from indexer.registry import default_registry
 
@@ -105,7 +105,7 @@ def test_a_stored_output_whose_size_disagrees_with_the_bytes_read_is_not_reused(
     [known] = state.known([entry])
     assert known is not None and known.output is not None and known.key is not None
     wrong = known.output.replace(b'"bytes":15,', b'"bytes":99,')
-    state.record([(entry, known.sha256, known.key, [wrong], ())])
+    state.record([FileRow(entry, known.sha256, known.key, [wrong], ())])
     state.close()
     os.utime(note, ns=(1, 1))  # read again, found by its content's key
     indexer.run(source, out, CONFIG)

@@ -67,7 +67,7 @@ class Store:
         if not (settled or _cacheable(docs) or _failed_alike(before, key, output)):
             key += RETRY
             self.redo += 1
-        self._rows.append((entry, sha256, key, output, deps))
+        self._rows.append(FileRow(entry, sha256, key, output, deps))
         self._bytes += sum(map(len, output))
 
     async def maybe_flush(self) -> None:

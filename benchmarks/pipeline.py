@@ -41,7 +41,7 @@ from indexer._corpusgen import write_corpus
 from indexer._types import DEFAULT_OPTIONS
 from indexer.config import Config
 from indexer.pipeline.extract.tasks import Job, extract_jobs
-from indexer.pipeline.output.records import pack
+from indexer.pipeline.output.stored import pack
 from indexer.registry import default_registry
 
 
@@ -197,9 +197,10 @@ def serial_work(src: Path, out: Path) -> dict[str, int]:
                 documents.update(doc.line)
                 chunks += doc.count
                 pages += doc.pages
-            blob = pack(done.docs)
-            state_file.write(blob)
-            zlib.crc32(blob)
+            crc = 0
+            for part in pack(done.docs, "blocks", done.blocks):
+                state_file.write(part)
+                crc = zlib.crc32(part, crc)
             files += 1
             total += size
     return {"files": files, "bytes": total, "pages": pages, "chunks": chunks, "pending": pending}

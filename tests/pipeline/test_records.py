@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from indexer._types import Chunk, Extracted
-from indexer.pipeline.output.records import DocOutcome, doc_id, pack, render, unpack
+from indexer.pipeline.output.records import DocOutcome, doc_id, render
+from indexer.pipeline.output.stored import pack, unpack
 
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)))
 """Any text orjson can encode (lone surrogates are not JSON)."""
@@ -73,7 +74,8 @@ def test_packed_documents_unpack_equal() -> None:
         render(DocOutcome(path="a.pdf", kind="pdf", size=9, sha256="h", extracted=extracted)),
         render(DocOutcome(path="b.bin", kind=None, size=3, sha256=None, skip="binary")),
     )
-    assert unpack(b"".join(pack(docs))) == docs
+    stored = unpack(b"".join(pack(docs, "blocks", b'[3,["pdf"]]')))
+    assert (stored.docs, stored.tag, stored.blocks) == (docs, "blocks", b'[3,["pdf"]]')
 
 
 def test_a_document_of_many_chunks_renders_the_same_bytes_and_crosses_pickle_whole() -> None:

@@ -1,0 +1,59 @@
+"""A unit's blocks as the state keeps them: what an extraction gave, before packing.
+
+The packed chunks are a function of these blocks and the packing settings
+(`indexer.chunking`), so a run with other `[chunking]` settings re-packs them
+instead of extracting the file again. JSON, no pickle: the state is a file on disk
+that may be damaged, and damage must read as an error, never run code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from indexer._types import Extracted, make_chunk
+from indexer.pipeline.output.units import Child, Unit
+
+
+def freeze(unit: Unit, size: int) -> bytes:
+    """`unit` (complete, keyed, whole texts dropped) and its file's `size`, as bytes."""
+    children = [
+        [c.suffix, c.kind, c.size, c.sha256, c.extractor, _doc(c.extracted), c.skip, c.context,
+         c.key]
+        for c in unit.children
+    ]  # fmt: skip
+    return orjson.dumps([size, _doc(unit.doc), children])
+
+
+def thaw(blocks: bytes) -> tuple[Unit, int]:
+    """Inverse of `freeze`. Raises ValueError (or TypeError) for bytes it did not make."""
+    size, doc, children = orjson.loads(blocks)
+    thawed = tuple(
+        Child(
+            suffix=suffix, kind=kind, size=csize, sha256=sha, extractor=extractor,
+            extracted=_extracted(extracted), skip=skip, context=context, key=key,
+        )
+        for suffix, kind, csize, sha, extractor, extracted, skip, context, key in children
+    )  # fmt: skip
+    unit_doc = _extracted(doc)
+    if unit_doc is None or not isinstance(size, int):
+        raise ValueError("stored blocks without a document")
+    return Unit(doc=unit_doc, children=thawed), size
+
+
+def _doc(doc: Extracted | None) -> list[Any] | None:
+    if doc is None:
+        return None
+    chunks = [[c.text, c.meta] for c in doc.chunks]
+    return [doc.kind, doc.degraded, doc.error, doc.metadata, doc.skipped, chunks]
+
+
+def _extracted(doc: list[Any] | None) -> Extracted | None:
+    if doc is None:
+        return None
+    kind, degraded, error, metadata, skipped, chunks = doc
+    return Extracted(
+        kind=kind, text="", chunks=tuple(make_chunk(text, meta) for text, meta in chunks),
+        degraded=degraded, error=error, metadata=metadata, skipped=skipped,
+    )  # fmt: skip

@@ -8,15 +8,21 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
+import anyio
 import hostile
 from outputs import committed
 
 import indexer
 from indexer.config import Config
+from indexer.pipeline.extract.batch import BatchExtractor, WorkItem
+from indexer.pipeline.incremental.keys import spec_for
 from indexer.pipeline.incremental.state import FileRow, State
-from indexer.pipeline.walk.walker import policy_for, walk
+from indexer.pipeline.output.records import FileOutcome
+from indexer.pipeline.walk.walker import Entry, policy_for, walk
+from indexer.procpool.pool import WorkerPool
 from indexer.registry import default_registry
 
 CONFIG = Config(workers=2, pdf_workers=1, shard_files=50)
@@ -110,3 +116,40 @@ def test_a_stored_output_whose_size_disagrees_with_the_bytes_read_is_not_reused(
     os.utime(note, ns=(1, 1))  # read again, found by its content's key
     indexer.run(source, out, CONFIG)
     assert [d["bytes"] for d in documents(out)] == [15]
+
+
+def test_a_file_that_cannot_be_read_leaves_nothing_another_path_with_its_content_could_take(
+    tmp_path: Path,
+) -> None:
+    """A file whose stat is unchanged but whose stored output is not current (another
+    option) is read again; when that read fails (gone since the walk), the failure
+    says nothing of the content: a copy of the content elsewhere is extracted."""
+    source = tmp_path / "src"
+    source.mkdir()
+    victim = source / "victim.txt"
+    victim.write_bytes(b"the same words\n")
+    out = tmp_path / "out"
+    indexer.run(source, out, CONFIG)
+    changed = replace(CONFIG, max_chunk_chars=3000)  # another key for text files
+    [entry] = walk(source, policy_for(changed, default_registry().handles))
+    victim.unlink()
+    outcome = anyio.run(_process, changed, entry, out / ".state" / "state.sqlite")
+    assert [json.loads(d.line)["reason"] for d in outcome.docs] == ["vanished"]
+    (source / "copy.txt").write_bytes(b"the same words\n")
+    indexer.run(source, out, changed)
+    assert [(d["path"], d["status"]) for d in documents(out)] == [("copy.txt", "ok")]
+
+
+async def _process(config: Config, entry: Entry, state_file: Path) -> FileOutcome:
+    """`entry`'s outcome from the batch extractor of a run over the state in `state_file`."""
+    registry = default_registry()
+    state = State(state_file)
+    try:
+        async with WorkerPool(size=1) as general, WorkerPool(size=1) as isolated:
+            batch = BatchExtractor(config, registry, (general, isolated), state)
+            prepared = batch.prepare([WorkItem(0, entry, spec_for(registry, entry))])
+            [outcome] = await batch.process(prepared.work)
+            await batch.flush()
+    finally:
+        state.close()
+    return outcome

@@ -246,15 +246,16 @@ class BatchExtractor:
         for f, outcome in zip(files, outcomes, strict=True):
             if f.stored:
                 continue
-            if not (f.sha256 and f.key):  # not even read: nothing to store
+            made = f.hit or f.fresh
+            # Not read, or not readable: what the outcome says is about the path, not
+            # the content, so it is not stored under the content's key.
+            if made is None or not (f.sha256 and f.key):
                 store.redo += 1
                 continue
-            made = f.hit or f.fresh
-            deps, blocks = (made.deps, made.blocks) if made is not None else ((), b"")
             # A stored output found by its key is settled, a failure too (see `RETRY`).
             store.add(
-                f.item.entry, f.sha256, f.key, outcome.docs, deps, f.item.known, blocks,
-                settled=f.hit is not None,
+                f.item.entry, f.sha256, f.key, outcome.docs, made.deps, f.item.known,
+                made.blocks, settled=f.hit is not None,
             )  # fmt: skip
         await store.maybe_flush()
 

@@ -95,17 +95,23 @@ def test_a_file_deleted_between_the_walk_and_the_read_is_skipped_as_vanished(
     ]
 
 
-def test_a_stored_output_whose_size_disagrees_with_the_bytes_read_is_not_reused(
-    tmp_path: Path,
-) -> None:
-    """A state written before sizes came from the read holds outputs with the walk's
-    size; a file read again (its stat changed) must not take such an output."""
+def indexed_note(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A source of one 15-byte note, its path and the OUT a run indexed it into."""
     source = tmp_path / "src"
     source.mkdir()
     note = source / "note.txt"
     note.write_bytes(b"the same words\n")
     out = tmp_path / "out"
     indexer.run(source, out, CONFIG)
+    return source, note, out
+
+
+def test_a_stored_output_whose_size_disagrees_with_the_bytes_read_is_not_reused(
+    tmp_path: Path,
+) -> None:
+    """A state written before sizes came from the read holds outputs with the walk's
+    size; a file read again (its stat changed) must not take such an output."""
+    source, note, out = indexed_note(tmp_path)
     state = State(out / ".state" / "state.sqlite")
     [entry] = walk(source, policy_for(CONFIG, default_registry().handles))
     [known] = state.known([entry])
@@ -124,12 +130,7 @@ def test_a_file_that_cannot_be_read_leaves_nothing_another_path_with_its_content
     """A file whose stat is unchanged but whose stored output is not current (another
     option) is read again; when that read fails (gone since the walk), the failure
     says nothing of the content: a copy of the content elsewhere is extracted."""
-    source = tmp_path / "src"
-    source.mkdir()
-    victim = source / "victim.txt"
-    victim.write_bytes(b"the same words\n")
-    out = tmp_path / "out"
-    indexer.run(source, out, CONFIG)
+    source, victim, out = indexed_note(tmp_path)
     changed = replace(CONFIG, max_chunk_chars=3000)  # another key for text files
     [entry] = walk(source, policy_for(changed, default_registry().handles))
     victim.unlink()

@@ -15,6 +15,9 @@ from outputs import committed
 import indexer
 from indexer._corpusgen import write_corpus
 from indexer.config import Config
+from indexer.pipeline.incremental.state import FileRow, State
+from indexer.pipeline.output.stored import pack, unpack
+from indexer.pipeline.walk.walker import policy_for, walk
 from indexer.registry import Registry, default_registry
 
 BASE = Config(workers=2, pdf_workers=1, shard_files=9, chunk_overlap=60, chunk_prefix=True)
@@ -105,4 +108,24 @@ def test_a_state_of_the_last_schema_is_set_aside_with_a_warning_and_rebuilt(
     [warning] = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert "schema 5, expected 6" in warning and "extracting everything" in warning
     assert again.extracted == first.extracted
+    assert committed(out) == fresh(source, tmp_path / "fresh", changed)
+
+
+def test_stored_blocks_that_do_not_read_back_mean_one_extraction_not_a_failed_run(
+    source: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    indexer.run(source, out, BASE, registry=registry())
+    state = State(out / ".state" / "state.sqlite")
+    [entry] = [e for e in walk(source, policy_for(BASE, registry().handles)) if e.rel == "t0.tally"]
+    [known] = state.known([entry])
+    assert known is not None and known.output is not None
+    stored = unpack(known.output)
+    junk = pack(stored.docs, stored.tag, b"not what freeze wrote")
+    state.record([FileRow(entry, known.sha256, known.key, junk, known.deps)])
+    state.close()
+    before = calls(source)
+    changed = replace(BASE, chunk_target=700)
+    assert indexer.run(source, out, changed, registry=registry()).extracted == 1
+    assert calls(source) == before + 1
     assert committed(out) == fresh(source, tmp_path / "fresh", changed)

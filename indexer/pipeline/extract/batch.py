@@ -25,7 +25,7 @@ from indexer.pipeline.extract.reuse import Asker, Hit, Reuse, reused
 from indexer.pipeline.extract.store import Store
 from indexer.pipeline.extract.tasks import Finished, Job
 from indexer.pipeline.incremental.state import Known, State
-from indexer.pipeline.output.records import DocOutcome, FileOutcome, render, unit_docs
+from indexer.pipeline.output.records import DocOutcome, FileOutcome, Rendered, render, unit_docs
 from indexer.pipeline.output.units import Unit
 from indexer.pipeline.walk.walker import Entry
 from indexer.procpool.pool import WorkerPool
@@ -113,21 +113,19 @@ class BatchExtractor:
         ready: list[FileOutcome] = []
         work: list[WorkItem] = []
         for item, k in zip(items, known, strict=True):
-            docs = None
-            if k is None:
-                work.append(item)
-                continue
-            if (
-                k.output is not None
-                and k.key == self.keys.key(k.sha256, item.spec, item.entry)
-                and self.keys.current(k.deps)
-            ):
-                docs = self.reuse.as_is(k.output)
+            docs = None if k is None else self._current(item, k)
             if docs is not None:
                 ready.append(reused(item.seq, item.entry, docs))
             else:
-                work.append(WorkItem(item.seq, item.entry, item.spec, k))
+                work.append(item if k is None else WorkItem(item.seq, item.entry, item.spec, k))
         return Prepared(ready, work)
+
+    def _current(self, item: WorkItem, k: Known) -> tuple[Rendered, ...] | None:
+        """What the state holds for `item`, when it was rendered under today's key and
+        packing and its attachments' keys still hold."""
+        if k.output is None or k.key != self.keys.key(k.sha256, item.spec, item.entry):
+            return None
+        return self.reuse.as_is(k.output) if self.keys.current(k.deps) else None
 
     async def process(self, work: list[WorkItem]) -> list[FileOutcome]:
         """Return one outcome per entry of `work`, in the same order. Never raises for a file."""

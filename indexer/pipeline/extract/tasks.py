@@ -86,10 +86,14 @@ def extract_jobs(
             )  # fmt: skip
         else:
             read = len(job.data)
-            # The bytes and the whole text are freed before rendering (a large
+            # Each step drops what the next does not need: the bytes and whole texts
+            # before the blocks are frozen, the blocks once packed (a large
             # document's worker held them all while it rendered).
             job = replace(job, data=b"")
-            done = finish(job, keyed(_textless_unit(unit), digests), seconds, options, read)
+            unit = keyed(_textless_unit(unit), digests)
+            blocks = freeze(unit, job.size)
+            unit = packed(unit, options)
+            done = _finished(job, unit, seconds, read, blocks)
         del job, unit
         out.append(done)
     return out
@@ -142,10 +146,15 @@ def finish(job: Job, unit: Unit, seconds: float, options: Options, bytes_read: i
     """Render a complete (keyed, textless) unit's documents, their blocks packed by
     `options.packing`; the blocks go along as they are, for the state."""
     blocks = freeze(unit, job.size)
+    return _finished(job, packed(unit, options), seconds, bytes_read, blocks)
+
+
+def _finished(job: Job, unit: Unit, seconds: float, bytes_read: int, blocks: bytes) -> Finished:
+    """The result of a complete unit, packed already, and the `blocks` it came from."""
     deps = tuple(c.key for c in unit.children if c.key is not None)
     return Finished(
-        docs=rendered(job, packed(unit, options), seconds), deps=deps, pending=None,
-        seconds=seconds, sha256=job.sha256, bytes_read=bytes_read, blocks=blocks,
+        docs=rendered(job, unit, seconds), deps=deps, pending=None, seconds=seconds,
+        sha256=job.sha256, bytes_read=bytes_read, blocks=blocks,
     )  # fmt: skip
 
 

@@ -11,6 +11,7 @@ times the size of one holding the rendered output alone (docs/chunking.md).
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -20,13 +21,40 @@ from indexer.pipeline.output.units import Child, Unit
 
 
 def freeze(unit: Unit, size: int) -> bytes:
-    """`unit` (complete, keyed, whole texts dropped) and its file's `size`, as bytes."""
-    children = [
-        [c.suffix, c.kind, c.size, c.sha256, c.extractor, _doc(c.extracted), c.skip, c.context,
-         c.key]
-        for c in unit.children
-    ]  # fmt: skip
-    return zlib.compress(orjson.dumps([size, _doc(unit.doc), children]), _LEVEL)
+    """`unit` (complete, keyed, whole texts dropped) and its file's `size`, as bytes:
+    the JSON `[size, doc, children]`, compressed as it is encoded, a slice of chunks at a
+    time (a large document's JSON is never held whole)."""
+    squeeze = zlib.compressobj(_LEVEL)
+    parts = [squeeze.compress(piece) for piece in _json(unit, size)]
+    parts.append(squeeze.flush())
+    return b"".join(parts)
+
+
+def _json(unit: Unit, size: int) -> Iterator[bytes]:
+    """The JSON of `freeze`, in pieces."""
+    yield b"[%d," % size
+    yield from _doc_json(unit.doc)
+    yield b",["
+    for i, c in enumerate(unit.children):
+        yield b"," if i else b""
+        yield orjson.dumps([c.suffix, c.kind, c.size, c.sha256, c.extractor])[:-1] + b","
+        yield from _doc_json(c.extracted)
+        yield b"," + orjson.dumps([c.skip, c.context, c.key])[1:]
+    yield b"]]"
+
+
+def _doc_json(doc: Extracted | None) -> Iterator[bytes]:
+    """`[kind, degraded, error, metadata, skipped, [[text, meta], ...]]`, or `null`."""
+    if doc is None:
+        yield b"null"
+        return
+    yield orjson.dumps([doc.kind, doc.degraded, doc.error, doc.metadata, doc.skipped])[:-1]
+    yield b",["
+    chunks = doc.chunks
+    for at in range(0, len(chunks), _SLICE):
+        yield b"," if at else b""
+        yield orjson.dumps([[c.text, c.meta] for c in chunks[at : at + _SLICE]])[1:-1]
+    yield b"]]"
 
 
 def thaw(blocks: bytes) -> tuple[Unit, int]:
@@ -51,13 +79,8 @@ def thaw(blocks: bytes) -> tuple[Unit, int]:
 _LEVEL = 1
 """zlib's fastest level: it costs a fresh run a few percent, and higher levels save
 little more on text."""
-
-
-def _doc(doc: Extracted | None) -> list[Any] | None:
-    if doc is None:
-        return None
-    chunks = [[c.text, c.meta] for c in doc.chunks]
-    return [doc.kind, doc.degraded, doc.error, doc.metadata, doc.skipped, chunks]
+_SLICE = 4096
+"""Chunks encoded at a time."""
 
 
 def _extracted(doc: list[Any] | None) -> Extracted | None:

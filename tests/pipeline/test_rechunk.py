@@ -129,3 +129,33 @@ def test_stored_blocks_that_do_not_read_back_mean_one_extraction_not_a_failed_ru
     assert indexer.run(source, out, changed, registry=registry()).extracted == 1
     assert calls(source) == before + 1
     assert committed(out) == fresh(source, tmp_path / "fresh", changed)
+
+
+def test_a_tokenizer_edited_in_place_re_packs_as_a_fresh_run_would(
+    source: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "tokenizer.json"
+    save_tokenizer(path, split_punctuation=True)
+    sizes = {"chunk_target": 120, "chunk_max": 200, "chunk_min": 40}
+    config = replace(BASE, chunk_unit="tokens", tokenizer=str(path), **sizes)  # type: ignore[arg-type]
+    out = tmp_path / "out"
+    indexer.run(source, out, config, registry=registry())
+    before = committed(out)
+    save_tokenizer(path, split_punctuation=False)
+    assert indexer.run(source, out, config, registry=registry()).extracted == 0
+    assert committed(out) != before
+    assert committed(out) == fresh(source, tmp_path / "fresh", config)
+    save_tokenizer(path, split_punctuation=True)  # back, in this process's re-packing too
+    assert indexer.run(source, out, config, registry=registry()).extracted == 0
+    assert committed(out) == before
+
+
+def save_tokenizer(path: Path, *, split_punctuation: bool) -> None:
+    """A word-level tokenizer that knows no word: a token per word, and per mark of
+    punctuation too when `split_punctuation`."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    tokenizer = Tokenizer(models.WordLevel({"[UNK]": 0}, unk_token="[UNK]"))
+    split = pre_tokenizers.Whitespace() if split_punctuation else pre_tokenizers.WhitespaceSplit()
+    tokenizer.pre_tokenizer = split
+    tokenizer.save(str(path))

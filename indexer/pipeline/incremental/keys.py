@@ -65,11 +65,22 @@ class CacheKeys:
 
 
 def packing_tag(options: Options) -> str:
-    """What packed chunks depend on besides the blocks: the settings, the packer's version
-    and the size no chunk may pass."""
-    if options.packing.mode == "blocks":
+    """What packed chunks depend on besides the blocks: the settings, the packer's version,
+    the size no chunk may pass and the tokenizer's file, by content."""
+    packing = options.packing
+    if packing.mode == "blocks":
         return "blocks"
-    return f"{options.packing!r}|{options.max_chunk_chars}|packer.{PACKER_VERSION}"
+    tag = f"{packing!r}|{options.max_chunk_chars}|packer.{PACKER_VERSION}"
+    return tag if packing.tokenizer is None else f"{tag}|{_file_digest(packing.tokenizer)}"
+
+
+def _file_digest(path: str) -> str:
+    """A short hash of the file at `path` (a tokenizer edited in place counts)."""
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()[:16]
+    except OSError as exc:  # the packer meets it too, and says so
+        return f"unreadable: {exc.strerror}"
 
 
 def _digest(options: Options, spec: ExtractorSpec, limits: str) -> str:

@@ -41,7 +41,7 @@ from indexer._corpusgen import write_corpus
 from indexer._types import DEFAULT_OPTIONS
 from indexer.config import Config
 from indexer.pipeline.extract.tasks import Job, extract_jobs
-from indexer.pipeline.output.records import pack
+from indexer.pipeline.output.stored import pack
 from indexer.registry import default_registry
 
 
@@ -198,7 +198,7 @@ def serial_work(src: Path, out: Path) -> dict[str, int]:
                 chunks += doc.count
                 pages += doc.pages
             crc = 0
-            for part in pack(done.docs):  # in parts, as the state appends them
+            for part in pack(done.docs, "blocks", done.blocks):  # in parts, as the state appends them
                 state_file.write(part)
                 crc = zlib.crc32(part, crc)
             files += 1

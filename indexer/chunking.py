@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -274,11 +275,14 @@ def _context(title: str | None, meta: dict[str, Any], most: int) -> str:
 
 
 def _measure(tokenizer: str | None) -> Callable[[str], int]:
-    return len if tokenizer is None else _token_counter(tokenizer)
+    if tokenizer is None:
+        return len
+    info = os.stat(tokenizer)  # a file edited in place is loaded again
+    return _token_counter(tokenizer, info.st_mtime_ns, info.st_size)
 
 
 @functools.lru_cache(maxsize=4)
-def _token_counter(path: str) -> Callable[[str], int]:
+def _token_counter(path: str, mtime_ns: int, size: int) -> Callable[[str], int]:
     from tokenizers import Tokenizer  # only with unit = "tokens"
 
     model = Tokenizer.from_file(path)

@@ -56,7 +56,19 @@ def remover(data: bytes, path: str, options: Options) -> Extracted:
     return Extracted(kind="remove", text=target, chunks=(Chunk(text=f"removed {target}"),))
 
 
-def _spec(name: str, fn: object, *, isolated: bool = True) -> ExtractorSpec:
+def tally(data: bytes, path: str, options: Options) -> Extracted:
+    """Append a line to the file named in `data`'s first line, then give each further
+    line as a block: the calls of every worker process, counted on disk."""
+    first, *lines = data.decode().splitlines()
+    with open(first, "a") as calls:
+        calls.write(f"{path}\n")
+    chunks = tuple(Chunk(text=line, meta={"line": i}) for i, line in enumerate(lines) if line)
+    return Extracted(kind="tally", text="\n".join(lines), chunks=chunks)
+
+
+def _spec(
+    name: str, fn: object, *, isolated: bool = True, options: tuple[str, ...] | None = None
+) -> ExtractorSpec:
     return ExtractorSpec(
         name=name,
         kind=name,
@@ -64,6 +76,7 @@ def _spec(name: str, fn: object, *, isolated: bool = True) -> ExtractorSpec:
         version="1",
         extract=fn,  # type: ignore[arg-type]
         isolated=isolated,
+        options_used=options,
     )
 
 
@@ -74,4 +87,6 @@ SLOW = _spec("slow", slow)
 FLAKY = _spec("flaky", flaky)
 REMOVER = _spec("remove", remover, isolated=False)
 GREEDY = _spec("greedy", balloon, isolated=False)
+TALLY = _spec("tally", tally, isolated=False, options=("rows_per_chunk",))
+"""Counts its calls; keyed by `rows_per_chunk` only, to change an option it uses."""
 """Allocates without bound in the general pool, where text formats run."""

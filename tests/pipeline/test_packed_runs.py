@@ -16,6 +16,7 @@ from indexer._corpusgen import write_corpus
 from indexer._version import OUTPUT_FORMAT
 from indexer.config import Config
 from indexer.pipeline.incremental import keys
+from indexer.registry import default_registry
 
 BASE = Config(workers=1, pdf_workers=1, shard_files=9, chunk_overlap=60, chunk_prefix=True)
 """Overlap and the prefix on: the packing's every step shows in the bytes."""
@@ -77,9 +78,12 @@ def test_the_manifest_names_output_format_3_for_packed_chunks_and_none_for_block
 def test_a_new_packer_version_re_packs_what_earlier_runs_stored(
     source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """From the stored blocks: nothing is extracted again (`test_rechunk.py`)."""
     out = tmp_path / "out"
     first = indexer.run(source, out, BASE)
     assert indexer.run(source, out, BASE).extracted == 0  # unchanged: nothing redone
+    digest = keys.CacheKeys(BASE, default_registry()).digest()
     monkeypatch.setattr(keys, "PACKER_VERSION", "0")
+    assert keys.CacheKeys(BASE, default_registry()).digest() != digest  # not "unchanged"
     again = indexer.run(source, out, BASE)
-    assert (again.extracted, again.reused) == (first.extracted, 0)
+    assert (again.extracted, again.reused) == (0, first.extracted)

@@ -8,15 +8,21 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
+import anyio
 import hostile
 from outputs import committed
 
 import indexer
 from indexer.config import Config
-from indexer.pipeline.incremental.state import State
-from indexer.pipeline.walk.walker import policy_for, walk
+from indexer.pipeline.extract.batch import BatchExtractor, WorkItem
+from indexer.pipeline.incremental.keys import spec_for
+from indexer.pipeline.incremental.state import FileRow, State
+from indexer.pipeline.output.records import FileOutcome
+from indexer.pipeline.walk.walker import Entry, policy_for, walk
+from indexer.procpool.pool import WorkerPool
 from indexer.registry import default_registry
 
 CONFIG = Config(workers=2, pdf_workers=1, shard_files=50)
@@ -89,24 +95,62 @@ def test_a_file_deleted_between_the_walk_and_the_read_is_skipped_as_vanished(
     ]
 
 
-def test_a_stored_output_whose_size_disagrees_with_the_bytes_read_is_not_reused(
-    tmp_path: Path,
-) -> None:
-    """A state written before sizes came from the read holds outputs with the walk's
-    size; a file read again (its stat changed) must not take such an output."""
+def indexed_note(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A source of one 15-byte note, its path and the OUT a run indexed it into."""
     source = tmp_path / "src"
     source.mkdir()
     note = source / "note.txt"
     note.write_bytes(b"the same words\n")
     out = tmp_path / "out"
     indexer.run(source, out, CONFIG)
+    return source, note, out
+
+
+def test_a_stored_output_whose_size_disagrees_with_the_bytes_read_is_not_reused(
+    tmp_path: Path,
+) -> None:
+    """A state written before sizes came from the read holds outputs with the walk's
+    size; a file read again (its stat changed) must not take such an output."""
+    source, note, out = indexed_note(tmp_path)
     state = State(out / ".state" / "state.sqlite")
     [entry] = walk(source, policy_for(CONFIG, default_registry().handles))
     [known] = state.known([entry])
     assert known is not None and known.output is not None and known.key is not None
     wrong = known.output.replace(b'"bytes":15,', b'"bytes":99,')
-    state.record([(entry, known.sha256, known.key, [wrong], ())])
+    state.record([FileRow(entry, known.sha256, known.key, [wrong], ())])
     state.close()
     os.utime(note, ns=(1, 1))  # read again, found by its content's key
     indexer.run(source, out, CONFIG)
     assert [d["bytes"] for d in documents(out)] == [15]
+
+
+def test_a_file_that_cannot_be_read_leaves_nothing_another_path_with_its_content_could_take(
+    tmp_path: Path,
+) -> None:
+    """A file whose stat is unchanged but whose stored output is not current (another
+    option) is read again; when that read fails (gone since the walk), the failure
+    says nothing of the content: a copy of the content elsewhere is extracted."""
+    source, victim, out = indexed_note(tmp_path)
+    changed = replace(CONFIG, max_chunk_chars=3000)  # another key for text files
+    [entry] = walk(source, policy_for(changed, default_registry().handles))
+    victim.unlink()
+    outcome = anyio.run(_process, changed, entry, out / ".state" / "state.sqlite")
+    assert [json.loads(d.line)["reason"] for d in outcome.docs] == ["vanished"]
+    (source / "copy.txt").write_bytes(b"the same words\n")
+    indexer.run(source, out, changed)
+    assert [(d["path"], d["status"]) for d in documents(out)] == [("copy.txt", "ok")]
+
+
+async def _process(config: Config, entry: Entry, state_file: Path) -> FileOutcome:
+    """`entry`'s outcome from the batch extractor of a run over the state in `state_file`."""
+    registry = default_registry()
+    state = State(state_file)
+    try:
+        async with WorkerPool(size=1) as general, WorkerPool(size=1) as isolated:
+            batch = BatchExtractor(config, registry, (general, isolated), state)
+            prepared = batch.prepare([WorkItem(0, entry, spec_for(registry, entry))])
+            [outcome] = await batch.process(prepared.work)
+            await batch.flush()
+    finally:
+        state.close()
+    return outcome

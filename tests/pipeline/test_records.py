@@ -5,11 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from indexer._types import Chunk, Extracted
-from indexer.pipeline.output.records import DocOutcome, doc_id, pack, render, unpack
+from indexer.pipeline.output.blocks import freeze, thaw
+from indexer.pipeline.output.records import DocOutcome, doc_id, render
+from indexer.pipeline.output.stored import pack, unpack
+from indexer.pipeline.output.units import Child, Unit
 
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)))
 """Any text orjson can encode (lone surrogates are not JSON)."""
@@ -73,7 +77,8 @@ def test_packed_documents_unpack_equal() -> None:
         render(DocOutcome(path="a.pdf", kind="pdf", size=9, sha256="h", extracted=extracted)),
         render(DocOutcome(path="b.bin", kind=None, size=3, sha256=None, skip="binary")),
     )
-    assert unpack(b"".join(pack(docs))) == docs
+    stored = unpack(b"".join(pack(docs, "blocks", b'[3,["pdf"]]')))
+    assert (stored.docs, stored.tag, stored.blocks) == (docs, "blocks", b'[3,["pdf"]]')
 
 
 def test_a_document_of_many_chunks_renders_the_same_bytes_and_crosses_pickle_whole() -> None:
@@ -99,3 +104,31 @@ def test_a_document_of_many_chunks_renders_the_same_bytes_and_crosses_pickle_who
     data = pickle.dumps(big, protocol=5, buffer_callback=buffers.append)
     assert len(buffers) == 1 and len(data) < 1000
     assert pickle.loads(data, buffers=buffers) == big == pickle.loads(pickle.dumps(big))
+
+
+def test_frozen_blocks_thaw_equal_with_children_and_more_chunks_than_a_slice() -> None:
+    chunks = tuple(Chunk(text=f"block {i}", meta={"line": i}) for i in range(9000))
+    doc = Extracted(kind="eml", text="", chunks=chunks, metadata={"subject": "s"})
+    attached = Extracted(kind="text", text="", chunks=(Chunk(text="a note"),))
+    children = (
+        Child(
+            suffix="#att/1/a.txt", kind="text", size=6, sha256="h", extractor="text",
+            extracted=attached, context={"Subject": "s"}, key="h:text:d",
+        ),
+        Child(suffix="#att/2/b.bin", kind=None, size=4, sha256=None, skip="binary"),
+    )  # fmt: skip
+    for unit in (Unit(doc=doc, children=children), Unit(doc=Extracted(kind="text", text=""))):
+        assert thaw(freeze(unit, 77)) == (unit, 77)
+    with pytest.raises(ValueError):
+        thaw(b"not what freeze wrote")
+
+
+@given(st.lists(st.tuples(TEXT, META), max_size=5), META)
+def test_any_blocks_and_metadata_thaw_as_they_were_frozen(
+    pairs: list[tuple[str, dict[str, Any]]], metadata: dict[str, Any]
+) -> None:
+    chunks = tuple(Chunk(text=text, meta=meta) for text, meta in pairs)
+    unit = Unit(doc=Extracted(kind="json", text="", chunks=chunks, metadata=metadata))
+    thawed, _ = thaw(freeze(unit, 1))
+    assert thawed == unit
+    assert [list(c.meta) for c in thawed.doc.chunks] == [list(m) for _, m in pairs]  # key order

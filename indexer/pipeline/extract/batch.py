@@ -15,25 +15,17 @@ import logging
 from dataclasses import dataclass
 
 import anyio
-import orjson
 
 from indexer._extract import failed
 from indexer._types import Options
 from indexer.config import Config
 from indexer.pipeline.extract.calls import PoolCalls
 from indexer.pipeline.extract.reading import Content, ReadResult, read_files
+from indexer.pipeline.extract.reuse import Asker, Hit, Reuse, reused
 from indexer.pipeline.extract.store import Store
 from indexer.pipeline.extract.tasks import Finished, Job
 from indexer.pipeline.incremental.state import Known, State
-from indexer.pipeline.output.records import (
-    DocOutcome,
-    FileOutcome,
-    Rendered,
-    rebase,
-    render,
-    unit_docs,
-    unpack,
-)
+from indexer.pipeline.output.records import DocOutcome, FileOutcome, Rendered, render, unit_docs
 from indexer.pipeline.output.units import Unit
 from indexer.pipeline.walk.walker import Entry
 from indexer.procpool.pool import WorkerPool
@@ -66,14 +58,6 @@ class Prepared:
     """The rest, in walk order, with what the state knew of each."""
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """A stored output found by key, rendered for the path that asked."""
-
-    docs: tuple[Rendered, ...]
-    deps: tuple[str, ...]
-
-
 @dataclass(slots=True)
 class _File:
     """One work item while `process` resolves it."""
@@ -103,8 +87,9 @@ class BatchExtractor:
         self.config = config
         self.calls = PoolCalls(config, registry, pools)
         self.keys = self.calls.keys
+        self.reuse = Reuse(self.keys, self.calls.options)
         self.state = state
-        self.store = Store(state) if state is not None else None
+        self.store = Store(state, self.keys.tag) if state is not None else None
         self.workers_read = state is None or state.empty()
         """Nothing to find by content: workers read new files themselves."""
 
@@ -117,9 +102,10 @@ class BatchExtractor:
         """Split walk entries into those whose stored output is current, as finished
         outcomes, and the work left. Blocking (it queries the state): call it in a thread.
 
-        An unchanged file whose stored output was rendered under today's key is
-        written from that output as it is: no read, no decoding, no rendering, no
-        trip through a worker.
+        An unchanged file whose stored output was rendered under today's key and
+        packing is written from that output as it is: no read, no decoding, no
+        rendering, no trip through a worker. Under another packing it is left to
+        `process`, which re-packs its stored blocks.
         """
         if self.state is None:
             return Prepared([], items)
@@ -127,17 +113,19 @@ class BatchExtractor:
         ready: list[FileOutcome] = []
         work: list[WorkItem] = []
         for item, k in zip(items, known, strict=True):
-            if k is None:
-                work.append(item)
-            elif (
-                k.output is not None
-                and k.key == self.keys.key(k.sha256, item.spec, item.entry)
-                and self.keys.current(k.deps)
-            ):
-                ready.append(_reused(item.seq, item.entry, unpack(k.output)))
+            docs = None if k is None else self._current(item, k)
+            if docs is not None:
+                ready.append(reused(item.seq, item.entry, docs))
             else:
-                work.append(WorkItem(item.seq, item.entry, item.spec, k))
+                work.append(item if k is None else WorkItem(item.seq, item.entry, item.spec, k))
         return Prepared(ready, work)
+
+    def _current(self, item: WorkItem, k: Known) -> tuple[Rendered, ...] | None:
+        """What the state holds for `item`, when it was rendered under today's key and
+        packing and its attachments' keys still hold."""
+        if k.output is None or k.key != self.keys.key(k.sha256, item.spec, item.entry):
+            return None
+        return self.reuse.as_is(k.output) if self.keys.current(k.deps) else None
 
     async def process(self, work: list[WorkItem]) -> list[FileOutcome]:
         """Return one outcome per entry of `work`, in the same order. Never raises for a file."""
@@ -193,18 +181,10 @@ class BatchExtractor:
         for f in files:
             found = next(stored) if f.key else None
             f.hit = None
-            if found is None or not self.keys.current(found.deps):
-                continue
-            docs = unpack(found.output)
-            if f.read is not None and _stored_size(docs) != len(f.read.data):
-                continue  # an older version took the walk's size of a file rewritten since
-            rel = f.item.entry.rel
-            if found.path != rel:  # a copy or a rename: the records name the path
-                rebased = rebase(docs, found.path, rel)
-                if rebased is None:
-                    continue
-                docs = rebased
-            f.hit = Hit(docs, found.deps)
+            if found is not None and f.sha256:
+                size = None if f.read is None else len(f.read.data)
+                asker = Asker(f.item.entry.rel, f.item.spec, f.sha256, size)
+                f.hit = self.reuse.hit(found, asker)
 
     async def _extract(self, todo: list[_File]) -> None:
         """Extract `todo` in the pools into each file's `fresh`; a file its worker could
@@ -244,7 +224,10 @@ class BatchExtractor:
             if key is None and done.sha256:  # read by the worker
                 key = self.keys.key(done.sha256, f.item.spec, f.item.entry)
             if key is not None and done.read_error is None:
-                self.store.add(f.item.entry, done.sha256, key, done.docs, done.deps, f.item.known)
+                self.store.add(
+                    f.item.entry, done.sha256, key, done.docs, done.deps, f.item.known,
+                    done.blocks,
+                )  # fmt: skip
                 f.stored = True
         await self.store.maybe_flush()
 
@@ -261,15 +244,16 @@ class BatchExtractor:
         for f, outcome in zip(files, outcomes, strict=True):
             if f.stored:
                 continue
-            if not (f.sha256 and f.key):  # not even read: nothing to store
+            made = f.hit or f.fresh
+            # Not read, or not readable: what the outcome says is about the path, not
+            # the content, so it is not stored under the content's key.
+            if made is None or not (f.sha256 and f.key):
                 store.redo += 1
                 continue
-            hit, fresh = f.hit, f.fresh
-            deps = hit.deps if hit is not None else fresh.deps if fresh is not None else ()
             # A stored output found by its key is settled, a failure too (see `RETRY`).
             store.add(
-                f.item.entry, f.sha256, f.key, outcome.docs, deps, f.item.known,
-                settled=hit is not None,
+                f.item.entry, f.sha256, f.key, outcome.docs, made.deps, f.item.known,
+                made.blocks, settled=f.hit is not None,
             )  # fmt: skip
         await store.maybe_flush()
 
@@ -290,7 +274,7 @@ class BatchExtractor:
                 bytes_read=fresh.bytes_read,
             )  # fmt: skip
         if f.hit is not None:
-            return _reused(seq, entry, f.hit.docs)
+            return reused(seq, entry, f.hit.docs)
         assert read is not None and read.error is not None
         unit = Unit(doc=failed(spec, b"", read.error, Options()))
         docs = unit_docs(entry.rel, spec.kind, spec.name, None, _size(entry), unit)
@@ -299,17 +283,6 @@ class BatchExtractor:
 
 _SKIPPED_AT_READ = ("not_regular_file", "too_large", "vanished")
 """Read errors that make a file `skipped`, as the walk would have: not a failure."""
-
-
-def _reused(seq: int, entry: Entry, docs: tuple[Rendered, ...]) -> FileOutcome:
-    reused = sum(d.status != "skipped" for d in docs)
-    return FileOutcome(seq=seq, docs=docs, reused=reused, in_archive=entry.data is not None)
-
-
-def _stored_size(docs: tuple[Rendered, ...]) -> int:
-    """The `bytes` a stored output gives its file."""
-    size: int = orjson.loads(docs[0].line)["bytes"]
-    return size
 
 
 def _size(entry: Entry) -> int:

@@ -13,7 +13,8 @@ import anyio
 import orjson
 
 from indexer.pipeline.incremental.state import FileRow, Known, State
-from indexer.pipeline.output.records import Rendered, pack
+from indexer.pipeline.output.records import Rendered
+from indexer.pipeline.output.stored import pack
 from indexer.pipeline.output.units import POOL_FAILURES
 from indexer.pipeline.walk.walker import Entry
 
@@ -38,8 +39,10 @@ class Store:
     """Finished outputs waiting to be stored in `state`, and the count of files the
     next run must do again (`redo`)."""
 
-    def __init__(self, state: State) -> None:
+    def __init__(self, state: State, tag: str) -> None:
         self.state = state
+        self.tag = tag
+        """The packing this run renders under (`CacheKeys.tag`)."""
         self._rows: list[FileRow] = []
         self._bytes = 0
         self._flushed = time.monotonic()
@@ -56,18 +59,19 @@ class Store:
         docs: tuple[Rendered, ...],
         deps: tuple[str, ...],
         before: Known | None,
+        blocks: bytes,
         *,
         settled: bool = False,
     ) -> None:
-        """Buffer a file's output for the next flush. A failure from the isolation
-        limits is stored under its key only when `settled` (found stored under it) or
-        when `before`, what the state held for the file, is the same failure stored
-        once (see `RETRY`)."""
-        output = pack(docs)
+        """Buffer a file's output, and the `blocks` it was packed from, for the next
+        flush. A failure from the isolation limits is stored under its key only when
+        `settled` (found stored under it) or when `before`, what the state held for the
+        file, is the same failure stored once (see `RETRY`)."""
+        output = pack(docs, self.tag, blocks)
         if not (settled or _cacheable(docs) or _failed_alike(before, key, output)):
             key += RETRY
             self.redo += 1
-        self._rows.append((entry, sha256, key, output, deps))
+        self._rows.append(FileRow(entry, sha256, key, output, deps))
         self._bytes += sum(map(len, output))
 
     async def maybe_flush(self) -> None:

@@ -15,6 +15,7 @@ from indexer._pickling import slotted_state
 from indexer._types import Extracted, Options
 from indexer.chunking import pack
 from indexer.pipeline.extract.reading import read_one
+from indexer.pipeline.output.blocks import freeze
 from indexer.pipeline.output.records import Rendered, render, unit_docs
 from indexer.pipeline.output.units import Child, Unit
 from indexer.registry import ExtractorSpec, Registry
@@ -55,6 +56,9 @@ class Finished:
     read_error: str | None = None
     """Why a job with `path` could not be read (no docs then)."""
     bytes_read: int = 0
+    blocks: bytes = b""
+    """The unit before packing, for the state (`blocks.freeze`): a run with another
+    packing re-packs it instead of extracting again."""
 
 
 def extract_jobs(
@@ -82,12 +86,14 @@ def extract_jobs(
             )  # fmt: skip
         else:
             read = len(job.data)
-            # Only the packed chunks are rendered: the bytes, the whole text and the
-            # extractor's own chunks are freed first (a large document's worker held
-            # them all three while it rendered).
+            # Each step drops what the next does not need: the bytes and whole texts
+            # before the blocks are frozen, the blocks once packed (a large
+            # document's worker held them all while it rendered).
             job = replace(job, data=b"")
-            unit = packed(keyed(_textless_unit(unit), digests), options)
-            done = rendered(job, unit, seconds, read)
+            unit = keyed(_textless_unit(unit), digests)
+            blocks = freeze(unit, job.size)
+            unit = packed(unit, options)
+            done = _finished(job, unit, seconds, read, blocks)
         del job, unit
         out.append(done)
     return out
@@ -132,18 +138,25 @@ def _textless_unit(unit: Unit) -> Unit:
 
 
 def finish(job: Job, unit: Unit, seconds: float, options: Options, bytes_read: int = 0) -> Finished:
-    """Render a complete (keyed) unit's documents, their blocks packed by `options.packing`."""
-    return rendered(job, packed(unit, options), seconds, bytes_read)
+    """Render a complete (keyed, textless) unit's documents, their blocks packed by
+    `options.packing`; the blocks go along as they are, for the state."""
+    blocks = freeze(unit, job.size)
+    return _finished(job, packed(unit, options), seconds, bytes_read, blocks)
 
 
-def rendered(job: Job, unit: Unit, seconds: float, bytes_read: int = 0) -> Finished:
-    """Render a complete unit's documents as they are (packed already)."""
-    docs = unit_docs(job.rel, job.spec.kind, job.spec.name, job.sha256, job.size, unit, seconds)
+def _finished(job: Job, unit: Unit, seconds: float, bytes_read: int, blocks: bytes) -> Finished:
+    """The result of a complete unit, packed already, and the `blocks` it came from."""
     deps = tuple(c.key for c in unit.children if c.key is not None)
     return Finished(
-        docs=tuple(render(d) for d in docs), deps=deps, pending=None, seconds=seconds,
-        sha256=job.sha256, bytes_read=bytes_read,
+        docs=rendered(job, unit, seconds), deps=deps, pending=None, seconds=seconds,
+        sha256=job.sha256, bytes_read=bytes_read, blocks=blocks,
     )  # fmt: skip
+
+
+def rendered(job: Job, unit: Unit, seconds: float = 0.0) -> tuple[Rendered, ...]:
+    """A complete unit's documents rendered as they are (packed already)."""
+    docs = unit_docs(job.rel, job.spec.kind, job.spec.name, job.sha256, job.size, unit, seconds)
+    return tuple(render(d) for d in docs)
 
 
 def packed(unit: Unit, options: Options) -> Unit:

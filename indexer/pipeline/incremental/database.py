@@ -34,7 +34,7 @@ from indexer.errors import StateDamaged, StateWriteError
 log = logging.getLogger(__name__)
 
 OUTPUTS_DIR = "outputs"
-SCHEMA = "5"
+SCHEMA = "6"
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);

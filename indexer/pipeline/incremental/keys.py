@@ -35,6 +35,9 @@ class CacheKeys:
         limits = f"{config.timeout:g}s/{config.max_memory_mb}MB"
         self.digests = {spec.name: _digest(options, spec, limits) for spec in registry.extractors()}
         """Per extractor name, the digest of its version and the options it uses."""
+        self.tag = packing_tag(options)
+        """The packing a stored output's documents must be rendered under to be written
+        as they are; under another, they are re-packed from its blocks."""
 
     def key(self, sha256: str, spec: ExtractorSpec, entry: Entry) -> str:
         """The cache key of `spec`'s output on content `sha256` under this run's options.
@@ -46,8 +49,10 @@ class CacheKeys:
         return f"{cache_key(sha256, spec.name, self.digests[spec.name])}:{ext}"
 
     def digest(self) -> str:
-        """One digest of every extractor's `digests` entry: equal digests, equal keys."""
+        """One digest of every extractor's `digests` entry and the packing: equal digests,
+        equal keys and output rendered alike."""
         raw = "\n".join(f"{name}={digest}" for name, digest in sorted(self.digests.items()))
+        raw += f"\npacking={self.tag}"
         return hashlib.sha256(raw.encode()).hexdigest()
 
     def current(self, deps: tuple[str, ...]) -> bool:
@@ -59,15 +64,32 @@ class CacheKeys:
         return True
 
 
+def packing_tag(options: Options) -> str:
+    """What packed chunks depend on besides the blocks: the settings, the packer's version,
+    the size no chunk may pass and the tokenizer's file, by content."""
+    packing = options.packing
+    if packing.mode == "blocks":
+        return "blocks"
+    tag = f"{packing!r}|{options.max_chunk_chars}|packer.{PACKER_VERSION}"
+    return tag if packing.tokenizer is None else f"{tag}|{_file_digest(packing.tokenizer)}"
+
+
+def _file_digest(path: str) -> str:
+    """A short hash of the file at `path` (a tokenizer edited in place counts)."""
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()[:16]
+    except OSError as exc:  # the packer meets it too, and says so
+        return f"unreadable: {exc.strerror}"
+
+
 def _digest(options: Options, spec: ExtractorSpec, limits: str) -> str:
     """Only the options the extractor declares it uses count, plus the isolation limits
     for isolated extractors, so changing `rows_per_chunk` re-extracts CSV files and
-    nothing else. Extractors that use OCR count the installed engine's version too.
-    A stored mail also records its attachments' keys and is reused
-    only while they all still hold (`CacheKeys.current`)."""
+    nothing else; the packing is not in it (`packing_tag`). Extractors that use OCR
+    count the installed engine's version too. A stored mail also records its
+    attachments' keys and is reused only while they all still hold (`CacheKeys.current`)."""
     raw = options.digest(spec.options_used) + f"|{spec.version}"
-    if options.packing.mode != "blocks":  # packed chunks are rendered into the stored output
-        raw += f"|{options.packing!r}|packer.{PACKER_VERSION}"
     if spec.isolated:
         raw += f"|{limits}"
     if options.ocr_mode != "off" and "ocr_engine" in (spec.options_used or ("ocr_engine",)):

@@ -13,20 +13,20 @@ from __future__ import annotations
 import logging
 import os
 import threading
-import zlib
-from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, NamedTuple
 
-from indexer.errors import StateDamaged, StateWriteError
+from indexer.errors import StateDamaged
 from indexer.pipeline.incremental.database import (
     OUTPUTS_DIR,
     classified,
     open_database,
     set_aside,
 )
+from indexer.pipeline.incremental.spool import Spool
 from indexer.pipeline.incremental.tree import Tree
 from indexer.pipeline.walk.walker import Entry
 
@@ -38,8 +38,7 @@ STATE_FILE = "state.sqlite"
 _COMPACT_BYTES = 1 << 20
 """An outputs file smaller than this is never compacted, however dead."""
 _REF = "spool, at, length, crc"
-"""The columns that locate a stored output (`State._load`)."""
-_Ref = tuple[str | None, int | None, int | None, int | None]
+"""The columns that locate a stored output (`spool.Ref`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +49,7 @@ class Known:
     key: str | None
     """The cache key `output` was rendered under."""
     output: bytes | None
-    """The file's documents as rendered then (`records.pack`)."""
+    """The file's output as stored then (`stored.pack`)."""
     deps: tuple[str, ...] = ()
     """The keys its attachments were extracted under."""
 
@@ -64,9 +63,17 @@ class Stored:
     deps: tuple[str, ...]
 
 
-FileRow = tuple[Entry, str, str | None, Sequence[bytes | bytearray] | None, tuple[str, ...]]
-"""An entry, its content hash, its output's key, the packed output (`records.pack`, in
-parts) and its deps."""
+class FileRow(NamedTuple):
+    """What `State.record` persists for one walked file."""
+
+    entry: Entry
+    sha256: str
+    key: str | None
+    """The cache key its output is stored under."""
+    output: Sequence[bytes | bytearray] | None
+    """The stored output (`stored.pack`), in parts; None for none."""
+    deps: tuple[str, ...]
+    """The keys its attachments were extracted under."""
 
 
 class State:
@@ -90,13 +97,8 @@ class State:
             set_aside(path, str(damage))
             self._db = open_database(path, exclusive=not shared)
             self.run = self._next_run()
-        self._outputs = path.parent / OUTPUTS_DIR
-        self._stem = f"{self.run}-{os.getpid()}"
-        """This process's outputs file in this run, without `.out`."""
-        self._spool: IO[bytes] | None = None
-        """That file, opened at the first output stored."""
-        self._readers: dict[str, int] = {}
-        """Open descriptors of outputs files, by name."""
+        self._spool = Spool(path.parent / OUTPUTS_DIR, f"{self.run}-{os.getpid()}")
+        """The outputs files; this process appends to `<run>-<pid>.out`."""
 
     def _next_run(self) -> int:
         with self._guarded(), self._db:
@@ -149,7 +151,7 @@ class State:
                 row = found.get(entry.rel)
                 stat = (entry.size, entry.mtime_ns, entry.inode, entry.device)
                 if row is not None and tuple(row[1:5]) == stat:
-                    output = self._load(*row[8:12])
+                    output = self._spool.load(*row[8:12])
                     out.append(Known(row[5], row[6] if output else None, output, deps_of(row[7])))
                 else:
                     out.append(None)
@@ -173,7 +175,7 @@ class State:
             )
             found: dict[str, Stored] = {}
             for key, path, deps, *ref in sorted(rows, key=lambda r: (r[0], r[1])):
-                if key not in found and (output := self._load(*ref)) is not None:
+                if key not in found and (output := self._spool.load(*ref)) is not None:
                     found[key] = Stored(path, output, deps_of(deps))
         return [found.get(k) for k in keys]
 
@@ -189,68 +191,15 @@ class State:
         with self._lock:
             rows = [
                 (e.rel, e.size, e.mtime_ns, e.inode, e.device, sha, self.run, key,
-                 "\n".join(deps) or None, *self._append(output))
+                 "\n".join(deps) or None, *self._spool.append(output))
                 for e, sha, key, output, deps in files
             ]  # fmt: skip
-            self._flush_spool()  # the bytes reach the file before the rows that point at them
+            self._spool.flush()  # the bytes reach the file before the rows that point at them
             with self._guarded(), self._db:
                 self._db.executemany(
                     "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     rows,
                 )
-
-    def _append(self, parts: Sequence[bytes | bytearray] | None) -> _Ref:
-        """Append an output, given in parts, to this run's outputs file; return where it
-        lies (spool, at, length, crc)."""
-        if parts is None:
-            return None, None, None, None
-        crc = 0
-        with self._writing_outputs():
-            if self._spool is None:
-                self._outputs.mkdir(exist_ok=True)
-                self._spool = open(self._file(self._stem), "ab")  # noqa: SIM115
-            at = self._spool.tell()
-            for part in parts:
-                self._spool.write(part)
-                crc = zlib.crc32(part, crc)
-        return self._stem, at, sum(map(len, parts)), crc
-
-    def _flush_spool(self) -> None:
-        if self._spool is not None:
-            with self._writing_outputs():
-                self._spool.flush()
-
-    @contextmanager
-    def _writing_outputs(self) -> Iterator[None]:
-        """An I/O error on the outputs files (disk full, a file size limit) becomes
-        `StateWriteError`, as `_guarded` does for the database."""
-        try:
-            yield
-        except OSError as exc:
-            raise StateWriteError(f"cannot write {self._outputs}: {exc}") from exc
-
-    def _file(self, stem: str) -> Path:
-        """The outputs file called `stem`."""
-        return self._outputs / f"{stem}.out"
-
-    def _load(
-        self, spool: str | None, at: int | None, length: int | None, crc: int | None
-    ) -> bytes | None:
-        """The output stored at this place, or None when there is none or its bytes
-        are not what was stored (a file lost or cut short since)."""
-        if spool is None or at is None or length is None:
-            return None
-        fd = self._readers.get(spool)
-        try:
-            if fd is None:
-                fd = self._readers[spool] = os.open(self._file(spool), os.O_RDONLY)
-            data = os.pread(fd, length, at)
-        except OSError:
-            return None
-        if len(data) != length or zlib.crc32(data) != crc:
-            log.debug("stored output %d@%d in %s.out is damaged", length, at, spool)
-            return None
-        return data
 
     def _guarded(self) -> AbstractContextManager[None]:
         """Errors of the database become `StateWriteError` (disk full: the run stops,
@@ -284,7 +233,7 @@ class State:
             try:
                 self._collect()
             except OSError as exc:  # the output is committed; the next sweep tries again
-                log.warning("could not tidy %s: %s", self._outputs, exc)
+                log.warning("could not tidy %s: %s", self._spool.outputs, exc)
 
     def _collect(self) -> None:
         """Delete the outputs files no row uses; compact those more than half dead."""
@@ -293,14 +242,14 @@ class State:
                 "SELECT spool, SUM(length) FROM files WHERE spool IS NOT NULL GROUP BY spool"
             ).fetchall()
         )
-        if not self._outputs.is_dir():
+        if not self._spool.outputs.is_dir():
             return
-        for path in sorted(self._outputs.glob("*.out")):
+        for path in sorted(self._spool.outputs.glob("*.out")):
             stem = path.stem
-            if stem == self._stem and stem in live:
+            if stem == self._spool.stem and stem in live:
                 continue
             if stem not in live:
-                self._forget(stem)
+                self._spool.forget(stem)
                 path.unlink()
             elif path.stat().st_size > max(_COMPACT_BYTES, 2 * live[stem]):
                 self._compact(stem)
@@ -313,30 +262,20 @@ class State:
         ).fetchall()
         moved = []
         for path, *ref in rows:
-            output = self._load(*ref)  # a damaged one is forgotten: its file is redone
-            moved.append((*self._append(None if output is None else (output,)), path))
-        self._flush_spool()
+            output = self._spool.load(*ref)  # a damaged one is forgotten: its file is redone
+            moved.append((*self._spool.append(None if output is None else (output,)), path))
+        self._spool.flush()
         with self._guarded(), self._db:
             self._db.executemany(
                 "UPDATE files SET spool = ?, at = ?, length = ?, crc = ? WHERE path = ?", moved
             )
-        self._forget(stem)
-
-    def _forget(self, stem: str) -> None:
-        """Close `stem`'s outputs file, if open."""
-        if stem == self._stem and self._spool is not None:
-            self._spool.close()
-            self._spool = None
-        fd = self._readers.pop(stem, None)
-        if fd is not None:
-            os.close(fd)
+        self._spool.forget(stem)
 
     def close(self) -> None:
         """Close the database and the outputs files."""
         with self._lock:
             self._db.close()
-            for stem in [self._stem, *self._readers]:
-                self._forget(stem)
+            self._spool.close()
 
     def discard(self, damage: StateDamaged) -> None:
         """Close the database and set its file aside: the next `State` starts empty."""

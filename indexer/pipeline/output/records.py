@@ -11,7 +11,7 @@ from __future__ import annotations
 import copyreg
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pickle import PickleBuffer
 from typing import TYPE_CHECKING, Any, cast
 
@@ -236,70 +236,6 @@ def document_record(doc: DocOutcome, did: str, digest: str) -> dict[str, Any]:
         "digest": digest,
         "metadata": {} if extracted is None else extracted.metadata,
     }
-
-
-def pack(docs: tuple[Rendered, ...]) -> list[bytes | bytearray]:
-    """Serialise rendered documents for the state's per-path output cache, as parts
-    to store one after the other (not joined: a large block is not copied).
-
-    Each document is a JSON header line (with the byte lengths of what follows),
-    its `documents.ndjson` line and its chunk block, so `unpack` only slices.
-    """
-    parts: list[bytes | bytearray] = []
-    for d in docs:
-        head = [d.path, d.doc_id, d.status, d.kind, d.pages, d.count, d.digest]
-        head += [len(d.line), len(d.block)]
-        parts += (orjson.dumps(head, option=orjson.OPT_APPEND_NEWLINE), d.line, d.block)
-    return parts
-
-
-def unpack(blob: bytes) -> tuple[Rendered, ...]:
-    """Inverse of `pack`, its parts joined."""
-    docs: list[Rendered] = []
-    at = 0
-    while at < len(blob):
-        end = blob.index(b"\n", at) + 1
-        path, did, status, kind, pages, count, digest, line_len, block_len = orjson.loads(
-            blob[at:end]
-        )
-        docs.append(
-            Rendered(
-                path=path, doc_id=did, line=blob[end : end + line_len],
-                block=blob[end + line_len : end + line_len + block_len], count=count,
-                digest=digest,
-                status=status, kind=kind, pages=pages,
-            )
-        )  # fmt: skip
-        at = end + line_len + block_len
-    return tuple(docs)
-
-
-def rebase(docs: tuple[Rendered, ...], old: str, new: str) -> tuple[Rendered, ...] | None:
-    """`docs` rendered for the file at `old`, re-rendered for the same content at `new`
-    (a rename or a copy): the same bytes `render` gives for `new`. None when a record
-    cannot be read back exactly (the caller extracts the file again then)."""
-    out: list[Rendered] = []
-    dump = orjson.dumps
-    try:
-        for d in docs:
-            if not d.path.startswith(old):
-                return None
-            path = new + d.path[len(old) :]
-            did = doc_id(path)
-            lines = []
-            for line in d.block.splitlines(keepends=True):
-                record = orjson.loads(line)
-                record.update(id=f"{did}:{record['chunk']}", doc_id=did, path=path)
-                lines.append(dump(record, option=orjson.OPT_APPEND_NEWLINE))
-            block = b"".join(lines)
-            digest = hashlib.sha256(block).hexdigest()[:32]
-            record = orjson.loads(d.line)
-            record.update(path=path, doc_id=did, digest=digest)
-            line = dump(record, option=orjson.OPT_APPEND_NEWLINE)
-            out.append(replace(d, path=path, doc_id=did, block=block, digest=digest, line=line))
-    except (orjson.JSONDecodeError, orjson.JSONEncodeError, KeyError, TypeError):
-        return None
-    return tuple(out)
 
 
 def skipped(seq: int, entry: Entry) -> FileOutcome:

@@ -198,7 +198,8 @@ def serial_work(src: Path, out: Path) -> dict[str, int]:
                 chunks += doc.count
                 pages += doc.pages
             crc = 0
-            for part in pack(done.docs, "blocks", done.blocks):  # in parts, as the state appends them
+            # in parts, as the state appends them
+            for part in pack(done.docs, "blocks", done.blocks):
                 state_file.write(part)
                 crc = zlib.crc32(part, crc)
             files += 1

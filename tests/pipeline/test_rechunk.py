@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import zipfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -39,11 +40,15 @@ def registry(version: str = "1") -> Registry:
 
 @pytest.fixture(scope="module")
 def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A generated corpus, a mail with attachments and files whose extractor counts its
-    calls in `calls.log`, beside the source."""
+    """A generated corpus, a mail with attachments, a zip of some of them, and files
+    whose extractor counts its calls in `calls.log`, beside the source."""
     root = tmp_path_factory.mktemp("rechunk") / "src"
     write_corpus(root, 150_000, seed=21)
     (root / "mail" / "attached.eml").write_bytes(ATTACHMENTS.read_bytes())
+    with zipfile.ZipFile(root / "bundle.zip", "w") as bundle:  # members settled in workers
+        for member in sorted([*root.glob("notes/*/*"), *root.glob("reports/*/*")]):
+            bundle.write(member, member.relative_to(root).as_posix())
+        bundle.write(root / "mail" / "attached.eml", "mail/attached.eml")
     log = root.parent / "calls.log"
     for n in range(TALLIES):
         lines = [f"line {i} of tally {n}, " + "with some words " * (i % 9) for i in range(90)]

@@ -49,7 +49,9 @@ class PendingChildren:
         assert done.pending is not None
         settled = await self.resolve(job.rel, done.pending.children)
         job = replace(job, sha256=done.sha256)  # the worker may have read and hashed it
-        own = finish(job, Unit(doc=done.pending.doc), done.seconds, self.options, done.bytes_read)
+        more = tuple(b for s in settled for b in s.blocks)
+        unit = Unit(doc=done.pending.doc)
+        own = finish(job, unit, done.seconds, self.options, done.bytes_read, more)
         docs = own.docs + tuple(d for s in settled for d in s.docs)
         return replace(own, docs=docs, deps=tuple(k for s in settled for k in s.keys))
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from indexer._pickling import slotted_state
 from indexer._types import Extracted, Options
 from indexer.pipeline.extract.tasks import Job, extract_unit, keyed, packed
+from indexer.pipeline.output.blocks import child_json
 from indexer.pipeline.output.records import Rendered, render, unit_docs
 from indexer.pipeline.output.units import Child, Unit
 from indexer.registry import Registry
@@ -22,11 +23,13 @@ from indexer.registry import Registry
 @slotted_state
 @dataclass(frozen=True, slots=True)
 class Settled:
-    """Children rendered: their records, in order, and the cache keys they were
-    extracted under (a unit's `deps`)."""
+    """Children rendered: their records, in order, the cache keys they were extracted
+    under (a unit's `deps`) and their blocks before packing (`blocks.child_json`), for
+    the parent's entry in the state."""
 
     docs: tuple[Rendered, ...]
     keys: tuple[str, ...]
+    blocks: tuple[bytes, ...]
 
 
 Outcome = Settled | tuple[Child, ...]
@@ -63,10 +66,12 @@ def render_children(
 ) -> Settled:
     """The records of complete `children` of the document at `rel`: packed by
     `options.packing`, keyed by `digests`, as `tasks.finish` renders a whole unit."""
-    unit = packed(keyed(Unit(doc=_HOLDER, children=children), digests), options)
+    unit = keyed(Unit(doc=_HOLDER, children=children), digests)
+    blocks = tuple(child_json(c) for c in unit.children)
+    unit = packed(unit, options)
     docs = unit_docs(rel, "", "", None, 0, unit)[1:]
     keys = tuple(c.key for c in unit.children if c.key is not None)
-    return Settled(tuple(render(d) for d in docs), keys)
+    return Settled(tuple(render(d) for d in docs), keys, blocks)
 
 
 def child_job(registry: Registry, child: Child) -> Job:

@@ -137,10 +137,18 @@ def _textless_unit(unit: Unit) -> Unit:
     return Unit(doc=doc, children=tuple(_textless(c) for c in unit.children))
 
 
-def finish(job: Job, unit: Unit, seconds: float, options: Options, bytes_read: int = 0) -> Finished:
+def finish(
+    job: Job,
+    unit: Unit,
+    seconds: float,
+    options: Options,
+    bytes_read: int = 0,
+    more: tuple[bytes, ...] = (),
+) -> Finished:
     """Render a complete (keyed, textless) unit's documents, their blocks packed by
-    `options.packing`; the blocks go along as they are, for the state."""
-    blocks = freeze(unit, job.size)
+    `options.packing`; the blocks go along as they are, for the state, with `more`
+    children's blocks encoded where they were extracted (`settle.Settled`)."""
+    blocks = freeze(unit, job.size, more)
     return _finished(job, packed(unit, options), seconds, bytes_read, blocks)
 
 

@@ -11,7 +11,7 @@ times the size of one holding the rendered output alone (docs/chunking.md).
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import orjson
@@ -20,27 +20,40 @@ from indexer._types import Extracted, make_chunk
 from indexer.pipeline.output.units import Child, Unit
 
 
-def freeze(unit: Unit, size: int) -> bytes:
+def freeze(unit: Unit, size: int, more: Sequence[bytes] = ()) -> bytes:
     """`unit` (complete, keyed, whole texts dropped) and its file's `size`, as bytes:
     the JSON `[size, doc, children]`, compressed as it is encoded, a slice of chunks at a
-    time (a large document's JSON is never held whole)."""
+    time (a large document's JSON is never held whole). `more` are further children,
+    encoded already by `child_json` where they were extracted (an archive's members)."""
     squeeze = zlib.compressobj(_LEVEL)
-    parts = [squeeze.compress(piece) for piece in _json(unit, size)]
+    parts = [squeeze.compress(piece) for piece in _json(unit, size, more)]
     parts.append(squeeze.flush())
     return b"".join(parts)
 
 
-def _json(unit: Unit, size: int) -> Iterator[bytes]:
+def child_json(child: Child) -> bytes:
+    """One child's JSON in `freeze`'s children list."""
+    return b"".join(_child_json(child))
+
+
+def _json(unit: Unit, size: int, more: Sequence[bytes]) -> Iterator[bytes]:
     """The JSON of `freeze`, in pieces."""
     yield b"[%d," % size
     yield from _doc_json(unit.doc)
     yield b",["
     for i, c in enumerate(unit.children):
         yield b"," if i else b""
-        yield orjson.dumps([c.suffix, c.kind, c.size, c.sha256, c.extractor])[:-1] + b","
-        yield from _doc_json(c.extracted)
-        yield b"," + orjson.dumps([c.skip, c.context, c.key])[1:]
+        yield from _child_json(c)
+    for i, encoded in enumerate(more):
+        yield b"," if i or unit.children else b""
+        yield encoded
     yield b"]]"
+
+
+def _child_json(c: Child) -> Iterator[bytes]:
+    yield orjson.dumps([c.suffix, c.kind, c.size, c.sha256, c.extractor])[:-1] + b","
+    yield from _doc_json(c.extracted)
+    yield b"," + orjson.dumps([c.skip, c.context, c.key])[1:]
 
 
 def _doc_json(doc: Extracted | None) -> Iterator[bytes]:

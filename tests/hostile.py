@@ -56,6 +56,14 @@ def remover(data: bytes, path: str, options: Options) -> Extracted:
     return Extracted(kind="remove", text=target, chunks=(Chunk(text=f"removed {target}"),))
 
 
+def needy(data: bytes, path: str, options: Options) -> Extracted:
+    """Take the megabytes `data` names, of address space only (`bytes(n)` is calloc's
+    fresh pages), then succeed: a document that fits under a raised memory cap."""
+    held = bytes(int(data) << 20)
+    text = f"needed {len(held) >> 20} MB"
+    return Extracted(kind="needy", text=text, chunks=(Chunk(text=text),))
+
+
 def _spec(name: str, fn: object, *, isolated: bool = True) -> ExtractorSpec:
     return ExtractorSpec(
         name=name,
@@ -73,5 +81,7 @@ BALLOON = _spec("oom", balloon)
 SLOW = _spec("slow", slow)
 FLAKY = _spec("flaky", flaky)
 REMOVER = _spec("remove", remover, isolated=False)
+NEEDY = _spec("needy", needy, isolated=False)
+"""Needs as many megabytes as its file says, in the general pool."""
 GREEDY = _spec("greedy", balloon, isolated=False)
 """Allocates without bound in the general pool, where text formats run."""

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from indexer.formats.json.values import bytes_read_as_text
+from indexer.formats.json.values import bytes_read_as_text, parse_exact
 
 _GROUP_BYTES = 1 << 16
 """Bytes of source per group of elements (any size from 16 KiB to 128 KiB runs alike)."""
@@ -106,7 +106,7 @@ def _next_group(data: bytes, start: int, end: int, separator: Separator) -> Grou
     for _ in range(_GROUP_TRIES):
         try:
             values = _loads_group(data, start, stop)
-        except orjson.JSONDecodeError:
+        except ValueError:  # orjson's, the stdlib's, or bytes that are not UTF-8
             if stop == end:
                 break
         else:
@@ -137,4 +137,10 @@ def _cut(data: bytes, start: int, end: int, separator: Separator) -> int:
 
 
 def _loads_group(data: bytes, start: int, stop: int) -> Any:
-    return orjson.loads(b"".join((b"[", memoryview(data)[start:stop], b"]")))
+    raw = b"".join((b"[", memoryview(data)[start:stop], b"]"))
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        if "number" not in str(exc):  # "number is infinity when parsed as double"
+            raise
+        return parse_exact(raw.decode())

@@ -37,7 +37,7 @@ def parse(text: str, data: bytes | None = None) -> tuple[Any, str]:
     # orjson reads an integer outside [-2**63, 2**64) as a double, which renders
     # as `1.8446744073709552e+19`; only then is the source searched for one.
     if has_exponent(rendered) and NINETEEN_DIGITS in _zero_digits(text):
-        value = _parse_exact(text)
+        value = parse_exact(text)
         rendered = render(value)
     return value, rendered
 
@@ -53,7 +53,7 @@ def _loads(text: str, data: bytes | None) -> Any:
     except orjson.JSONDecodeError as exc:
         if "number" not in str(exc):  # e.g. "number is infinity when parsed as double"
             raise
-        return _parse_exact(text)
+        return parse_exact(text)
 
 
 def bytes_read_as_text(data: bytes) -> bool:
@@ -97,9 +97,10 @@ def render_each(values: Iterable[Any]) -> Iterator[str]:
     return map(bytes.decode, map(orjson.dumps, values, repeat(None), repeat(INDENT)))
 
 
-def _parse_exact(text: str) -> Any:
-    # The stdlib parser hands us each number's literal, so the ones orjson
-    # would round or reject can be kept verbatim as a Fragment.
+def parse_exact(text: str) -> Any:
+    """The JSON value of `text`, read by the stdlib parser; raises `ValueError`."""
+    # It hands us each number's literal, so the ones orjson would round or reject
+    # can be kept verbatim as a Fragment.
     try:
         return json.loads(
             text, parse_int=_exact_int, parse_float=_exact_float, parse_constant=_reject

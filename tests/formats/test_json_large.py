@@ -84,6 +84,32 @@ def test_large_array_blocks_hold_each_element_as_a_whole_parse_renders_it(
     assert result == json_extractor.chunk(source, OPTIONS)
 
 
+OBJECTS: list[dict[str, Any]] = [
+    {f"k{i}": v for i, v in enumerate(short_strings(300))},
+    {f'k,"{i}"': {"a": [i, {"b": '},"x": ['}], "c": None} for i in range(200)},
+    {"x" * 1200: 1, "y": list(range(500)), "z": {"deep": [[[]]]}, "é": "😀"},
+]
+
+
+@pytest.mark.parametrize("entries", OBJECTS)
+@pytest.mark.parametrize("separators", [(",", ":"), (", ", ": "), None])
+def test_large_object_blocks_hold_each_entry_as_a_whole_parse_renders_it(
+    monkeypatch: pytest.MonkeyPatch, entries: dict[str, Any], separators: tuple[str, str] | None
+) -> None:
+    monkeypatch.setattr(groups, "_GROUP_BYTES", 64)
+    indent = 2 if separators is None else None
+    source = json.dumps(entries, ensure_ascii=False, separators=separators, indent=indent)
+    whole = [c.text for c in json_extractor.chunk(source, OPTIONS).chunks]  # one per entry
+    monkeypatch.setattr(large, "GROUP_ABOVE", 0)
+    result = json_extractor.extract(source.encode(), "d.json", OPTIONS)
+    keys = list(entries)
+    for chunk in result.chunks:
+        first, last = map(keys.index, chunk.meta["keys"])
+        assert chunk.text == "\n".join(whole[first : last + 1])
+    assert result.text == "\n".join(whole)
+    assert result == json_extractor.chunk(source, OPTIONS)
+
+
 def test_large_array_numbers_keep_their_literals(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(large, "GROUP_ABOVE", 0)
     monkeypatch.setattr(groups, "_GROUP_BYTES", 16)
@@ -110,7 +136,7 @@ def test_only_documents_over_group_above_are_grouped(monkeypatch: pytest.MonkeyP
 
 @pytest.mark.parametrize(
     ("source", "meta"),
-    [('{"a": [1, 2], "b": 3}', {"key": "a"}), ('[1, 2, "\\ud800"]', None), ("[1, 2", None),
+    [('{"a": [1, 2], "b": 3}', {"keys": ["a", "b"]}), ('[1, 2, "\\ud800"]', None), ("[1, 2", None),
      ("[1, 2,]", None), ("[]", None), ('  [\n  "a"\n]  \n', {"indexes": [0, 0]})],
 )  # fmt: skip
 def test_large_documents_that_are_no_clean_array_are_read_whole(
@@ -124,3 +150,46 @@ def test_large_documents_that_are_no_clean_array_are_read_whole(
         assert result.degraded or result.chunks[0].meta != {"indexes": [0, 0]}
     else:
         assert result.chunks[0].meta == meta
+
+
+def jsonl(n: int, newline: str = "\n") -> str:
+    rows = [json.dumps({"id": i, "name": name}) for i, name in enumerate(short_strings(n))]
+    rows[7] = "  "  # blank lines count, and give no record
+    rows[9] = '{"id": 9, "broken'
+    rows[11] = '{"n": 123456789012345678901234}'
+    return newline.join(rows) + newline + newline
+
+
+@pytest.mark.parametrize("source", [jsonl(400), jsonl(400, "\r\n"), jsonl(400, "\r")[:-2]])
+def test_large_jsonl_blocks_hold_each_record_as_a_smaller_file_gives_it(
+    monkeypatch: pytest.MonkeyPatch, source: str
+) -> None:
+    from indexer.formats.json import large_lines
+
+    data = source.encode()
+    records = {c.meta["line"]: c.text for c in extract("d.jsonl", data).chunks}
+    monkeypatch.setattr(large, "GROUP_ABOVE", 0)
+    monkeypatch.setattr(large_lines, "_SLICE", 100)
+    result = extract("d.jsonl", data)
+    assert result.degraded and len(records) == 399 and records[10] == '{"id": 9, "broken'
+    covered = []
+    for chunk in result.chunks:
+        first, last = chunk.meta["lines"]
+        numbers = [n for n in records if first <= n <= last]
+        assert chunk.text == "\n".join(records[n] for n in numbers)
+        covered += numbers
+    assert covered == list(records), "every record once, in order"
+    assert (result.chunks[0].meta["lines"][0], result.chunks[-1].meta["lines"][1]) == (1, 400)
+    assert result.text == "\n".join(records.values())
+
+
+@pytest.mark.parametrize(
+    "source", ['[\n  {"a": 1},\n  {"b": 2}\n]\n', '\n\n{"a": \n 1}\n', "\ufeff" + jsonl(20)]
+)
+def test_large_jsonl_whose_first_record_is_bad_is_read_as_a_smaller_file(
+    monkeypatch: pytest.MonkeyPatch, source: str
+) -> None:
+    data = source.encode()
+    expected = extract("d.ndjson", data)
+    monkeypatch.setattr(large, "GROUP_ABOVE", 0)
+    assert extract("d.ndjson", data) == expected

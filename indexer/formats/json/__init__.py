@@ -4,8 +4,9 @@ Values are pretty-printed by orjson with a 2-space indent, keys in source order
 and non-ASCII kept as is. Numbers a double or a 64-bit integer cannot hold
 exactly (`123456789012345678901234`, `1E400`) keep their source literal instead
 of being rounded or rejected (`values`). Input that is not JSON degrades to one
-chunk of the trimmed text; a bad JSONL record degrades on its own (`records`).
-An array over `large.GROUP_ABOVE` bytes gives blocks of several elements.
+chunk of the trimmed text; a bad JSONL record degrades on its own (`lines`).
+An array, object or JSON Lines file over `large.GROUP_ABOVE` bytes gives blocks of
+several elements, entries or records.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
 from indexer.formats.json import large
 from indexer.formats.json.elements import array_in_groups, degraded, document
+from indexer.formats.json.large_lines import lines_in_blocks
 from indexer.formats.json.lines import parse_lines, records
 from indexer.formats.json.values import parse, render
 
@@ -34,8 +36,9 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
     """
     with gc_paused():
         if extension_of(path) in _RECORD_EXTENSIONS:
-            return _records_or_document(decode(data))
-        read = large.array_in_blocks(data, options.max_chunk_chars) or array_in_groups(data)
+            lines = lines_in_blocks(data, options.max_chunk_chars)
+            return lines or _records_or_document(decode(data))
+        read = large.in_blocks(data, options.max_chunk_chars) or array_in_groups(data)
         if read is not None:
             return read
         return _document_or_records(decode(data), data)
@@ -52,7 +55,7 @@ def chunk(text: str, options: Options) -> Extracted:
     with gc_paused():
         if len(text) > large.GROUP_ABOVE:  # not encoded otherwise
             data = text.encode(errors="surrogatepass")
-            read = large.array_in_blocks(data, options.max_chunk_chars)
+            read = large.in_blocks(data, options.max_chunk_chars)
             if read is not None:
                 return read
         return _document_or_records(text)

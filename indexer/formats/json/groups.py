@@ -1,11 +1,11 @@
-"""A top-level JSON array read a group of elements at a time, never whole.
+"""A top-level JSON array (or object) read a group of elements (entries) at a time.
 
 Each group (about `_GROUP_BYTES` of source) is cut at a likely separator between two
-elements and parsed as `[` + group + `]`. A cut inside a string or a nested value
-does not parse and is tried again further on; once the first group starts at an
-element, a group that parses ends at one too, so the groups' elements are the
-array's, each parsed as a whole parse would. Readers fall back to parsing the whole
-document when a group cannot be cut (`Uncut`).
+elements and parsed as `[` + group + `]` (`{` + group + `}`). A cut inside a string
+or a nested value does not parse and is tried again further on; once the first group
+starts at an element, a group that parses ends at one too, so the groups' elements
+are the document's, each parsed as a whole parse would. Readers fall back to parsing
+the whole document when a group cannot be cut (`Uncut`).
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ class Separator(NamedTuple):
 
 
 class Group(NamedTuple):
-    """The elements parsed from `data[start:stop]`."""
+    """The elements (a list) or entries (a dict) parsed from `data[start:stop]`."""
 
-    values: list[Any]
+    values: Any
     start: int
     stop: int
 
@@ -51,23 +51,34 @@ def array_groups(data: bytes) -> Iterator[Group] | None:
 
     The iterator raises `Uncut` at a group it cannot cut.
     """
+    return _groups(data, b"[]")
+
+
+def object_groups(data: bytes) -> Iterator[Group] | None:
+    """`array_groups` for an object: its entries, a dict per group."""
+    return _groups(data, b"{}")
+
+
+def _groups(data: bytes, brackets: bytes) -> Iterator[Group] | None:
     head = data[:_EDGE]
     opening = len(head) - len(head.lstrip())
     tail = data[-_EDGE:]
-    end = len(data) - (len(tail) - len(tail.rstrip())) - 1  # the closing `]`
-    if head[opening : opening + 1] != b"[" or data[end : end + 1] != b"]":
+    end = len(data) - (len(tail) - len(tail.rstrip())) - 1  # the closing bracket
+    if head[opening : opening + 1] != brackets[:1] or data[end : end + 1] != brackets[1:]:
         return None
-    if data[opening + 1 : opening + 1 + _EDGE].lstrip()[:1] in (b"", b"]"):
-        return None  # `[]`, or a first element past this edge
+    if data[opening + 1 : opening + 1 + _EDGE].lstrip()[:1] in (b"", brackets[1:]):
+        return None  # empty, or a first element past this edge
     if not bytes_read_as_text(data):
         return None
-    return _groups(data, opening, end, separator(data, opening))
+    return _cut_groups(data, opening, end, separator(data, opening), brackets)
 
 
-def _groups(data: bytes, opening: int, end: int, separator: Separator) -> Iterator[Group]:
+def _cut_groups(
+    data: bytes, opening: int, end: int, separator: Separator, brackets: bytes
+) -> Iterator[Group]:
     stop = opening
     while stop < end:
-        group = _next_group(data, stop + 1, end, separator)
+        group = _next_group(data, stop + 1, end, separator, brackets)
         stop = group.stop
         yield group
 
@@ -75,7 +86,8 @@ def _groups(data: bytes, opening: int, end: int, separator: Separator) -> Iterat
 def separator(data: bytes, opening: int) -> Separator:
     """The likely separator of the array whose `[` is at `opening`: the end of an
     element, the comma, whitespace as after the `[`, and the start of the first element
-    (its first key with an object: fewer of its matches are inside elements).
+    (its first key with an object: fewer of its matches are inside elements). In an
+    object (`{` at `opening`), the comma, the whitespace and a key's `"`.
 
     Without that whitespace, compact (`","`) and Python's `json.dumps` (`", "`)
     separators are tried.
@@ -86,7 +98,9 @@ def separator(data: bytes, opening: int) -> Separator:
     opener = body[:1]
     closer = _CLOSERS.get(opener, b"")
     start = opener if closer else b""  # a number's first digit varies
-    if opener == b"{":
+    if data[opening : opening + 1] == b"{":  # an entry's key follows any value
+        closer, start = b"", b'"'
+    elif opener == b"{":
         quote = body.find(b'"', 1, 64)
         close = body.find(b'"', quote + 1, quote + 64) if quote > 0 else -1
         start = body[: close + 1] if close > 0 else opener
@@ -95,7 +109,7 @@ def separator(data: bytes, opening: int) -> Separator:
     return Separator(found, len(closer))
 
 
-def _next_group(data: bytes, start: int, end: int, separator: Separator) -> Group:
+def _next_group(data: bytes, start: int, end: int, separator: Separator, brackets: bytes) -> Group:
     """The elements in `data[start:stop]`, `stop` at least `_GROUP_BYTES` on (at a
     separator's comma, or `end`); raises `Uncut` when no tried cut parses.
 
@@ -105,7 +119,7 @@ def _next_group(data: bytes, start: int, end: int, separator: Separator) -> Grou
     stop = _cut(data, start + _GROUP_BYTES, end, separator)
     for _ in range(_GROUP_TRIES):
         try:
-            values = _loads_group(data, start, stop)
+            values = _loads_group(data, start, stop, brackets)
         except ValueError:  # orjson's, the stdlib's, or bytes that are not UTF-8
             if stop == end:
                 break
@@ -118,16 +132,22 @@ def _next_group(data: bytes, start: int, end: int, separator: Separator) -> Grou
 
 
 def _balanced_cut(data: bytes, start: int, stop: int, end: int, separator: Separator) -> int:
-    """The first cut after `stop` with as many `]` as `[` since `start` (cuts in a nested
-    array have more `[`; brackets in strings can mislead it), else `end`."""
-    depth = data.count(b"[", start, stop) - data.count(b"]", start, stop)
+    """The first cut after `stop` with as many closing brackets as opening ones since
+    `start` (a cut in a nested value has more opening ones; brackets in strings can
+    mislead it), else `end`."""
+    depth = _depth(data, start, stop)
     while stop < end:
         cut = _cut(data, stop + 1, end, separator)
-        depth += data.count(b"[", stop, cut) - data.count(b"]", stop, cut)
+        depth += _depth(data, stop, cut)
         stop = cut
         if not depth:
             break
     return stop
+
+
+def _depth(data: bytes, start: int, stop: int) -> int:
+    opened = data.count(b"[", start, stop) + data.count(b"{", start, stop)
+    return opened - data.count(b"]", start, stop) - data.count(b"}", start, stop)
 
 
 def _cut(data: bytes, start: int, end: int, separator: Separator) -> int:
@@ -136,8 +156,8 @@ def _cut(data: bytes, start: int, end: int, separator: Separator) -> int:
     return end if at < 0 else at + separator.comma
 
 
-def _loads_group(data: bytes, start: int, stop: int) -> Any:
-    raw = b"".join((b"[", memoryview(data)[start:stop], b"]"))
+def _loads_group(data: bytes, start: int, stop: int, brackets: bytes) -> Any:
+    raw = b"".join((brackets[:1], memoryview(data)[start:stop], brackets[1:]))
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as exc:

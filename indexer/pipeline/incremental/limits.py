@@ -15,8 +15,8 @@ from indexer.config import Config
 
 _GENERAL_BASE_MB = 1024
 _GENERAL_PER_FILE = 12
-"""A text format's worker holds up to about eleven times its file at its peak (JSON
-Lines, the worst kind `scripts/bench large` measures)."""
+"""Room per MB of the largest file: `scripts/bench large` measures a text format's worker
+at up to about five times its file (plain text); kinds it does not measure may need more."""
 LIMITS = "@general-limits"
 """The name of the general workers' limits among `CacheKeys.digests` (no extractor's:
 those are names of a file's kind)."""

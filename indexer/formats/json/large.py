@@ -91,8 +91,8 @@ def _renderings(data: bytes, group: Group, first: int) -> tuple[list[str], Seque
 
 
 def _render(values: Any) -> list[str]:
-    """Each element's rendering, or each entry's `"key": value`, leaving `values` as it
-    goes (its keys stay: they are the entries' labels)."""
+    """Each element's rendering, each leaving `values` as it is rendered (`drain`), or
+    each entry's `"key": value` (the dict stays whole: its keys are the labels)."""
     if isinstance(values, dict):
         keys = list(values)
         return list(map("{}: {}".format, render_each(keys), render_each(map(values.get, keys))))

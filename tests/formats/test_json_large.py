@@ -193,3 +193,18 @@ def test_large_jsonl_whose_first_record_is_bad_is_read_as_a_smaller_file(
     expected = extract("d.ndjson", data)
     monkeypatch.setattr(large, "GROUP_ABOVE", 0)
     assert extract("d.ndjson", data) == expected
+
+
+def test_large_jsonl_named_json_gives_blocks_or_one_degraded_text_as_a_smaller_file(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    good = "\n".join(json.dumps({"id": i, "s": s}) for i, s in enumerate(short_strings(300)))
+    bad = good.replace('{"id": 150,', '{"id": 150')
+    records = [c.text for c in extract("d.json", good.encode()).chunks]
+    expected_bad = extract("d.json", bad.encode())
+    monkeypatch.setattr(large, "GROUP_ABOVE", 0)
+    result = extract("d.json", good.encode())
+    assert result.text == "\n".join(records) and not result.degraded
+    assert result.chunks[-1].meta["lines"][1] == 300 and len(result.chunks) < len(records)
+    assert extract("d.json", bad.encode()) == expected_bad
+    assert expected_bad.degraded and len(expected_bad.chunks) > 1  # the whole text, cut

@@ -41,7 +41,7 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
         read = large.in_blocks(data, options.max_chunk_chars) or array_in_groups(data)
         if read is not None:
             return read
-        return _document_or_records(decode(data), data)
+        return _document_or_records(decode(data), data, options.max_chunk_chars)
 
 
 def chunk(text: str, options: Options) -> Extracted:
@@ -61,11 +61,18 @@ def chunk(text: str, options: Options) -> Extracted:
         return _document_or_records(text)
 
 
-def _document_or_records(text: str, data: bytes | None = None) -> Extracted:
+def _document_or_records(
+    text: str, data: bytes | None = None, max_chars: int = large.BLOCK_CHARS
+) -> Extracted:
     try:
         return document(*parse(text, data))
     except ValueError:
         pass
+    # Large JSON Lines named `.json`: every line a record, or the whole text degraded.
+    # (Two records at least: one good line alone would have parsed as the document.)
+    large_lines = None if data is None else lines_in_blocks(data, max_chars)
+    if large_lines is not None:
+        return degraded(text) if large_lines.degraded else large_lines
     lines = parse_lines(text, stop_at_bad=True)
     if len(lines.rendered) >= 2 and lines.rendered[-1] is not None:  # no bad line
         return records(lines)

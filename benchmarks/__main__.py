@@ -35,7 +35,7 @@ SUITES: dict[str, tuple[str, bool]] = {
     "office": ("the office formats against markitdown and kreuzberg, words kept", True),
     "ocr": ("scanned pages through indexer run at 1 and 2 workers; routing's cost", True),
     "chunks": ("chunk sizes per kind, packed against the extractors' blocks", True),
-    "large": ("peak RSS of one 200 MB document per shape (JSON, JSONL, text)", False),
+    "large": ("peak RSS of one large document per shape and size, and of its extraction", False),
     "shards": ("shards rewritten by one added file and by a night, path-hash cuts vs fixed", False),
 }
 

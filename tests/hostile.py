@@ -66,6 +66,14 @@ def tally(data: bytes, path: str, options: Options) -> Extracted:
     return Extracted(kind="tally", text="\n".join(lines), chunks=chunks)
 
 
+def needy(data: bytes, path: str, options: Options) -> Extracted:
+    """Take the megabytes `data` names, of address space only (`bytes(n)` is calloc's
+    fresh pages), then succeed: a document that fits under a raised memory cap."""
+    held = bytes(int(data) << 20)
+    text = f"needed {len(held) >> 20} MB"
+    return Extracted(kind="needy", text=text, chunks=(Chunk(text=text),))
+
+
 def _spec(
     name: str, fn: object, *, isolated: bool = True, options: tuple[str, ...] | None = None
 ) -> ExtractorSpec:
@@ -86,7 +94,9 @@ BALLOON = _spec("oom", balloon)
 SLOW = _spec("slow", slow)
 FLAKY = _spec("flaky", flaky)
 REMOVER = _spec("remove", remover, isolated=False)
+NEEDY = _spec("needy", needy, isolated=False)
+"""Needs as many megabytes as its file says, in the general pool."""
 GREEDY = _spec("greedy", balloon, isolated=False)
+"""Allocates without bound in the general pool, where text formats run."""
 TALLY = _spec("tally", tally, isolated=False, options=("rows_per_chunk",))
 """Counts its calls; keyed by `rows_per_chunk` only, to change an option it uses."""
-"""Allocates without bound in the general pool, where text formats run."""

@@ -22,6 +22,8 @@ from textual_kinds import (
 from indexer import Options, extract
 from indexer._text import decode
 from indexer.formats import json as json_extractor
+from indexer.formats.json import elements, groups
+from indexer.formats.json import lines as jsonl
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "json"
 OPTIONS = Options()
@@ -281,7 +283,7 @@ BATCHED_CHUNKS = [
 def test_jsonl_batches_and_their_line_by_line_fallback_agree(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(json_extractor, "_BATCH", 3)
+    monkeypatch.setattr(jsonl, "_BATCH", 3)
     result = extract("d.jsonl", BATCHED_RECORDS)
     assert [(c.text, c.meta) for c in result.chunks] == BATCHED_CHUNKS
     assert result.text == "\n".join(text for text, _ in BATCHED_CHUNKS)
@@ -365,7 +367,7 @@ def test_jsonl_line_fast_path_renders_as_parse_does(line: str) -> None:
         expected: str | None = json_extractor.parse(line)[1]
     except ValueError:
         expected = None
-    assert json_extractor._render_line(line) == expected
+    assert jsonl.render_line(line) == expected
 
 
 @pytest.mark.parametrize(
@@ -406,9 +408,9 @@ def records(n: int, separators: tuple[str, str] = (",", ":")) -> str:
 def test_array_read_a_group_at_a_time_is_the_array_read_whole(
     monkeypatch: pytest.MonkeyPatch, source: str
 ) -> None:
-    monkeypatch.setattr(json_extractor, "_GROUP_BYTES", 16)  # a group every few elements
+    monkeypatch.setattr(groups, "_GROUP_BYTES", 16)  # a group every few elements
     data = source.encode()
-    assert json_extractor._array_in_groups(data) is not None
+    assert elements.array_in_groups(data) is not None
     assert json_extractor.extract(data, "d.json", OPTIONS) == json_extractor.chunk(source, OPTIONS)
 
 
@@ -421,10 +423,10 @@ def test_array_whose_late_group_does_not_read_alike_is_read_whole(
     monkeypatch: pytest.MonkeyPatch, tail: str, degraded: bool
 ) -> None:
     # The last group fails to parse or render, or holds a number to read exactly.
-    monkeypatch.setattr(json_extractor, "_GROUP_BYTES", 16)
+    monkeypatch.setattr(groups, "_GROUP_BYTES", 16)
     source = records(40)[:-1] + "," + tail + "]"
     data = source.encode()
-    assert json_extractor._array_in_groups(data) is None
+    assert elements.array_in_groups(data) is None
     result = json_extractor.extract(data, "d.json", OPTIONS)
     assert result == json_extractor.chunk(source, OPTIONS)
     assert result.degraded is degraded

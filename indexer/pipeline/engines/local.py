@@ -8,7 +8,8 @@ from indexer.config import Config
 from indexer.pipeline.engines.context import Pools, RunContext, Stretch
 from indexer.pipeline.engines.entries import marking_seen, walk_entries
 from indexer.pipeline.engines.flow import stage_stretch
-from indexer.pipeline.extract.calls import ISOLATED_PER_CALL, general_memory_mb
+from indexer.pipeline.extract.calls import ISOLATED_PER_CALL
+from indexer.pipeline.incremental.limits import general_memory_mb
 from indexer.pipeline.incremental.tree import Digests
 from indexer.pipeline.output.staged import Staged
 from indexer.procpool.pool import WorkerPool

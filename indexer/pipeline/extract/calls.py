@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 
 import anyio
 
@@ -17,6 +18,7 @@ from indexer._types import Options
 from indexer.config import Config
 from indexer.errors import PoolError
 from indexer.pipeline.extract.pending import PendingChildren, pool_failure
+from indexer.pipeline.extract.store import pool_failed
 from indexer.pipeline.extract.tasks import (
     Finished,
     Job,
@@ -26,6 +28,7 @@ from indexer.pipeline.extract.tasks import (
 )
 from indexer.pipeline.extract.timed import extract_timed
 from indexer.pipeline.incremental.keys import CacheKeys
+from indexer.pipeline.incremental.limits import limits_dep
 from indexer.pipeline.output.units import Unit
 from indexer.procpool.pool import WorkerPool
 from indexer.procpool.worker import Shared
@@ -37,21 +40,6 @@ ISOLATED_PER_CALL = 4
 """Isolated files (PDFs) sent to a worker in one call, each under its own deadline."""
 _BACKSTOP_SECONDS = 5.0
 """Added to a multi-job isolated call's timeout: its jobs' own deadlines come first."""
-_GENERAL_BASE_MB = 1024
-_GENERAL_PER_FILE = 12
-"""A text format's worker holds up to about eleven times its file at its peak (JSON
-Lines, the worst kind `scripts/bench_large.py` measures)."""
-
-
-def general_memory_mb(max_file_bytes: int, max_memory_mb: int) -> int:
-    """The address-space cap of a general (text formats) worker, in MB: room for the
-    largest file the walk lets through, and never below the isolated workers' cap
-    (`max_memory_mb`, the one knob). A document that needs more fails alone, as
-    `out_of_memory`, instead of taking the machine's memory."""
-    room = _GENERAL_BASE_MB + _GENERAL_PER_FILE * -(-max_file_bytes // (1 << 20))
-    return max(room, max_memory_mb)
-
-
 OnIsolated = Callable[[list[int], list[Finished]], Awaitable[None]]
 """Called with each isolated call's job positions and complete results, as it ends."""
 
@@ -70,6 +58,7 @@ class PoolCalls:
         self._shared = (Shared(self.options), Shared(registry), Shared(self.keys.digests))
         """The arguments every call passes, pickled once (see `Shared`)."""
         self.pending = PendingChildren(config, registry, pools, self._shared, self.keys.digests)
+        self._limits = limits_dep(config)
 
     async def extract(self, jobs: list[Job], on_isolated: OnIsolated) -> list[Finished]:
         """Extract `jobs`; return their complete results in order. Each isolated call's
@@ -95,9 +84,17 @@ class PoolCalls:
             for at in range(0, len(alone), per_call):
                 tg.start_soon(isolated, alone[at : at + per_call])
         return [
-            out[i] if jobs[i].spec.isolated else await self._complete(jobs[i], out[i])
+            out[i]
+            if jobs[i].spec.isolated
+            else self._limited(await self._complete(jobs[i], out[i]))
             for i in range(len(jobs))
         ]
+
+    def _limited(self, done: Finished) -> Finished:
+        """A general worker's result, depending on its limits when they made it fail."""
+        if not any(d.status == "failed" and pool_failed(d) for d in done.docs):
+            return done
+        return replace(done, deps=(*done.deps, self._limits))
 
     async def _run_batch(
         self, pool: WorkerPool, jobs: list[Job], slots: list[int], out: dict[int, Finished]

@@ -30,8 +30,9 @@ timeout, out of memory) is first stored. No lookup asks for such a key, so the
 next run extracts the file again, as a fresh run would: a failure of a loaded
 machine may not come back. When it fails the same way, with the same output,
 under the same key, the failure is stored under its key and reused like any
-output, until the file, the extractor or the limits change (a `--timeout` or
-`--max-memory` of its own gives another key), or `--full`. A "/" never occurs in
+output, until the file, the extractor or the limits change (an isolated extractor's
+`--timeout` or `--max-memory` gives another key; a general one's failure depends on
+its workers' limits, `incremental.limits`), or `--full`. A "/" never occurs in
 a key: the extension it ends with is part of a file name."""
 
 
@@ -89,7 +90,7 @@ class Store:
 
 def _cacheable(docs: tuple[Rendered, ...]) -> bool:
     """False for outputs with failures from the isolation limits (see `RETRY`)."""
-    return not any(d.status == "failed" and _pool_failed(d) for d in docs)
+    return not any(d.status == "failed" and pool_failed(d) for d in docs)
 
 
 def _failed_alike(before: Known | None, key: str, output: list[bytes | bytearray]) -> bool:
@@ -97,6 +98,7 @@ def _failed_alike(before: Known | None, key: str, output: list[bytes | bytearray
     return before is not None and before.key == key + RETRY and before.output == b"".join(output)
 
 
-def _pool_failed(doc: Rendered) -> bool:
+def pool_failed(doc: Rendered) -> bool:
+    """True when `doc` records a failure from the isolation limits (`POOL_FAILURES`)."""
     reason = orjson.loads(doc.line)["reason"]
     return reason in POOL_FAILURES

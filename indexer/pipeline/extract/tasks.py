@@ -76,6 +76,7 @@ def extract_jobs(
                 out.append(loaded)
                 continue
             job = loaded
+            del loaded  # else it keeps the file's bytes alive while the output is rendered
         started = time.perf_counter()
         unit = _extract_unit(job, options, registry)
         seconds = time.perf_counter() - started

@@ -11,6 +11,7 @@ import hashlib
 from indexer._types import Options
 from indexer.chunking import VERSION as PACKER_VERSION
 from indexer.config import Config
+from indexer.pipeline.incremental.limits import LIMITS, general_limits
 from indexer.pipeline.walk.walker import Entry
 from indexer.registry import ExtractorSpec, Registry, extension_of
 
@@ -35,6 +36,7 @@ class CacheKeys:
         limits = f"{config.timeout:g}s/{config.max_memory_mb}MB"
         self.digests = {spec.name: _digest(options, spec, limits) for spec in registry.extractors()}
         """Per extractor name, the digest of its version and the options it uses."""
+        self.digests[LIMITS] = general_limits(config)  # what general workers' failures depend on
         self.tag = packing_tag(options)
         """The packing a stored output's documents must be rendered under to be written
         as they are; under another, they are re-packed from its blocks."""

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from indexer._types import Chunk, Extracted
-from indexer.pipeline.output.blocks import freeze, thaw
+from indexer.pipeline.output.blocks import child_frame, freeze, thaw
 from indexer.pipeline.output.records import DocOutcome, doc_id, render
 from indexer.pipeline.output.stored import pack, unpack
 from indexer.pipeline.output.units import Child, Unit
@@ -119,8 +119,12 @@ def test_frozen_blocks_thaw_equal_with_children_and_more_chunks_than_a_slice() -
     )  # fmt: skip
     for unit in (Unit(doc=doc, children=children), Unit(doc=Extracted(kind="text", text=""))):
         assert thaw(freeze(unit, 77)) == (unit, 77)
-    with pytest.raises(ValueError):
-        thaw(b"not what freeze wrote")
+    # children framed where they were extracted (a worker) join their parent's frame
+    framed = freeze(Unit(doc=doc, children=children[:1]), 77, (child_frame(children[1]),))
+    assert thaw(framed) == (Unit(doc=doc, children=children), 77)
+    for damaged in (b"not what freeze wrote", framed[:-3], framed[:4] + b"\0" + framed[5:]):
+        with pytest.raises(ValueError):
+            thaw(damaged)
 
 
 @given(st.lists(st.tuples(TEXT, META), max_size=5), META)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from indexer._pickling import slotted_state
 from indexer._types import Extracted, Options
 from indexer.pipeline.extract.tasks import Job, extract_unit, keyed, packed
-from indexer.pipeline.output.blocks import child_json
+from indexer.pipeline.output.blocks import child_frame
 from indexer.pipeline.output.records import Rendered, render, unit_docs
 from indexer.pipeline.output.units import Child, Unit
 from indexer.registry import Registry
@@ -24,7 +24,7 @@ from indexer.registry import Registry
 @dataclass(frozen=True, slots=True)
 class Settled:
     """Children rendered: their records, in order, the cache keys they were extracted
-    under (a unit's `deps`) and their blocks before packing (`blocks.child_json`), for
+    under (a unit's `deps`) and their blocks before packing (`blocks.child_frame`), for
     the parent's entry in the state."""
 
     docs: tuple[Rendered, ...]
@@ -67,7 +67,7 @@ def render_children(
     """The records of complete `children` of the document at `rel`: packed by
     `options.packing`, keyed by `digests`, as `tasks.finish` renders a whole unit."""
     unit = keyed(Unit(doc=_HOLDER, children=children), digests)
-    blocks = tuple(child_json(c) for c in unit.children)
+    blocks = tuple(child_frame(c) for c in unit.children)
     unit = packed(unit, options)
     docs = unit_docs(rel, "", "", None, 0, unit)[1:]
     keys = tuple(c.key for c in unit.children if c.key is not None)

@@ -11,7 +11,7 @@ times the size of one holding the rendered output alone (docs/chunking.md).
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import orjson
@@ -22,31 +22,35 @@ from indexer.pipeline.output.units import Child, Unit
 
 def freeze(unit: Unit, size: int, more: Sequence[bytes] = ()) -> bytes:
     """`unit` (complete, keyed, whole texts dropped) and its file's `size`, as bytes:
-    the JSON `[size, doc, children]`, compressed as it is encoded, a slice of chunks at a
-    time (a large document's JSON is never held whole). `more` are further children,
-    encoded already by `child_json` where they were extracted (an archive's members)."""
+    a frame of the JSON `[size, doc, children]`, compressed as it is encoded, a slice of
+    chunks at a time (a large document's JSON is never held whole); then `more`, frames
+    of further children made by `child_frame` where they were extracted (an archive's
+    members: the parent only joins them)."""
+    return b"".join((_frame(_json(unit, size)), *more))
+
+
+def child_frame(child: Child) -> bytes:
+    """One child as a frame of its own, to follow its parent's in `freeze`."""
+    return _frame(_child_json(child))
+
+
+def _frame(pieces: Iterable[bytes]) -> bytes:
+    """`pieces` of JSON compressed, after their compressed length (4 bytes, big-endian)."""
     squeeze = zlib.compressobj(_LEVEL)
-    parts = [squeeze.compress(piece) for piece in _json(unit, size, more)]
+    parts = [squeeze.compress(piece) for piece in pieces]
     parts.append(squeeze.flush())
-    return b"".join(parts)
+    body = b"".join(parts)
+    return len(body).to_bytes(4, "big") + body
 
 
-def child_json(child: Child) -> bytes:
-    """One child's JSON in `freeze`'s children list."""
-    return b"".join(_child_json(child))
-
-
-def _json(unit: Unit, size: int, more: Sequence[bytes]) -> Iterator[bytes]:
-    """The JSON of `freeze`, in pieces."""
+def _json(unit: Unit, size: int) -> Iterator[bytes]:
+    """The JSON of `freeze`'s first frame, in pieces."""
     yield b"[%d," % size
     yield from _doc_json(unit.doc)
     yield b",["
     for i, c in enumerate(unit.children):
         yield b"," if i else b""
         yield from _child_json(c)
-    for i, encoded in enumerate(more):
-        yield b"," if i or unit.children else b""
-        yield encoded
     yield b"]]"
 
 
@@ -72,10 +76,11 @@ def _doc_json(doc: Extracted | None) -> Iterator[bytes]:
 
 def thaw(blocks: bytes) -> tuple[Unit, int]:
     """Inverse of `freeze`. Raises ValueError (or TypeError) for bytes it did not make."""
-    try:
-        size, doc, children = orjson.loads(zlib.decompress(blocks))
-    except zlib.error as exc:
-        raise ValueError(f"stored blocks do not decompress: {exc}") from exc
+    frames = list(_frames(blocks))
+    if not frames:
+        raise ValueError("stored blocks are empty")
+    size, doc, children = frames[0]
+    children = [*children, *frames[1:]]
     thawed = tuple(
         Child(
             suffix=suffix, kind=kind, size=csize, sha256=sha, extractor=extractor,
@@ -87,6 +92,20 @@ def thaw(blocks: bytes) -> tuple[Unit, int]:
     if unit_doc is None or not isinstance(size, int):
         raise ValueError("stored blocks without a document")
     return Unit(doc=unit_doc, children=thawed), size
+
+
+def _frames(blocks: bytes) -> Iterator[Any]:
+    """The JSON value of each frame of `blocks`."""
+    at = 0
+    while at < len(blocks):
+        end = at + 4 + int.from_bytes(blocks[at : at + 4], "big")
+        if end > len(blocks):
+            raise ValueError("stored blocks are cut short")
+        try:
+            yield orjson.loads(zlib.decompress(blocks[at + 4 : end]))
+        except zlib.error as exc:
+            raise ValueError(f"stored blocks do not decompress: {exc}") from exc
+        at = end
 
 
 _LEVEL = 1

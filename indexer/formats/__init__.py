@@ -15,7 +15,7 @@ from indexer._spec import ExtractorSpec
 __all__ = ["ARCHIVE_EXTENSIONS", "BUILTIN_SPECS", "VERSIONS"]
 
 VERSIONS = {
-    "archive": "2", "csv": "1", "doc": "1", "docx": "1", "eml": "2", "epub": "1", "html": "2",
+    "archive": "2", "csv": "1", "doc": "2", "docx": "1", "eml": "2", "epub": "1", "html": "2",
     "image": "1", "json": "2", "msg": "1", "odp": "1", "odt": "1", "pdf": "2", "ppt": "1",
     "pptx": "1", "rtf": "1", "spreadsheet": "2", "text": "1",
 }  # fmt: skip
@@ -25,6 +25,11 @@ and incremental runs re-extract its documents. (Each module's `VERSION` reads it
 _LIMIT = ("max_chunk_chars",)
 _OCR = ("ocr_mode", "ocr_engine", "ocr_language", "ocr_dpi", "ocr_page_timeout")
 ARCHIVE_EXTENSIONS = ("zip", "tar", "tgz", "tbz", "tbz2", "txz", "gz", "bz2", "xz")
+_OFFICE_USES = {"doc": ("image",), "epub": ("html",)} | dict.fromkeys(
+    ("docx", "odp", "odt", "ppt", "pptx"), ()
+)
+"""Other extractors an office one hands content to, whose upgrades count too: an e-book's
+chapters are rendered by the html one, a Word file made of pictures is OCR'd by image's."""
 IMAGE_EXTENSIONS = ("png", "jpg", "jpeg", "tif", "tiff", "bmp", "gif", "webp")
 
 
@@ -153,14 +158,11 @@ BUILTIN_SPECS = (
             name=kind,
             kind=kind,
             extensions=extensions,
-            # an e-book's chapters are rendered by the html extractor: its upgrades count too
-            version=f"{VERSIONS[kind]}+html.{VERSIONS['html']}"
-            if kind == "epub"
-            else VERSIONS[kind],
+            version=VERSIONS[kind] + "".join(f"+{k}.{VERSIONS[k]}" for k in _OFFICE_USES[kind]),
             extract=_lazy(kind, "extract", module=f"office.{kind}"),
             isolated=True,  # ZIP and OLE containers read by third-party parsers
             builtin=True,
-            options_used=_LIMIT,
+            options_used=(*_OCR, *_LIMIT) if "image" in _OFFICE_USES[kind] else _LIMIT,
         )
         for kind, extensions in (
             ("doc", ("doc", "dot")),

@@ -29,6 +29,8 @@ class Doc:
     """Set by readers that chunk by their own unit (a slide, a chapter) instead of blocks."""
     metadata: dict[str, Any] = field(default_factory=dict)
     degraded: bool = False
+    no_text: str = "no text"
+    """The failure's reason when no chunk comes of it: a reader that knows why says so."""
 
 
 Reader = Callable[[bytes, Options], Doc]

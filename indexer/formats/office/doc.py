@@ -9,12 +9,19 @@ cells end with BEL. There are no heading styles here: every paragraph is a plain
 block, `meta` `{"headings": []}`, with `part` on the non-body stories as `docx`
 does. An encrypted document fails with `encrypted`; a Word 6 or Word 95 file (an
 older FIB) is skipped with "legacy binary Word format: convert to .docx".
+
+A document without text of its own can still show some: a Word document embedded as
+an object (`ObjectPool`) is read, its blocks with `part` `embedded`; else pictures
+(a scan pasted into Word) are read by OCR (`pictures`), chunks with `{"picture": n,
+"ocr": true}`. When neither gives text the failure says so: "no text: only pictures
+(2); OCR is off", say, rather than a bare "no text".
 """
 
 from __future__ import annotations
 
 import re
 import struct
+from typing import Any
 
 from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
@@ -22,6 +29,7 @@ from indexer.formats.office.blocks import Block, Doc
 from indexer.formats.office.container import ENCRYPTED, ContainerError
 from indexer.formats.office.entry import run
 from indexer.formats.office.ole import ole_metadata, open_ole, stream
+from indexer.formats.office.pictures import blips, read_pictures
 
 __all__ = ["LEGACY_WORD", "VERSION", "extract", "read"]
 
@@ -33,6 +41,9 @@ _WORD97 = 193
 """The FIB version (`nFib`) of Word 97, which the piece table layout needs."""
 _STORIES = ("body", "notes", "header", "macro", "comments", "notes", "boxes", "header")
 """What each `ccp*` count of the FIB (in order) measures, as the part a block names."""
+_PICTURE_MARKS = "\x01\x08"
+"""The characters that stand for an inline picture and a drawn (floating) object."""
+Section = tuple[str | None, list[Block]]
 _FIELD = re.compile("\x13[^\x13\x14\x15]*(?:\x14([^\x13\x14\x15]*))?\x15")
 _CONTROL = str.maketrans(
     {"\x07": "\t", "\x0b": "\n", "\x0c": "\n\n", "\x0e": "\n", "\x1e": "-", "\x1f": None,
@@ -49,19 +60,56 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
 def read(data: bytes, options: Options) -> Doc:
     """Read a Word 97-2003 document into paragraph blocks; raises `ContainerError`."""
     with open_ole(data) as ole:
-        word = stream(ole, "WordDocument")
-        if len(word) < 0x200 or struct.unpack_from("<H", word, 0)[0] != 0xA5EC:
-            raise ContainerError("corrupt: no Word document stream")
-        n_fib, flags = struct.unpack_from("<H", word, 2)[0], struct.unpack_from("<H", word, 10)[0]
-        if flags & 0x0100 or flags & 0x8000:  # fEncrypted, fObfuscated
-            raise ContainerError(ENCRYPTED)
-        if n_fib < _WORD97:
-            raise ContainerError(LEGACY_WORD)
-        table = stream(ole, "1Table" if flags & 0x0200 else "0Table")
-        counts, clx, hdd = _fib(word)
-        raw = _piece_text(word, table, clx, sum(counts) + 1)
-        header_cps = _plc(table, hdd)
-        metadata = ole_metadata(ole)
+        raw, counts, header_cps, word = _word(ole, "")
+        doc = Doc(sections=_sections(raw, counts, header_cps), metadata=ole_metadata(ole))
+        if not _has_text(doc.sections):  # what it shows is objects: a document, pictures
+            embedded = [
+                b for prefix in _objects(ole) for _, bs in _embedded(ole, prefix) for b in bs
+            ]
+            if embedded:
+                doc.sections.append(("embedded", embedded))
+            else:
+                pictures = stream(ole, "Data") if ole.exists("Data") else b""
+                _read_pictures(doc, raw, (pictures, word), options)
+    return doc
+
+
+def _word(ole: Any, prefix: str) -> tuple[bytes, list[int], list[int], bytes]:
+    """The text (UTF-16-LE), story lengths and header positions of the Word document in
+    storage `prefix` (`""`: the file's own), and its `WordDocument` stream."""
+    word = stream(ole, f"{prefix}WordDocument")
+    if len(word) < 0x200 or struct.unpack_from("<H", word, 0)[0] != 0xA5EC:
+        raise ContainerError("corrupt: no Word document stream")
+    n_fib, flags = struct.unpack_from("<H", word, 2)[0], struct.unpack_from("<H", word, 10)[0]
+    if flags & 0x0100 or flags & 0x8000:  # fEncrypted, fObfuscated
+        raise ContainerError(ENCRYPTED)
+    if n_fib < _WORD97:
+        raise ContainerError(LEGACY_WORD)
+    table = stream(ole, prefix + ("1Table" if flags & 0x0200 else "0Table"))
+    counts, clx, hdd = _fib(word)
+    return _piece_text(word, table, clx, sum(counts) + 1), counts, _plc(table, hdd), word
+
+
+def _has_text(sections: list[Section]) -> bool:
+    return any(blocks for _, blocks in sections)
+
+
+def _objects(ole: Any) -> list[str]:
+    """The storages of the Word documents embedded as objects (`ObjectPool/_n/`)."""
+    found = {"/".join(e[:2]) for e in ole.listdir() if len(e) == 3 and e[0] == "ObjectPool"}
+    return sorted(f"{p}/" for p in found if ole.exists(f"{p}/WordDocument"))
+
+
+def _embedded(ole: Any, prefix: str) -> list[Section]:
+    """An embedded Word document's stories; none when it cannot be read (an old version)."""
+    try:
+        return _sections(*_word(ole, prefix)[:3])
+    except (ContainerError, struct.error, IndexError):
+        return []
+
+
+def _sections(raw: bytes, counts: list[int], header_cps: list[int]) -> list[Section]:
+    """The stories of the text as blocks by part, in output order."""
     sections: dict[str | None, list[Block]] = {}
     at = 0
     for count, story in zip(counts, _STORIES, strict=True):
@@ -73,7 +121,27 @@ def read(data: bytes, options: Options) -> Doc:
             sections.setdefault(part, []).extend(_blocks(_story(raw, at, at + count)))
         at += count
     order = ("header", None, "boxes", "notes", "comments", "footer")
-    return Doc(sections=[(p, _unique(sections.get(p, []), p)) for p in order], metadata=metadata)
+    return [(p, _unique(sections.get(p, []), p)) for p in order]
+
+
+def _read_pictures(doc: Doc, raw: bytes, streams: tuple[bytes, ...], options: Options) -> None:
+    """A document without text made of pictures (scans, say): their text by OCR, or
+    the reason there is none that says what the document holds."""
+    marks = sum(raw.decode("utf-16-le", "replace").count(c) for c in _PICTURE_MARKS)
+    if not marks:
+        return
+    found = [picture for data in streams for picture in blips(data)]
+    doc.metadata["pictures"] = marks
+    if not found:
+        doc.no_text = f"no text: only pictures ({marks}), none in a format OCR reads"
+        return
+    read = read_pictures(found, "", options)
+    if read.engine:
+        doc.metadata["ocr"] = {"engine": read.engine, "pictures": read.read}
+    if read.chunks:
+        doc.chunks = read.chunks
+    else:
+        doc.no_text = f"no text: only pictures ({marks}); {read.why_not}"
 
 
 def _story(raw: bytes, start: int, end: int) -> str:

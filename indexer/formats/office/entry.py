@@ -81,7 +81,7 @@ def _assemble(kind: str, doc: Doc, opts: Options) -> Extracted:
         with gc_paused():
             chunks = [c for part, blocks in doc.sections for c in block_chunks(blocks, part, opts)]
     if not chunks:
-        return failed(kind, "no text", doc.metadata)
+        return failed(kind, doc.no_text, doc.metadata)
     text = "\n\n".join(chunk.text for chunk in chunks)
     return Extracted(
         kind=kind, text=text, chunks=tuple(chunks), degraded=doc.degraded, metadata=doc.metadata

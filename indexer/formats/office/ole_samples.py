@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import struct
 
-__all__ = ["DOC", "PPT", "doc_file", "ole_file", "ppt_file"]
+__all__ = ["DOC", "PPT", "doc_file", "ole_file", "picture", "ppt_file"]
 
 _SECTOR = 512
 _CUTOFF = 4096
@@ -70,9 +70,11 @@ def _entry(
     )
 
 
-def doc_file(text: str, *, encrypted: bool = False, n_fib: int = 193) -> bytes:
+def doc_file(
+    text: str, *, encrypted: bool = False, n_fib: int = 193, data: bytes | None = None
+) -> bytes:
     """A Word 97 document whose main text is `text` (paragraphs end with `\\r`), stored
-    as one 8-bit piece."""
+    as one 8-bit piece; `data` is its `Data` stream (see `picture`)."""
     encoded = text.encode("cp1252")
     text_at = 1024
     fib = bytearray(text_at + len(encoded))
@@ -86,7 +88,21 @@ def doc_file(text: str, *, encrypted: bool = False, n_fib: int = 193) -> bytes:
     clx += struct.pack("<HIH", 0, (text_at * 2) | 0x40000000, 0)
     struct.pack_into("<II", fib, 154 + 33 * 8, 0, len(clx))  # fcClx, lcbClx
     fib[text_at:] = encoded
-    return ole_file({"WordDocument": bytes(fib), "1Table": clx})
+    streams = {"WordDocument": bytes(fib), "1Table": clx}
+    return ole_file(streams if data is None else {**streams, "Data": data})
+
+
+_BLIP_TYPES = {"jpeg": (0xF01D, 0x46A), "png": (0xF01E, 0x6E0), "dib": (0xF01F, 0x7A8),
+               "wmf": (0xF01B, 0x216)}  # fmt: skip
+
+
+def picture(file: bytes, kind: str = "png") -> bytes:
+    """An inline picture as Word stores it in the `Data` stream: a picture header
+    (`PICF`: size, header size, `MM_SHAPE`) and the BLIP record holding `file`."""
+    record_type, instance = _BLIP_TYPES[kind]
+    body = b"\x5a" * 16 + (b"\x00" * 34 if kind == "wmf" else b"\xff") + file  # id, tag
+    blip = _record(record_type, body, instance)
+    return struct.pack("<IHh", 68 + len(blip), 68, 0x64).ljust(68, b"\x00") + blip
 
 
 def _record(kind: int, body: bytes, instance: int = 0, container: bool = False) -> bytes:

@@ -71,7 +71,7 @@ def measure(workdir: Path, shape: str, mb: float) -> dict[str, object]:
     command = [sys.executable, "-m", "indexer", "run", str(folder), "--out", str(out)]
     measured = run_command([*command, "--workers", "1", "--pdf-workers", "1", "--quiet"])
     report = json.loads((out / "run.json").read_bytes())
-    document = json.loads((out / "documents.ndjson").read_bytes().splitlines()[0])
+    document = json.loads((out / "documents-00000.ndjson").read_bytes().splitlines()[0])
     main, worker = report["peak_rss_mb"]["main"], report["peak_rss_mb"]["largest_worker"]
     return {
         "shape": shape, "mb": round(size / 1e6, 1), "status": document["status"],

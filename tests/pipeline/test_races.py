@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import hostile
-from outputs import committed
+from outputs import committed, document_lines
 
 import indexer
 from indexer.config import Config
@@ -36,7 +36,7 @@ while not os.path.exists(os.path.join(root, "..", "stop")):
 
 
 def documents(out: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for line in (out / "documents.ndjson").read_bytes().splitlines()]
+    return [json.loads(line) for line in document_lines(out)]
 
 
 def test_files_rewritten_during_a_run_leave_no_trace_once_the_tree_is_quiet(

@@ -32,7 +32,6 @@ STAGING = ".staging"
 CURRENT = ".current"
 GENERATION = ".gen-"
 MANIFEST = "manifest.json"
-DOCUMENTS = "documents.ndjson"
 _FLUSH_AT = 1 << 20
 
 

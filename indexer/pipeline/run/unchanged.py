@@ -22,12 +22,13 @@ from typing import Any
 
 import orjson
 
+from indexer._version import SHARD_LAYOUT
 from indexer.config import Config
 from indexer.pipeline.incremental.keys import CacheKeys
 from indexer.pipeline.incremental.tree import BATCH, Tree, batch_digest, digest_batches
 from indexer.pipeline.output.changes import CHANGES
-from indexer.pipeline.output.shards import LAYOUT
-from indexer.pipeline.output.staging import DOCUMENTS, MANIFEST
+from indexer.pipeline.output.previous import LAYOUT
+from indexer.pipeline.output.staging import MANIFEST
 from indexer.pipeline.output.verify import Checking
 from indexer.pipeline.walk.walker import Entry, iter_batches
 from indexer.registry import Registry
@@ -62,6 +63,7 @@ def unchanged(
     versions = {s.name: s.version for s in registry.extractors()}
     if (
         hashlib.sha256(raw).hexdigest() != tree.manifest
+        or old.get("shard_layout") != SHARD_LAYOUT  # an older layout: the run re-shards it
         or old.get("config_digest") != config.digest()
         or old.get("extractors") != versions
         or CacheKeys(config, registry).digest() != tree.keys
@@ -97,7 +99,8 @@ def _same_walk(walked: Iterator[Entry], taken: list[Entry], digests: list[bytes]
 def stage_linked(previous_output: Path, staging: Path, manifest: dict[str, Any]) -> list[str]:
     """Hard-link the previous generation's files into `staging` (copy where links fail),
     with an empty changes file; return the names to commit besides the manifest."""
-    names = [DOCUMENTS, *(s["name"] for s in manifest["shards"]), LAYOUT]
+    documents = [d["name"] for d in manifest["documents"]]
+    names = [*documents, *(s["name"] for s in manifest["shards"]), LAYOUT]
     for name in names:
         try:
             os.link(previous_output / name, staging / name)

@@ -51,6 +51,22 @@ def test_a_file_with_the_noted_stat_is_not_sniffed_and_one_folder_is_one_lookup(
     assert asked == [["a/moved.txt", "a/noted.txt", "a/other.txt"], ["b/x.txt"]]
 
 
+def test_a_folder_s_files_are_looked_up_once_whatever_subfolders_come_between(
+    tmp_path: Path,
+) -> None:
+    for rel in ("a/1.txt", "a/b/2.txt", "a/b/c/3.txt", "a/c.txt", "d.txt"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(BINARY)
+    asked: list[list[str]] = []
+
+    def lookup(rels: Sequence[str]) -> Mapping[str, Stat]:
+        asked.append(list(rels))
+        return {}
+
+    assert len(list(walk(tmp_path, WalkPolicy(noted=lookup)))) == 5
+    assert sorted(asked) == [["a/1.txt", "a/c.txt"], ["a/b/2.txt"], ["a/b/c/3.txt"], ["d.txt"]]
+
+
 def test_a_lookup_that_fails_leaves_every_file_sniffed(tmp_path: Path) -> None:
     _tree(tmp_path)
 

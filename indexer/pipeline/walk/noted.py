@@ -33,21 +33,22 @@ _MAX_FILES = 8192
 
 
 class Noted:
-    """Whether a file's stat is the one the state noted, one directory cached at a time."""
+    """Whether a file's stat is the one the state noted, cached for the folders being
+    walked (the current one and its parents, whose files may come after a subfolder)."""
 
     def __init__(self, lookup: Lookup) -> None:
         self._lookup: Lookup | None = lookup
-        self._folder: str | None = None
-        self._stats: Mapping[str, Stat] = {}
+        self._folders: dict[str, Mapping[str, Stat]] = {}
 
     def holds(self, rel: str, st: os.stat_result, folder: str, listing: Sequence[Item]) -> bool:
         """True when the state noted `rel` with this stat. `folder` is its walk prefix
         and `listing` its folder's (`walker._listing`), looked up once per folder."""
-        if folder != self._folder:
-            self._folder = folder
+        stats = self._folders.get(folder)
+        if stats is None:
+            self._folders = {f: s for f, s in self._folders.items() if folder.startswith(f)}
             names = [key for key, _ in listing if not key.endswith(b"/")]
-            self._stats = self._load([folder + escape_name(name) for name in names])
-        return self._stats.get(rel) == (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
+            stats = self._folders[folder] = self._load([folder + escape_name(n) for n in names])
+        return stats.get(rel) == (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
 
     def _load(self, rels: list[str]) -> Mapping[str, Stat]:
         lookup = self._lookup

@@ -134,13 +134,13 @@ def _layout(name: str, keys: dict[str, int], pristine: Path, args: Any) -> dict[
             first = run_command(index_command(src, fresh_dir(workdir / "shards-first"),
                                               args.workers, "--config", str(config)))  # fmt: skip
             shutil.copytree(saved, fresh_dir(out), symlinks=True)
-        after_front = _shards(out)
+        restored = _shards(out)
         night = index()
         ratios.append(night.wall / first.wall)
     return {
         "layout": name, "first_wall_s": round(first.wall, 2),
         "front": _written(before, after_front), "front_wall_s": round(front.wall, 2),
-        "night": _written(after_front, _shards(out)), "night_files": changed,
+        "night": _written(restored, _shards(out)), "night_files": changed,
         "night_wall_s": round(night.wall, 2),
         "night_share_of_first": round(sorted(ratios)[len(ratios) // 2], 3),
         "night_shares": [round(r, 3) for r in ratios],

@@ -237,16 +237,12 @@ class _Walker:
         if unusual and (verdict := self._verdict(path, rel, st)) is not None:
             return verdict
         if mail or self.claims(rel) or _streams(rel):  # claims first: it is usually True
-            # Nothing to sniff: one access() call tells an unreadable file, and the
-            # reader checks what it opens (a regular file, not too large) itself.
-            if not os.access(path, os.R_OK):
-                return record(path, rel, "unreadable", st, os.strerror(errno.EACCES))
-            return record(path, rel, None, st, mail=mail)
+            return _unsniffed(path, rel, st, mail)
         if (ext := extension_of(rel)) in self.policy.binary_extensions:
             reason = "unsupported_archive" if ext in ("7z", "rar") else "binary"
             return record(path, rel, reason, st, f".{ext}")
         if self.noted is not None and self.noted.holds(rel, st, *self.here):
-            return record(path, rel, None, st)
+            return _unsniffed(path, rel, st)  # chmod keeps the stat: access() still asked
         return self._sniffed(path, rel, st)
 
     def _sniffed(self, path: bytes, rel: str, st: os.stat_result) -> Entry:
@@ -278,6 +274,13 @@ class _Walker:
     @staticmethod
     def _matches(globs: re.Pattern[str] | None, *candidates: str) -> bool:
         return globs is not None and any(globs.fullmatch(c) for c in candidates)
+
+
+def _unsniffed(path: bytes, rel: str, st: os.stat_result, mail: bool = False) -> Entry:
+    """Not sniffed: access() tells an unreadable file; the reader checks what it opens."""
+    if not os.access(path, os.R_OK):
+        return record(path, rel, "unreadable", st, os.strerror(errno.EACCES))
+    return record(path, rel, None, st, mail=mail)
 
 
 def _file_type(mode: int) -> str:

@@ -99,7 +99,7 @@ def measure(workdir: Path, shape: str, mb: float, chunking: str) -> dict[str, ob
     command += ["--workers", "1", "--pdf-workers", "1", "--chunking", chunking, "--quiet"]
     measured = run_command(command)
     report = json.loads((out / "run.json").read_bytes())
-    document = json.loads((out / "documents.ndjson").read_bytes().splitlines()[0])
+    document = json.loads((out / "documents-00000.ndjson").read_bytes().splitlines()[0])
     main, worker = report["peak_rss_mb"]["main"], report["peak_rss_mb"]["largest_worker"]
     alone, blocks = extract_alone(folder / SHAPES[shape][0])
     return {

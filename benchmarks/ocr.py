@@ -68,7 +68,11 @@ def _run(src: Path, out: Path, workers: int) -> Measured:
     command = [sys.executable, "-m", "indexer", "run", str(src), "--out", str(out)]
     command += ["--workers", str(workers), "--pdf-workers", str(workers), "--json", "--quiet"]
     measured = run_command(command, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    docs = [json.loads(line) for line in (out / "documents.ndjson").read_bytes().splitlines()]
+    docs = [
+        json.loads(line)
+        for path in sorted(out.glob("documents-*.ndjson"))
+        for line in path.read_bytes().splitlines()
+    ]
     pages = sum(len(d["metadata"].get("ocr", {}).get("pages", [])) for d in docs)
     measured.extra = {"documents": len(docs), "pages": pages}
     return measured

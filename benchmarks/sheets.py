@@ -221,7 +221,7 @@ def memory(workdir: Path) -> list[dict[str, Any]]:
         argv = [INDEXER, "run", str(folder), "--out", str(out), "--workers", "1",
                 "--pdf-workers", "1", "--quiet", "--max-failures", "1"]  # fmt: skip
         measured = run_command(argv)
-        doc = (out / "documents.ndjson").read_text().splitlines()[0]
+        doc = (out / "documents-00000.ndjson").read_text().splitlines()[0]
         rows.append(
             {
                 "case": label,

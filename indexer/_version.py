@@ -5,12 +5,15 @@ __version__ = "0.1.0"
 CONTRACT = "extractors-v1"
 """The extractor contract (../shared/seed/extractors-v1.md) this package implements."""
 
-OUTPUT_FORMAT = 3
-"""The output's format, in `manifest.json` as `output_format`: 3 is packed retrieval
-chunks in shards cut by path hash (`SHARD_LAYOUT`); 2 was packed chunks in shards of
+OUTPUT_FORMAT = 4
+"""The output's format, in `manifest.json` as `output_format`: 4 is packed retrieval
+chunks in shards cut by path hash, with the document records split alike
+(`SHARD_LAYOUT`); 3 had one `documents.ndjson`; 2 was packed chunks in shards of
 `shard_files` entries. A run with `chunking = "blocks"` writes extractors-v1's chunks,
 whose manifest has no such key (and `shard_layout` only)."""
 
-SHARD_LAYOUT = "path-hash-1"
-"""How shards are cut (`pipeline.output.boundaries`), in `manifest.json` as `shard_layout`;
+SHARD_LAYOUT = "path-hash-2"
+"""How shards are cut (`pipeline.output.boundaries`), in `manifest.json` as `shard_layout`:
+`path-hash-2` writes `documents-NNNNN.ndjson` beside each `chunks-NNNNN.ndjson` (the
+manifest's `documents` is their list); `path-hash-1` had one `documents.ndjson`;
 manifests without it were cut every `shard_files` walk entries."""

@@ -1,4 +1,4 @@
-"""What tests compare between runs: an OUT's committed files."""
+"""What tests compare between runs (an OUT's committed files) and a tree to run on."""
 
 from __future__ import annotations
 
@@ -13,3 +13,21 @@ def committed(out: Path) -> dict[str, bytes]:
         for p in sorted(out.iterdir())
         if p.is_file() and p.name not in skip and not p.name.startswith(".")
     }
+
+
+def document_lines(out: Path) -> list[bytes]:
+    """Every document record line of `out`, in walk order: its document shards in name order."""
+    return [
+        line
+        for path in sorted(out.glob("documents-*.ndjson"))
+        for line in path.read_bytes().splitlines()
+    ]
+
+
+def write_notes(root: Path) -> None:
+    """120 small notes in six folders, each note's size its own."""
+    for folder in "abcdef":
+        for i in range(20):
+            path = root / folder / f"n{i:02d}.txt"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f"Note {folder}{i}. " + "words " * (i + 3) + "\n")

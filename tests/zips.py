@@ -8,6 +8,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from outputs import document_lines
+
 
 def zip_of(files: dict[str, bytes], method: int = zipfile.ZIP_DEFLATED) -> bytes:
     """A zip holding `files` (name -> content), in that order."""
@@ -19,6 +21,6 @@ def zip_of(files: dict[str, bytes], method: int = zipfile.ZIP_DEFLATED) -> bytes
 
 
 def documents(out: Path) -> dict[str, dict[str, Any]]:
-    """The `documents.ndjson` records of `out`, by path."""
-    lines = (out / "documents.ndjson").read_bytes().splitlines()
+    """The document records of `out`, by path."""
+    lines = document_lines(out)
     return {json.loads(x)["path"]: json.loads(x) for x in lines}

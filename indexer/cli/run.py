@@ -133,7 +133,7 @@ def _report(summary: Any, config: Config) -> int:
     if summary.failed > config.max_failures:
         print(
             f"indexer: {summary.failed} documents failed (allowed: {config.max_failures}); "
-            f'see status "failed" in {summary.out}/documents.ndjson',
+            f'see status "failed" in {summary.out}/documents-*.ndjson',
             file=sys.stderr,
         )
         return Exit.FAILURES

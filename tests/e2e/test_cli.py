@@ -110,7 +110,7 @@ def test_a_signal_mid_run_exits_130_or_143_and_commits_nothing(
     (source / "a" / "first.txt").write_text("the first commit\n")
     command = [sys.executable, "-m", "indexer", "run", str(source), "--out", str(out)]
     subprocess.run([*command, "--quiet"], check=True, timeout=120)
-    before = (out / "documents.ndjson").read_bytes()
+    before = (out / "documents-00000.ndjson").read_bytes()
     write_corpus(source / "b", 8_000_000, seed=3)
     proc = subprocess.Popen(
         [*command, "--quiet", "--workers", "1", "--pdf-workers", "1"],
@@ -124,7 +124,7 @@ def test_a_signal_mid_run_exits_130_or_143_and_commits_nothing(
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == code, err
     assert "interrupted; the previous output" in err
-    assert (out / "documents.ndjson").read_bytes() == before
+    assert (out / "documents-00000.ndjson").read_bytes() == before
 
 
 def test_an_unchanged_rerun_never_starts_an_event_loop(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import hostile
 import pytest
+from outputs import document_lines
 
 import indexer
 from indexer._corpusgen import write_corpus
@@ -20,11 +21,11 @@ from indexer.cli import main
 from indexer.config import Config
 from indexer.registry import default_registry
 
-OUTPUT_FILES = ("manifest.json", "documents.ndjson")
+OUTPUT_FILES = ("manifest.json", "documents-00000.ndjson")
 
 
 def _documents(out: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for line in (out / "documents.ndjson").read_bytes().splitlines()]
+    return [json.loads(line) for line in document_lines(out)]
 
 
 def _committed(out: Path) -> dict[str, str]:
@@ -121,11 +122,11 @@ def test_shards_load_in_duckdb_with_the_manifest_counts(first_run: Path) -> None
     con = duckdb.connect()
     total = con.execute(f"select count(*) from read_json_auto('{pattern}')").fetchone()
     docs = con.execute(
-        f"select count(*) from read_json_auto('{first_run / 'documents.ndjson'}')"
+        f"select count(*) from read_json_auto('{first_run / 'documents-*.ndjson'}')"
     ).fetchone()
     by_kind = dict(
         con.execute(
-            f"select kind, count(*) from read_json_auto('{first_run / 'documents.ndjson'}') "
+            f"select kind, count(*) from read_json_auto('{first_run / 'documents-*.ndjson'}') "
             "where kind is not null group by kind"
         ).fetchall()
     )
@@ -234,7 +235,7 @@ def test_an_emptied_source_is_not_committed_unless_allowed(
     lines = (out / "changes.ndjson").read_bytes().splitlines()
     changes = [(json.loads(line)["change"], json.loads(line)["path"]) for line in lines]
     assert changes == [("removed", "a.txt"), ("removed", "b.txt")]
-    assert (out / "documents.ndjson").read_bytes() == b""
+    assert not list(out.glob("documents-*.ndjson"))  # no entries, no shards
 
 
 def _slow_run(source: Path, out: Path) -> subprocess.Popen[bytes]:

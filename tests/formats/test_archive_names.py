@@ -9,6 +9,8 @@ import zipfile
 import zlib
 from pathlib import Path
 
+from outputs import document_lines
+
 import indexer
 from indexer._types import Options
 from indexer.config import Config
@@ -88,6 +90,6 @@ def test_a_run_records_shift_jis_members_under_their_japanese_paths(tmp_path: Pa
     data = _legacy_zip({name: name.encode("cp932") for name in JAPANESE})
     (tmp_path / "src" / "jp.zip").write_bytes(data)
     indexer.run(tmp_path / "src", tmp_path / "out", Config(workers=1, pdf_workers=1))
-    lines = (tmp_path / "out" / "documents.ndjson").read_bytes().splitlines()
+    lines = document_lines(tmp_path / "out")
     paths = [json.loads(line)["path"] for line in lines]
     assert paths == ["jp.zip", *(f"jp.zip#{name}" for name in JAPANESE)]

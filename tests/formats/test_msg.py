@@ -8,6 +8,7 @@ from pathlib import Path
 
 import olefile
 import pytest
+from outputs import document_lines
 from sharedfiles import SHARED
 
 import indexer
@@ -60,7 +61,7 @@ def _real(name: str) -> Path:
 
 
 def _docs(out: Path) -> dict[str, dict[str, object]]:
-    lines = (out / "documents.ndjson").read_bytes().splitlines()
+    lines = document_lines(out)
     return {json.loads(x)["path"]: json.loads(x) for x in lines}
 
 

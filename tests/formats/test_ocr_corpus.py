@@ -138,9 +138,9 @@ def test_scans_and_image_attachments_become_documents_the_same_with_one_or_two_w
     outs = [tmp_path / f"w{n}" for n in (1, 2)]
     for out, workers in zip(outs, (1, 2), strict=True):
         indexer.run(scans_and_mail, out, Config(workers=workers, pdf_workers=workers))
-    for name in ("documents.ndjson", "chunks-00000.ndjson", "manifest.json"):
+    for name in ("documents-00000.ndjson", "chunks-00000.ndjson", "manifest.json"):
         assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
-    docs = {d["path"]: d for d in _lines(outs[0] / "documents.ndjson")}
+    docs = {d["path"]: d for d in _lines(outs[0] / "documents-00000.ndjson")}
     status = {path: (d["kind"], d["status"], d["reason"]) for path, d in docs.items()}
     mail = "email-spamscope-mail-parser/mail_test_6.eml#att/"
     assert status == {
@@ -175,7 +175,7 @@ def test_a_copied_scan_is_not_read_again(scans_and_mail: Path, tmp_path: Path) -
     finally:
         shutil.rmtree(copy.parent)
     assert again.extracted == 0
-    docs = {d["path"]: d for d in _lines(out / "documents.ndjson")}
+    docs = {d["path"]: d for d in _lines(out / "documents-00000.ndjson")}
     assert docs["copies/jbig2.pdf"]["metadata"]["ocr"]["pages"] == [1]
 
 

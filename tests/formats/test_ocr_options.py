@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import scanmaker
+from outputs import document_lines
 from PIL import Image
 
 from indexer.cli import main
@@ -58,9 +59,7 @@ def test_the_ocr_flag_turns_ocr_off_for_a_run(tmp_path: Path) -> None:
     out = tmp_path / "out"
     args = ["run", str(source), "--out", str(out), "--ocr", "off", "--quiet", "--max-failures", "1"]
     assert main(args) == 0
-    docs = {
-        d["path"]: d for d in map(json.loads, (out / "documents.ndjson").read_bytes().splitlines())
-    }
+    docs = {d["path"]: d for d in map(json.loads, document_lines(out))}
     assert (docs["scan.pdf"]["status"], docs["scan.pdf"]["reason"]) == ("failed", "no text layer")
     assert (docs["photo.png"]["status"], docs["photo.png"]["reason"]) == ("skipped", "OCR is off")
 

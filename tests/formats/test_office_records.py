@@ -10,6 +10,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from outputs import document_lines
 
 import indexer
 from indexer.capabilities import capabilities
@@ -24,7 +25,7 @@ CONFIG = Config(workers=2, pdf_workers=2, max_failures=10**6)
 
 
 def _docs(out: Path) -> dict[str, dict[str, object]]:
-    lines = (out / "documents.ndjson").read_bytes().splitlines()
+    lines = document_lines(out)
     return {json.loads(x)["path"]: json.loads(x) for x in lines}
 
 

@@ -11,6 +11,7 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
+from outputs import document_lines
 from sharedfiles import NO_FORMATS, SHARED, or_skip
 
 import indexer
@@ -271,7 +272,7 @@ def test_a_cell_placed_beyond_its_row_drops_that_sheet() -> None:
 def _run(source: Path, out: Path) -> dict[str, dict[str, object]]:
     config = Config(workers=1, pdf_workers=2, max_failures=10**6, timeout=60)
     indexer.run(source, out, config)
-    lines = (out / "documents.ndjson").read_bytes().splitlines()
+    lines = document_lines(out)
     return {d["path"]: d for d in map(json.loads, lines)}
 
 

@@ -11,6 +11,7 @@ import tarfile
 import zipfile
 from pathlib import Path
 
+from outputs import document_lines
 from zips import zip_of
 
 import indexer
@@ -166,7 +167,7 @@ def test_a_run_over_hostile_archives_records_every_file_and_writes_only_into_out
     before = sorted(p.name for p in tmp_path.iterdir())
     indexer.run(source, tmp_path / "out", Config(workers=1, pdf_workers=1, max_failures=10))
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*before, "out"])
-    lines = (tmp_path / "out" / "documents.ndjson").read_bytes().splitlines()
+    lines = document_lines(tmp_path / "out")
     docs = {json.loads(x)["path"]: json.loads(x) for x in lines}
     assert {p for p in docs if "#" not in p} == {p.name for p in source.iterdir()}
     assert docs["bomb.zip#z.txt"]["reason"].startswith("compression_ratio")

@@ -151,7 +151,7 @@ def test_an_unchanged_archive_reuses_its_members_and_a_changed_one_re_extracts_t
     assert by_path["mixed.zip#inner.zip"] == "removed"
     fresh = tmp_path / "fresh"
     indexer.run(tmp_path / "src", fresh, CONFIG)
-    for name in ("documents.ndjson", "chunks-00000.ndjson"):
+    for name in ("documents-00000.ndjson", "chunks-00000.ndjson"):
         assert (out / name).read_bytes() == (fresh / name).read_bytes()
 
 
@@ -197,7 +197,7 @@ def test_archives_give_the_same_bytes_with_any_worker_count(tmp_path: Path, work
     _mixed(tmp_path / "src")
     indexer.run(tmp_path / "src", tmp_path / "ref", CONFIG)
     indexer.run(tmp_path / "src", tmp_path / "w", Config(workers=workers, pdf_workers=workers))
-    for name in ("manifest.json", "documents.ndjson", "chunks-00000.ndjson"):
+    for name in ("manifest.json", "documents-00000.ndjson", "chunks-00000.ndjson"):
         assert (tmp_path / "w" / name).read_bytes() == (tmp_path / "ref" / name).read_bytes()
 
 

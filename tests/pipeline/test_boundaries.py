@@ -9,23 +9,16 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from outputs import committed
+from outputs import committed, write_notes
 
 import indexer
+from indexer._version import SHARD_LAYOUT
 from indexer.config import Config
 from indexer.pipeline.output.boundaries import Boundaries, is_boundary, partitions
 from indexer.pipeline.walk.entry import Entry
 
 CONFIG = Config(workers=1, pdf_workers=1, shard_files=64, shard_min_files=4, shard_boundary_bits=3)
 MASK = (1 << CONFIG.shard_boundary_bits) - 1
-
-
-def _tree(root: Path) -> None:
-    for folder in "abcdef":
-        for i in range(20):
-            path = root / folder / f"n{i:02d}.txt"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(f"Note {folder}{i}. " + "words " * (i + 3) + "\n")
 
 
 def _shards(out: Path) -> list[list[str]]:
@@ -78,7 +71,7 @@ def test_a_change_rewrites_only_its_own_shards_and_gives_a_fresh_runs_bytes(
     tmp_path: Path, op: str, where: str
 ) -> None:
     source, out = tmp_path / "src", tmp_path / "out"
-    _tree(source)
+    write_notes(source)
     indexer.run(source, out, CONFIG)
     before, shards = _inodes(out), _shards(out)
     assert len(shards) >= 6
@@ -104,7 +97,7 @@ def test_an_output_cut_every_shard_files_entries_is_re_cut_on_the_next_run(
     tmp_path: Path,
 ) -> None:
     source, out = tmp_path / "src", tmp_path / "out"
-    _tree(source)
+    write_notes(source)
     # The layout before path-hash cuts: a shard every 7 entries, and no shard_layout key.
     old = replace(CONFIG, shard_files=7, shard_min_files=7, shard_boundary_bits=0)
     indexer.run(source, out, old)
@@ -118,7 +111,7 @@ def test_an_output_cut_every_shard_files_entries_is_re_cut_on_the_next_run(
     fresh = tmp_path / "fresh"
     indexer.run(source, fresh, CONFIG)
     assert committed(out) == committed(fresh)
-    assert json.loads((out / "manifest.json").read_text())["shard_layout"] == "path-hash-1"
+    assert json.loads((out / "manifest.json").read_text())["shard_layout"] == SHARD_LAYOUT
     assert not list(out.glob("chunks-*.ndjson.*"))  # no stray shard of the old layout
     shutil.rmtree(fresh)
 

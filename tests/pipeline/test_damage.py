@@ -17,7 +17,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from outputs import committed
+from outputs import committed, document_lines
 
 import indexer
 from indexer._corpusgen import write_corpus
@@ -77,7 +77,7 @@ def test_a_damaged_committed_file_is_rebuilt_with_a_warning_naming_it(
     out = tmp_path / "out"
     indexer.run(source, out, CONFIG)
     if night == "documents":
-        damaged = out / "documents.ndjson"
+        damaged = out / "documents-00000.ndjson"
         flip_a_letter(damaged.resolve(), b"extractor")
     else:
         damaged = out / "chunks-00000.ndjson"
@@ -252,7 +252,7 @@ def test_a_text_format_worker_that_allocates_without_bound_fails_only_its_docume
     registry.register(hostile.GREEDY)
     config = Config(workers=1, pdf_workers=1, timeout=20, max_file_bytes=1 << 20)
     summary = indexer.run(source, tmp_path / "out", config, registry=registry)
-    records = map(json.loads, (tmp_path / "out" / "documents.ndjson").read_bytes().splitlines())
+    records = map(json.loads, document_lines(tmp_path / "out"))
     assert [(d["path"], d["status"], d["reason"]) for d in records] == [
         ("a.greedy", "failed", "out_of_memory"),
         ("b.txt", "ok", None),

@@ -23,6 +23,7 @@ import dask
 import hostile
 import pytest
 from distributed import Client, LocalCluster
+from outputs import document_lines
 
 import indexer
 from indexer._corpusgen import write_corpus
@@ -123,7 +124,7 @@ def _message(i: int) -> bytes:
 
 
 def _documents(out: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (out / "documents.ndjson").read_bytes().splitlines()]
+    return [json.loads(line) for line in document_lines(out)]
 
 
 def test_a_worker_killed_mid_partition_changes_nothing_in_the_output(

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import hostile
+from outputs import document_lines
 
 import indexer
 from indexer.config import Config
@@ -16,7 +17,7 @@ SMALL = Config(workers=1, pdf_workers=1, max_failures=10, max_file_bytes=1 << 20
 
 
 def _statuses(out: Path) -> dict[str, tuple[str, str | None]]:
-    lines = (out / "documents.ndjson").read_bytes().splitlines()
+    lines = document_lines(out)
     return {d["path"]: (d["status"], d["reason"]) for d in map(json.loads, lines)}
 
 

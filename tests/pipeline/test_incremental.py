@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -17,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from outputs import committed
+from outputs import committed, document_lines
 
 import indexer
 from indexer._corpusgen import write_corpus
@@ -295,7 +296,7 @@ def test_a_crash_is_recorded_alike_whether_the_worker_or_the_run_read_the_file(
     second = indexer.run(source, out, config, registry=registry)  # the crash was not stored
     assert (first.failed, second.failed, second.extracted) == (1, 1, 1)
     assert committed(out) == before
-    docs = [json.loads(x) for x in (out / "documents.ndjson").read_bytes().splitlines()]
+    docs = [json.loads(x) for x in document_lines(out)]
     assert [(d["path"], d["reason"], bool(d["sha256"])) for d in docs] == [
         ("bad.segv", "crashed", True),
         ("note.txt", None, True),
@@ -330,7 +331,7 @@ def test_a_failure_of_the_isolation_limits_is_retried_once_then_kept(tmp_path: P
     config = Config(workers=1, pdf_workers=1, max_failures=10)
 
     def statuses() -> dict[str, tuple[str, str | None]]:
-        lines = (out / "documents.ndjson").read_bytes().splitlines()
+        lines = document_lines(out)
         return {d["path"]: (d["status"], d["reason"]) for d in map(json.loads, lines)}
 
     first = indexer.run(source, out, config, registry=registry)
@@ -436,8 +437,11 @@ def test_previous_documents_are_read_by_path_whatever_the_name(tmp_path: Path) -
     compact = {"separators": (",", ":"), "ensure_ascii": False}  # as the run writes them
     lines = [json.dumps({"path": n, "meta": {"path": "no"}}, **compact) for n in names]
     lines.append(json.dumps({"doc_id": "d", "path": "key-order.txt"}))  # not path-first
-    (tmp_path / "manifest.json").write_text("{}")
-    (tmp_path / "documents.ndjson").write_text("".join(line + "\n" for line in lines))
+    data = "".join(line + "\n" for line in lines).encode()
+    (tmp_path / "documents-00000.ndjson").write_bytes(data)
+    entry = {"name": "documents-00000.ndjson", "records": len(lines), "bytes": len(data)}
+    entry["sha256"] = hashlib.sha256(data).hexdigest()
+    (tmp_path / "manifest.json").write_text(json.dumps({"documents": [entry]}))
     previous = load_previous(tmp_path)
     assert list(previous) == [*names, "key-order.txt"]
     assert previous["café/☃.eml"] == fingerprint((lines[2] + "\n").encode())
@@ -480,9 +484,7 @@ def test_a_damaged_stored_output_is_extracted_again_and_only_it(
     for path in _paths(source):  # every file looks changed: each is found by its hash
         os.utime(path, ns=(time.time_ns(), time.time_ns()))
     rerun = indexer.run(source, out, CONFIG)
-    docs = [
-        d["path"] for d in map(json.loads, (out / "documents.ndjson").read_bytes().splitlines())
-    ]
+    docs = [d["path"] for d in map(json.loads, document_lines(out))]
     redone = sum(p == damaged or p.startswith(damaged + "#") for p in docs)
     assert (rerun.extracted, rerun.reused) == (redone, first.documents - redone)
     assert committed(out) == fresh(source, tmp_path, CONFIG)
@@ -613,9 +615,7 @@ def test_a_file_skipped_once_and_readable_again_is_extracted_as_a_fresh_run_woul
         patch.setattr(os, "access", access)
         indexer.run(source, out, CONFIG)
     rel = text.relative_to(source).as_posix()
-    docs = {
-        d["path"]: d for d in map(json.loads, (out / "documents.ndjson").read_bytes().splitlines())
-    }
+    docs = {d["path"]: d for d in map(json.loads, document_lines(out))}
     assert (docs[rel]["status"], docs[rel]["reason"]) == ("skipped", "unreadable")
     again = indexer.run(source, out, CONFIG)
     assert _report(out)["unchanged"] is False

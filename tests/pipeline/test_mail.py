@@ -10,6 +10,7 @@ from pathlib import Path
 
 import hostile
 import pytest
+from outputs import document_lines
 
 import indexer
 from indexer._samples import minimal_pdf
@@ -64,7 +65,7 @@ def _stdlib(path: Path) -> list[mailbox.mboxMessage]:
 
 
 def _docs(out: Path) -> dict[str, dict[str, object]]:
-    lines = (out / "documents.ndjson").read_bytes().splitlines()
+    lines = document_lines(out)
     return {json.loads(x)["path"]: json.loads(x) for x in lines}
 
 
@@ -241,14 +242,14 @@ def test_an_appended_mbox_re_extracts_only_the_new_messages(tmp_path: Path) -> N
     ]
     fresh = tmp_path / "fresh"
     indexer.run(source, fresh, CONFIG)
-    for name in ("manifest.json", "documents.ndjson", "chunks-00000.ndjson"):
+    for name in ("manifest.json", "documents-00000.ndjson", "chunks-00000.ndjson"):
         assert (out / name).read_bytes() == (fresh / name).read_bytes(), name
     # Unchanged now: the mbox's stat stands for its messages, and the output is re-committed.
     third = indexer.run(source, out, CONFIG)
     assert (third.extracted, third.reused) == (0, 20)
     assert json.loads((out / "run.json").read_bytes())["unchanged"] is True
     assert (out / "changes.ndjson").read_bytes() == b""
-    for name in ("manifest.json", "documents.ndjson", "chunks-00000.ndjson"):
+    for name in ("manifest.json", "documents-00000.ndjson", "chunks-00000.ndjson"):
         assert (out / name).read_bytes() == (fresh / name).read_bytes(), name
 
 
@@ -279,7 +280,7 @@ def test_mail_output_is_independent_of_worker_count(
     indexer.run(corpus / "email-cpython", reference, Config(workers=2, pdf_workers=2))
     out = tmp_path / f"w{workers}"
     indexer.run(corpus / "email-cpython", out, Config(workers=workers, pdf_workers=workers))
-    for name in ("manifest.json", "documents.ndjson", "chunks-00000.ndjson"):
+    for name in ("manifest.json", "documents-00000.ndjson", "chunks-00000.ndjson"):
         assert (out / name).read_bytes() == (reference / name).read_bytes(), name
 
 
@@ -300,7 +301,7 @@ def test_a_copied_mail_reuses_its_output_rebased_and_equals_a_fresh_run(tmp_path
     assert (again.extracted, again.reused) == (0, 6), "both mails and their attachments"
     fresh = tmp_path / "fresh"
     indexer.run(source, fresh, CONFIG)
-    for name in ("documents.ndjson", "chunks-00000.ndjson"):
+    for name in ("documents-00000.ndjson", "chunks-00000.ndjson"):
         assert (out / name).read_bytes() == (fresh / name).read_bytes()
     assert "later/b.eml#att/1/report.pdf" in _docs(out)
 

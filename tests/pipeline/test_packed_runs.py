@@ -66,11 +66,11 @@ def committed_run(source: Path, out: Path, config: Config) -> dict[str, bytes]:
     return committed(out)
 
 
-def test_the_manifest_names_output_format_3_for_packed_chunks_and_none_for_blocks(
+def test_the_manifest_names_output_format_4_for_packed_chunks_and_none_for_blocks(
     source: Path, tmp_path: Path
 ) -> None:
     packed = json.loads(committed_run(source, tmp_path / "packed", BASE)["manifest.json"])
-    assert packed["output_format"] == OUTPUT_FORMAT == 3
+    assert packed["output_format"] == OUTPUT_FORMAT == 4
     blocks = committed_run(source, tmp_path / "blocks", replace(BASE, chunking="blocks"))
     assert "output_format" not in json.loads(blocks["manifest.json"])
 

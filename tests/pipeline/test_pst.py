@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from outputs import document_lines
 from sharedfiles import SHARED
 
 import indexer
@@ -20,7 +21,7 @@ FOLDER = "Début du fichier de données Outlook"
 
 
 def _docs(out: Path) -> list[dict[str, Any]]:
-    return [json.loads(x) for x in (out / "documents.ndjson").read_bytes().splitlines()]
+    return [json.loads(x) for x in document_lines(out)]
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import anyio
 import hostile
-from outputs import committed
+from outputs import committed, document_lines
 
 import indexer
 from indexer.config import Config
@@ -42,7 +42,7 @@ while not os.path.exists(os.path.join(root, "..", "stop")):
 
 
 def documents(out: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for line in (out / "documents.ndjson").read_bytes().splitlines()]
+    return [json.loads(line) for line in document_lines(out)]
 
 
 def test_files_rewritten_during_a_run_leave_no_trace_once_the_tree_is_quiet(

@@ -14,7 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from indexer.pipeline.output.shards import LAYOUT, PreviousShards, ShardWriter
+from indexer.pipeline.output.previous import LAYOUT, PreviousShards
+from indexer.pipeline.output.shards import ShardWriter
 from indexer.pipeline.output.staging import MANIFEST
 
 Doc = tuple[int, bytes]
@@ -36,8 +37,10 @@ def _write(folder: Path, docs: list[Doc], limits: tuple[int, int], previous: Pat
             await writer.start_entry(seq % limits[1] == 0)  # a fixed rule: any rule will do
             digest = hashlib.sha256(block).hexdigest()[:32]
             await writer.write(block, block.count(b"\n"), digest)
+            await writer.document(orjson.dumps({"digest": digest}) + b"\n")
         infos = await writer.close()
-        manifest = {"shards": [i.to_dict() for i in infos]}
+        documents = [i.to_dict() for i in writer.documents]
+        manifest = {"documents": documents, "shards": [i.to_dict() for i in infos]}
         (folder / MANIFEST).write_bytes(orjson.dumps(manifest))
         return infos
 
@@ -49,8 +52,10 @@ def _files(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
-def _inodes(folder: Path) -> dict[str, int]:
-    return {p.name: p.stat().st_ino for p in folder.glob("chunks-*")}
+def _inodes(folder: Path, glob: str = "chunks-*") -> dict[str, int]:
+    """The inodes of the files matching `glob` that hold anything (an empty one is
+    written afresh: there is nothing to link)."""
+    return {p.name: p.stat().st_ino for p in folder.glob(glob) if p.stat().st_size}
 
 
 texts = st.lists(st.text(alphabet="abc\u00e9", max_size=30), min_size=0, max_size=4)
@@ -97,6 +102,7 @@ def test_a_reusing_writer_writes_what_a_fresh_one_writes(
     assert _files(root / "gen-2") == _files(root / "fresh")
     if new == old_docs:  # nothing changed: every shard is the old file itself
         assert _inodes(root / "gen-2") == _inodes(root / "gen-1")
+        assert _inodes(root / "gen-2", "documents-*") == _inodes(root / "gen-1", "documents-*")
 
 
 def test_unchanged_shards_are_linked_and_a_changed_one_is_rewritten(tmp_path: Path) -> None:
@@ -106,6 +112,8 @@ def test_unchanged_shards_are_linked_and_a_changed_one_is_rewritten(tmp_path: Pa
     docs[5] = _doc(5, ["document 5, edited"])
     second = _write(tmp_path / "gen-2", docs, limits, tmp_path / "gen-1")
     old, new = _inodes(tmp_path / "gen-1"), _inodes(tmp_path / "gen-2")
+    assert [new[n] == old[n] for n in sorted(new)] == [True, False, True]
+    old, new = (_inodes(tmp_path / gen, "documents-*") for gen in ("gen-1", "gen-2"))
     assert [new[n] == old[n] for n in sorted(new)] == [True, False, True]
     assert second[0] == first[0] and second[2] == first[2]
     assert (

@@ -10,6 +10,7 @@ from pathlib import Path
 import anyio
 import hostile
 import pytest
+from outputs import document_lines
 
 import indexer
 from indexer._corpusgen import MAKERS
@@ -70,7 +71,7 @@ def test_a_hang_among_pdfs_of_one_call_fails_alone(tmp_path: Path) -> None:
     # One isolated process: all four files go to it in one call.
     config = Config(workers=1, pdf_workers=1, timeout=2, max_failures=10)
     indexer.run(source, out, config, registry=registry)
-    lines = (out / "documents.ndjson").read_bytes().splitlines()
+    lines = document_lines(out)
     docs = {d["path"]: (d["status"], d["reason"]) for d in map(json.loads, lines)}
     assert docs == {
         "a.pdf": ("ok", None),

@@ -303,7 +303,9 @@ def walk_unprivileged(root: Path, **policy: Any) -> dict[str, str | None]:
     return result
 
 
-def test_unreadable_files_and_directories(shared_dir: Path) -> None:
+@pytest.mark.parametrize("noted", [False, True])
+def test_unreadable_files_and_directories(shared_dir: Path, noted: bool) -> None:
+    """Also when the state noted every file's stat (no sniff then): chmod keeps it."""
     write(shared_dir / "open.txt")
     write(shared_dir / "secret.txt")
     write(shared_dir / "secret.pdf")
@@ -313,7 +315,14 @@ def test_unreadable_files_and_directories(shared_dir: Path) -> None:
         (shared_dir / name).chmod(0)
     for path in (shared_dir / "open.txt", shared_dir / "sub", shared_dir / "sub" / "ok.txt"):
         path.chmod(0o755)
-    assert walk_unprivileged(shared_dir, claims=lambda rel: rel.endswith(".pdf")) == {
+    stats = {
+        p.relative_to(shared_dir).as_posix(): (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
+        for p in shared_dir.rglob("*")
+        if (st := p.lstat()) and p.is_file()
+    }
+    lookup = (lambda rels: {r: stats[r] for r in rels if r in stats}) if noted else None
+    claims = {"claims": lambda rel: rel.endswith(".pdf"), "noted": lookup}
+    assert walk_unprivileged(shared_dir, **claims) == {
         "locked/": "unreadable",
         "open.txt": None,
         "secret.pdf": "unreadable",

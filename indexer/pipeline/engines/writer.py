@@ -1,8 +1,8 @@
 """The writer: outcomes arrive in any order and are written in walk order.
 
-Each entry's documents go to `documents.ndjson`, their chunks to the shards
-(`ShardWriter`, which links a previous generation's unchanged shards) and, against
-the previous commit, their changes to `changes.ndjson`.
+Each entry's chunks and documents go to the shards (`ShardWriter`: `chunks-NNNNN` and
+`documents-NNNNN`, linked from a previous generation when unchanged) and, against the
+previous commit, their changes to `changes.ndjson`.
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 from indexer.pipeline.engines.context import OnProgress, RunContext, Stretch
 from indexer.pipeline.engines.window import Window
 from indexer.pipeline.output.changes import CHANGES, ChangeTracker
+from indexer.pipeline.output.previous import LAYOUT, PreviousShards
 from indexer.pipeline.output.records import FileOutcome
-from indexer.pipeline.output.shards import LAYOUT, PreviousShards, ShardWriter
+from indexer.pipeline.output.shards import ShardWriter
 from indexer.pipeline.output.staged import Staged, Tally
-from indexer.pipeline.output.staging import DOCUMENTS, NdjsonFile
+from indexer.pipeline.output.staging import NdjsonFile
 
 
 class Writer:
@@ -38,7 +39,6 @@ class Writer:
         self.window = window
         self.notify = notify
         self.shards = shards
-        self.documents = NdjsonFile(ctx.staging / (stretch.prefix + DOCUMENTS))
         self.changes = NdjsonFile(ctx.staging / CHANGES) if ctx.previous is not None else None
         self.tracker = ChangeTracker(ctx.previous or {})
         self.tally = Tally()
@@ -87,7 +87,7 @@ class Writer:
                     self._next += 1
 
     async def _write(self, ready: FileOutcome) -> None:
-        shards, documents, changes = self.shards, self.documents, self.changes
+        shards, changes = self.shards, self.changes
         tracker = self.tracker
         starts = self._starts
         await shards.start_entry(self._next in starts)
@@ -96,7 +96,7 @@ class Writer:
         for doc in ready.docs:
             await shards.write(doc.block, doc.count, doc.digest)
             chunks += doc.count
-            await documents.write(doc.line)
+            await shards.document(doc.line)
             change = tracker.see(doc.path, doc.doc_id, doc.line)
             if change is not None and changes is not None:
                 await changes.write(change)
@@ -107,22 +107,21 @@ class Writer:
         """After a failure: close every file still open, unsynced, raising nothing (the
         staging folder is discarded)."""
         await self.shards.abandon()
-        for file in (self.documents, self.changes):
-            if file is not None:
-                await file.abandon()
+        if self.changes is not None:
+            await self.changes.abandon()
 
     async def close(self) -> Staged:
         """Close every file; return what is staged (the layout and changes included)."""
         shard_infos = await self.shards.close()
-        doc_info = await self.documents.close()
-        files = [doc_info.name, *(s.name for s in shard_infos), LAYOUT]
+        doc_infos = self.shards.documents
+        files = [*(d.name for d in doc_infos), *(s.name for s in shard_infos), LAYOUT]
         if self.changes is not None:
             for line in self.tracker.removed():
                 await self.changes.write(line)
             files.append((await self.changes.close()).name)
             self.tally.changes = dict(self.tracker.counts)
         manifest_files = {
-            "documents": doc_info.to_dict(),
+            "documents": [d.to_dict() for d in doc_infos],
             "shards": [s.to_dict() for s in shard_infos],
         }
         return Staged(files=files, manifest_files=manifest_files, tally=self.tally)

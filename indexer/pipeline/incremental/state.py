@@ -157,6 +157,16 @@ class State:
                     out.append(None)
         return out
 
+    def noted_stats(self, paths: Sequence[str]) -> dict[str, tuple[int, int, int, int]]:
+        """The stat (size, mtime_ns, inode, device) noted for each of `paths` it holds."""
+        if not self.reuse or not paths:
+            return {}
+        with self._lock, self._guarded():
+            rows = self._select(
+                "SELECT path, size, mtime_ns, inode, device FROM files WHERE path IN", list(paths)
+            )
+        return {row[0]: (row[1], row[2], row[3], row[4]) for row in rows}
+
     def empty(self) -> bool:
         """True when there is nothing to reuse (no stored output, or `reuse` is off)."""
         if not self.reuse:

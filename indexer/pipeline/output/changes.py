@@ -1,6 +1,6 @@
 """`changes.ndjson`: which documents a run added, changed or removed against the last commit.
 
-A document is `changed` when its record in `documents.ndjson` differs in any way;
+A document is `changed` when its record (`documents-NNNNN.ndjson`) differs in any way;
 the record carries `digest`, a hash of its chunk lines, so a new chunking of the
 same bytes (another `rows_per_chunk`, another PDF engine) counts as a change too.
 """
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import orjson
 
-from indexer.pipeline.output.staging import DOCUMENTS, MANIFEST
-from indexer.pipeline.output.verify import report_damage
+from indexer.pipeline.output.staging import MANIFEST, FileInfo
+from indexer.pipeline.output.verify import listed_documents, report_damage
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +23,7 @@ CHANGES = "changes.ndjson"
 
 
 def fingerprint(line: bytes) -> int:
-    """A 64-bit hash of one `documents.ndjson` line, to compare within this process.
+    """A 64-bit hash of one document record line, to compare within this process.
 
     Python's own hash (SipHash), cheaper than blake2b per line. Only this process
     compares them, so its per-process seed does not matter; a collision would need
@@ -39,26 +39,37 @@ class Previous(dict[str, int]):
 
 
 def load_previous(out: Path) -> Previous:
-    """The committed documents of `out` (empty when none): one pass over `documents.ndjson`,
-    hashed on the way. When it does not match its manifest entry, a warning names it,
-    and its lines are read as they are, the ones that do not parse left out: a damaged
-    record then counts as changed (or added), never as unchanged."""
+    """The committed documents of `out` (empty when none): one pass over the document
+    files its manifest lists, hashed on the way. A file that does not match its manifest
+    entry is named in a warning, and its lines are read as they are, the ones that do
+    not parse left out: a damaged record then counts as changed (or added), never as
+    unchanged."""
     previous = Previous()
-    if not (out / MANIFEST).exists() or not (out / DOCUMENTS).exists():
+    try:
+        listed = listed_documents(orjson.loads((out / MANIFEST).read_bytes()))
+    except (OSError, ValueError, KeyError, TypeError):
         return previous
-    digest, size = hashlib.sha256(), 0
-    with open(out / DOCUMENTS, "rb") as handle:
-        while lines := handle.readlines(_READ_HINT):
-            for line in lines:
-                digest.update(line)
-                size += len(line)
-                try:
-                    _load_line(previous, line)
-                except (ValueError, KeyError, TypeError, AttributeError):
-                    log.debug("unreadable line in %s: %r", out / DOCUMENTS, line[:200])
-    if not _as_committed(out, size, digest.hexdigest()):
-        report_damage(out / DOCUMENTS)
+    for info in listed:
+        _load_file(previous, out / info.name, info)
     return previous
+
+
+def _load_file(previous: Previous, path: Path, info: FileInfo) -> None:
+    digest, size = hashlib.sha256(), 0
+    try:
+        with open(path, "rb") as handle:
+            while lines := handle.readlines(_READ_HINT):
+                for line in lines:
+                    digest.update(line)
+                    size += len(line)
+                    try:
+                        _load_line(previous, line)
+                    except (ValueError, KeyError, TypeError, AttributeError):
+                        log.debug("unreadable line in %s: %r", path, line[:200])
+    except OSError as exc:
+        log.debug("cannot read %s: %s", path, exc)
+    if size != info.bytes or digest.hexdigest() != info.sha256:
+        report_damage(path)
 
 
 def _load_line(previous: Previous, line: bytes) -> None:
@@ -68,17 +79,8 @@ def _load_line(previous: Previous, line: bytes) -> None:
         previous.pages += value if isinstance(value, int) else 0
 
 
-def _as_committed(out: Path, size: int, sha256: str) -> bool:
-    """True when the manifest in `out` lists `documents.ndjson` with this size and hash."""
-    try:
-        entry = orjson.loads((out / MANIFEST).read_bytes())["documents"]
-        return bool(entry["bytes"] == size and entry["sha256"] == sha256)
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
-
-
 def _path_of(line: bytes) -> str:
-    """The `path` of a documents line. Each record opens with it: when it has no escape,
+    """The `path` of a document record line. Each record opens with it: when it has no escape,
     it is the bytes up to the next quote; else decode just that JSON string."""
     if line.startswith(b'{"path":"'):
         end = line.find(b'"', 9)

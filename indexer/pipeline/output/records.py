@@ -94,9 +94,9 @@ class Rendered:
     count: int
     """How many chunk records `block` holds."""
     digest: str
-    """A hash of `block` (in the `documents.ndjson` record too)."""
+    """A hash of `block` (in the document record too)."""
     line: bytes
-    """Its `documents.ndjson` line."""
+    """Its document record line (`documents-NNNNN.ndjson`)."""
     status: str
     kind: str | None
     pages: int = 0
@@ -221,7 +221,7 @@ def _literal(value: object) -> bytes:
 
 
 def document_record(doc: DocOutcome, did: str, digest: str) -> dict[str, Any]:
-    """Return the `documents.ndjson` record of `doc`; `digest` hashes its chunk lines."""
+    """Return the document record of `doc`; `digest` hashes its chunk lines."""
     extracted = doc.extracted
     return {
         "path": doc.path,

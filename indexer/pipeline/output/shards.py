@@ -10,6 +10,8 @@ diverges the matching prefix is copied first, so a change costs only the shards 
 touches (later shards may take new numbers; their files are linked, not written).
 An old shard is used only once its size and sha256 match its manifest entry
 (`verify.intact`, checked in a thread); a damaged one is reported and written again.
+Each shard's document records go to the document shard of the same number
+(`docshards`), linked too when unchanged.
 """
 
 from __future__ import annotations
@@ -18,129 +20,20 @@ import contextlib
 import logging
 import os
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import IO
 
 import anyio
 import orjson
 
-from indexer.pipeline.output.staging import MANIFEST, FileInfo, NdjsonFile
-from indexer.pipeline.output.verify import intact, report_damage
+from indexer.pipeline.output.docshards import DOCUMENTS_PATTERN, DocumentShard
+from indexer.pipeline.output.previous import LAYOUT, OldShard, PreviousShards
+from indexer.pipeline.output.staging import FileInfo, NdjsonFile
 
 log = logging.getLogger(__name__)
 
 SHARD_PATTERN = "chunks-{:05d}.ndjson"
-LAYOUT = ".layout.ndjson"
 _COPY_AT = 1 << 20
-
-
-@dataclass(frozen=True, slots=True)
-class OldShard:
-    """A shard of the previous generation: its file, manifest entry and documents."""
-
-    path: Path
-    info: FileInfo
-    docs: list[tuple[str, int]]
-    check: Future[bool]
-    """Whether the file still matches `info` (`verify.intact`), computed in a thread."""
-
-    async def trusted(self) -> bool:
-        """Wait for `check`; report the file when it failed."""
-        if await anyio.to_thread.run_sync(self.check.result):
-            return True
-        report_damage(self.path)
-        return False
-
-
-class PreviousShards:
-    """The shards of the generation in `folder`, read in order as the writer needs them.
-
-    Holds one shard's layout at a time, so memory does not grow with the output.
-    """
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        manifest = orjson.loads((folder / MANIFEST).read_bytes())
-        self._infos = {s["name"]: FileInfo(**s) for s in manifest["shards"]}
-        self._names = list(self._infos)
-        self._handle: IO[bytes] | None = open(folder / LAYOUT, "rb")  # noqa: SIM115
-        try:
-            self._firsts = _firsts(self._handle)
-        except BaseException:
-            self._handle.close()
-            raise
-        """Each old shard's layout line offset, by the tag of its first document."""
-        self._checker = ThreadPoolExecutor(1, thread_name_prefix="verify")
-        self._checks: dict[str, Future[bool]] = {}
-
-    @classmethod
-    def open(cls, folder: Path) -> PreviousShards | None:
-        """The previous generation's shards, or None when it has no usable layout."""
-        try:
-            return cls(folder)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            log.debug("no shard reuse from %s: %s", folder, exc)
-            return None
-
-    def get(self, first: str) -> OldShard | None:
-        """The old shard whose first document is tagged `first`, or None when there is
-        none or it looks altered."""
-        try:
-            return self._find(first)
-        except (OSError, ValueError, KeyError, TypeError) as exc:  # a damaged layout
-            log.debug("no shard reuse from %s: %s", self.folder, exc)
-            self.close()
-            return None
-
-    def _find(self, first: str) -> OldShard | None:
-        offset = self._firsts.get(first)
-        if offset is None or self._handle is None:
-            return None
-        self._handle.seek(offset)
-        entry = orjson.loads(self._handle.readline())
-        name = str(entry["name"])
-        info = self._infos.get(name)
-        docs = [(str(tag), int(size)) for tag, size in entry["docs"]]
-        path = self.folder / name
-        if info is None or info.bytes != sum(n for _, n in docs):
-            return None
-        if path.stat().st_size != info.bytes:  # truncated or appended to since
-            report_damage(path)
-            return None
-        at = self._names.index(name)
-        for later in self._names[at + 1 : at + 2]:  # checked while this one is used
-            self._check(later)
-        return OldShard(path, info, docs, self._check(name))
-
-    def _check(self, name: str) -> Future[bool]:
-        """The check of the old shard `name` against its manifest entry, started once."""
-        check = self._checks.get(name)
-        if check is None:
-            info = self._infos[name]
-            check = self._checks[name] = self._checker.submit(intact, self.folder / name, info)
-        return check
-
-    def close(self) -> None:
-        """Close the layout file; checks not started yet are dropped."""
-        self._checker.shutdown(wait=False, cancel_futures=True)
-        if self._handle is not None:
-            self._handle.close()
-            self._handle = None
-
-
-def _firsts(handle: IO[bytes]) -> dict[str, int]:
-    """The offset of each layout line, by its shard's first document's tag (one entry
-    per shard, so memory stays small)."""
-    firsts: dict[str, int] = {}
-    offset = 0
-    for line in handle:
-        docs = orjson.loads(line)["docs"]
-        if docs:
-            firsts.setdefault(str(docs[0][0]), offset)
-        offset += len(line)
-    return firsts
 
 
 def layout_line(name: str, docs: Sequence[tuple[str, int]]) -> bytes:
@@ -151,9 +44,10 @@ def layout_line(name: str, docs: Sequence[tuple[str, int]]) -> bytes:
 class _Shard:
     """One shard being written, matched against its old namesake while it can be."""
 
-    def __init__(self, path: Path, old: OldShard | None) -> None:
+    def __init__(self, path: Path, documents: Path) -> None:
         self.file = NdjsonFile(path)
-        self.old = old
+        self.documents = DocumentShard(documents)
+        self.old: OldShard | None = None
         self.matched = 0
         """How many leading documents are the old shard's, not yet written."""
         self.docs: list[tuple[str, int]] = []
@@ -198,7 +92,8 @@ class _Shard:
 
 
 class ShardWriter:
-    """Chunk records into `chunks-NNNNN.ndjson` shards (see the module docstring)."""
+    """Chunk records into `chunks-NNNNN.ndjson` shards, and document records into the
+    `documents-NNNNN.ndjson` beside each (see the module docstring)."""
 
     def __init__(
         self,
@@ -219,6 +114,8 @@ class ShardWriter:
         self._next = 0
         self._current: _Shard | None = None
         self.finished: list[FileInfo] = []
+        self.documents: list[FileInfo] = []
+        """Each finished shard's document shard, in order."""
         self._syncing: list[NdjsonFile] = []
         """Closed shards whose fsync runs while the next ones are written."""
 
@@ -237,6 +134,10 @@ class ShardWriter:
             await self._put(current, block, count, digest)
         else:
             await self._split(block, digest)
+
+    async def document(self, line: bytes) -> None:
+        """Append a document record, after its chunks (`write`)."""
+        await (self._current or self._open()).documents.write(line)
 
     async def _split(self, block: bytes | bytearray, digest: str) -> None:
         """Spread a block over shards, rolling over before a line that would not fit
@@ -275,8 +176,11 @@ class ShardWriter:
         current.docs.append((tag, len(block)))
 
     def _open(self) -> _Shard:
-        name = self._prefix + SHARD_PATTERN.format(self._next)
-        self._current = _Shard(self._folder / name, None)
+        folder, prefix, n = self._folder, self._prefix, self._next
+        self._current = _Shard(
+            folder / (prefix + SHARD_PATTERN.format(n)),
+            folder / (prefix + DOCUMENTS_PATTERN.format(n)),
+        )
         self._next += 1
         return self._current
 
@@ -284,7 +188,8 @@ class ShardWriter:
         current, self._current = self._current, None
         if current is not None:
             info = await current.close()
-            self._syncing.append(current.file)
+            self.documents.append(await current.documents.close(self._previous))
+            self._syncing += (current.file, current.documents.file)
             self.finished.append(info)
             if self._layout is not None:
                 await self._layout.write(layout_line(info.name, current.docs))
@@ -309,7 +214,9 @@ class ShardWriter:
             await self.synced()
         if self._previous is not None:
             self._previous.close()
-        for file in (self._current.file if self._current else None, self._layout):
+        current = self._current
+        files = (current.file, current.documents.file) if current is not None else ()
+        for file in (*files, self._layout):
             if file is not None:
                 await file.abandon()
 

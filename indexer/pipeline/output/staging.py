@@ -32,7 +32,6 @@ STAGING = ".staging"
 CURRENT = ".current"
 GENERATION = ".gen-"
 MANIFEST = "manifest.json"
-DOCUMENTS = "documents.ndjson"
 _FLUSH_AT = 1 << 20
 
 
@@ -203,7 +202,12 @@ def commit(out: Path, manifest: dict[str, Any], files: list[str]) -> str:
     manifest_bytes = orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n"
     _write_durably(staging / MANIFEST, manifest_bytes)
     for name in files:
-        _fsync_file(staging / name)
+        path = staging / name
+        # A file linked from a committed generation was made durable by that commit:
+        # only its new name is not, and the folder's fsync below covers every name.
+        if os.stat(path).st_nlink == 1:
+            _fsync_file(path)
+    _fsync_dir(staging)
     generation = f"{GENERATION}{_current_generation(out) + 1}"
     os.rename(staging, out / generation)
     _fsync_dir(out)

@@ -34,7 +34,7 @@ def pack(docs: tuple[Rendered, ...], tag: str, blocks: bytes) -> list[bytes | by
 
     A JSON header line (the tag and the blocks' length), the blocks, then each
     document: a JSON header line (with the byte lengths of what follows), its
-    `documents.ndjson` line and its chunk block, so `unpack` only slices.
+    document record line and its chunk block, so `unpack` only slices.
     """
     parts: list[bytes | bytearray] = [_line([tag, len(blocks)]), blocks]
     for d in docs:

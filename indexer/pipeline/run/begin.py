@@ -17,8 +17,8 @@ from indexer.pipeline.incremental.state import STATE_DIR, STATE_FILE, State
 from indexer.pipeline.output.changes import Previous, load_previous
 from indexer.pipeline.output.staged import Staged, Tally
 from indexer.pipeline.output.staging import CURRENT, MANIFEST, prepare_staging, recover
-from indexer.pipeline.run.unchanged import stage_linked, unchanged
-from indexer.pipeline.walk.walker import Entry, policy_for, walk
+from indexer.pipeline.run.unchanged import stage_linked, unchanged, walk_policy
+from indexer.pipeline.walk.walker import Entry, walk
 from indexer.registry import Registry
 
 
@@ -139,7 +139,7 @@ def _stage_unchanged(spec: RunSpec, begun: Begun) -> None:
     assert begun.previous_output is not None
     config, registry, state = spec.config, spec.registry, begun.state
     tree = state.committed_tree
-    walked = walk(spec.source, policy_for(config, registry.handles))
+    walked = walk(spec.source, walk_policy(config, registry, state, tree))
     old, begun.walked = unchanged(walked, begun.previous_output, tree, config, registry)
     if old is None or tree is None:
         return

@@ -17,19 +17,22 @@ import itertools
 import os
 import shutil
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from indexer._version import SHARD_LAYOUT
 from indexer.config import Config
 from indexer.pipeline.incremental.keys import CacheKeys
+from indexer.pipeline.incremental.state import State
 from indexer.pipeline.incremental.tree import BATCH, Tree, batch_digest, digest_batches
 from indexer.pipeline.output.changes import CHANGES
-from indexer.pipeline.output.shards import LAYOUT
-from indexer.pipeline.output.staging import DOCUMENTS, MANIFEST
+from indexer.pipeline.output.previous import LAYOUT
+from indexer.pipeline.output.staging import MANIFEST
 from indexer.pipeline.output.verify import Checking
-from indexer.pipeline.walk.walker import Entry, iter_batches
+from indexer.pipeline.walk.walker import Entry, WalkPolicy, iter_batches, policy_for
 from indexer.registry import Registry
 
 _KEEP = 100_000
@@ -62,6 +65,7 @@ def unchanged(
     versions = {s.name: s.version for s in registry.extractors()}
     if (
         hashlib.sha256(raw).hexdigest() != tree.manifest
+        or old.get("shard_layout") != SHARD_LAYOUT  # an older layout: the run re-shards it
         or old.get("config_digest") != config.digest()
         or old.get("extractors") != versions
         or CacheKeys(config, registry).digest() != tree.keys
@@ -76,6 +80,16 @@ def unchanged(
     finally:
         checking.cancel()
     return None, (itertools.chain(taken, walked) if len(taken) <= _KEEP else None)
+
+
+def walk_policy(config: Config, registry: Registry, state: State, tree: Tree | None) -> WalkPolicy:
+    """The walk's policy; with the stats the state noted (`walk.noted`) while its rows
+    were stored under this run's cache-key settings (the extractors and what they
+    claim), so that a file unchanged since is not sniffed again."""
+    policy = policy_for(config, registry.handles)
+    if config.full or tree is None or CacheKeys(config, registry).digest() != tree.keys:
+        return policy
+    return replace(policy, noted=state.noted_stats)
 
 
 def _same_walk(walked: Iterator[Entry], taken: list[Entry], digests: list[bytes]) -> bool:
@@ -97,7 +111,8 @@ def _same_walk(walked: Iterator[Entry], taken: list[Entry], digests: list[bytes]
 def stage_linked(previous_output: Path, staging: Path, manifest: dict[str, Any]) -> list[str]:
     """Hard-link the previous generation's files into `staging` (copy where links fail),
     with an empty changes file; return the names to commit besides the manifest."""
-    names = [DOCUMENTS, *(s["name"] for s in manifest["shards"]), LAYOUT]
+    documents = [d["name"] for d in manifest["documents"]]
+    names = [*documents, *(s["name"] for s in manifest["shards"]), LAYOUT]
     for name in names:
         try:
             os.link(previous_output / name, staging / name)

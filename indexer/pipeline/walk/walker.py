@@ -24,8 +24,10 @@ from indexer._globs import compile_globs, may_match_below
 from indexer._text import wide_encoding
 from indexer.config import Config
 from indexer.formats import ARCHIVE_EXTENSIONS
+from indexer.pipeline.walk.binary import BINARY_EXTENSIONS
 from indexer.pipeline.walk.entry import Entry, escape_name, iter_batches, record, rel_bytes
 from indexer.pipeline.walk.mbox import is_mbox
+from indexer.pipeline.walk.noted import Lookup, Noted
 from indexer.registry import extension_of
 
 __all__ = [
@@ -41,19 +43,6 @@ __all__ = [
     "rel_bytes",
     "walk",
 ]
-
-_BINARY_NAMES = (
-    "png jpg jpeg gif bmp tif tiff webp ico icns heic heif avif psd xcf raw cr2 nef dng "
-    "mp3 wav flac ogg oga opus m4a aac wma aiff mid midi "
-    "mp4 m4v mov avi mkv webm wmv flv mpg mpeg 3gp "
-    "zip gz tgz bz2 xz 7z rar tar zst lz4 lzma cab iso img dmg jar war whl egg apk deb rpm "
-    "exe dll so dylib o a lib obj bin class pyc pyo pyd wasm msi "
-    "doc docx docm xls xlsx xlsm ppt pptx odt ods odp odg pages numbers key epub mobi "
-    "ttf otf woff woff2 eot "
-    "sqlite sqlite3 db mdb accdb parquet feather arrow avro orc npy npz pkl pickle h5 hdf5"
-)
-BINARY_EXTENSIONS = frozenset(_BINARY_NAMES.split())
-"""Extensions passed over as `binary` unless an extractor claims them."""
 
 IGNORED_DIRECTORIES = frozenset({b".git", b"node_modules", b"__pycache__"})
 SNIFF_BYTES = 8192
@@ -96,6 +85,8 @@ class WalkPolicy:
     """Lower-case extensions without the dot that are `binary` when not claimed."""
     claims: Callable[[str], bool] = _claims_nothing
     """True when an extractor claims a rel (no sniff then); `Registry.handles` fits."""
+    noted: Lookup | None = None
+    """The stats the incremental state noted: a file with its noted stat is not sniffed."""
 
     def __post_init__(self) -> None:
         compile_globs(self.include)
@@ -163,12 +154,16 @@ class _Walker:
         self.skip_hidden = policy.skip_hidden
         self.max_file_bytes = policy.max_file_bytes
         self.claims = policy.claims
+        self.noted = Noted(policy.noted) if policy.noted is not None else None
+        self.here: tuple[str, list[_Item]] = ("", [])
+        """The folder being listed: its walk prefix and listing."""
 
     def run(self, top: list[_Item]) -> Iterator[Entry]:
         # An explicit stack, not recursion: depth is bounded by PATH_MAX, not the C stack.
-        stack = [("", iter(top), _is_maildir(top), False)]
+        stack = [("", top, iter(top), _is_maildir(top), False)]
         while stack:
-            prefix, items, maildir, mail = stack[-1]
+            prefix, listing, items, maildir, mail = stack[-1]
+            self.here = (prefix, listing)
             for key, entry in items:
                 if not key.endswith(b"/"):
                     yield self._file(entry, prefix + escape_name(key), mail)
@@ -179,7 +174,7 @@ class _Walker:
                     yield found
                 else:
                     messages = maildir and key in (b"cur/", b"new/")
-                    stack.append((rel, iter(found), _is_maildir(found), messages))
+                    stack.append((rel, found, iter(found), _is_maildir(found), messages))
                     break  # into the directory; its parent's iterator resumes after it
             else:
                 stack.pop()
@@ -247,14 +242,12 @@ class _Walker:
         if unusual and (verdict := self._verdict(path, rel, st)) is not None:
             return verdict
         if mail or self.claims(rel) or _streams(rel):  # claims first: it is usually True
-            # Nothing to sniff: one access() call tells an unreadable file, and the
-            # reader checks what it opens (a regular file, not too large) itself.
-            if not os.access(path, os.R_OK):
-                return record(path, rel, "unreadable", st, os.strerror(errno.EACCES))
-            return record(path, rel, None, st, mail=mail)
+            return _unsniffed(path, rel, st, mail)
         if (ext := extension_of(rel)) in self.policy.binary_extensions:
             reason = "unsupported_archive" if ext in ("7z", "rar") else "binary"
             return record(path, rel, reason, st, f".{ext}")
+        if self.noted is not None and self.noted.holds(rel, st, *self.here):
+            return _unsniffed(path, rel, st)  # chmod keeps the stat: access() still asked
         return self._sniffed(path, rel, st)
 
     def _sniffed(self, path: bytes, rel: str, st: os.stat_result) -> Entry:
@@ -286,6 +279,13 @@ class _Walker:
     @staticmethod
     def _matches(globs: re.Pattern[str] | None, *candidates: str) -> bool:
         return globs is not None and any(globs.fullmatch(c) for c in candidates)
+
+
+def _unsniffed(path: bytes, rel: str, st: os.stat_result, mail: bool = False) -> Entry:
+    """Not sniffed: access() tells an unreadable file; the reader checks what it opens."""
+    if not os.access(path, os.R_OK):
+        return record(path, rel, "unreadable", st, os.strerror(errno.EACCES))
+    return record(path, rel, None, st, mail=mail)
 
 
 def _file_type(mode: int) -> str:

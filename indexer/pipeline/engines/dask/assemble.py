@@ -1,13 +1,13 @@
 """The dask driver's side of a run: partitions' staged files in, the local engine's files out.
 
 Each partition arrives as a `PartResult`: the folder its successful attempt wrote
-(`<prefix>documents.ndjson`, `<prefix>chunks-00000.ndjson`, ..., `.layout.ndjson`)
+(`<prefix>chunks-00000.ndjson`, `<prefix>documents-00000.ndjson`, ..., `.layout.ndjson`)
 and their manifest entries. Taken in partition order, the shards are renamed to the
-global sequence (`chunks-00000.ndjson`, ...; renaming keeps their bytes, so their
-entries hold), their layout lines are renamed alike, and the documents are streamed
-into one `documents.ndjson` while `ChangeTracker` writes `changes.ndjson`: line for
-line what the local engine writes, because a partition's shard boundaries are the
-local engine's (`ShardWriter`). The layout lets the next run link unchanged shards
+global sequence (`chunks-00000.ndjson`, `documents-00000.ndjson`, ...; renaming keeps
+their bytes, so their entries hold), their layout lines are renamed alike, and the
+documents are read while `ChangeTracker` writes `changes.ndjson`: file for file what
+the local engine writes, because a partition's shard boundaries are the local
+engine's (`ShardWriter`). The layout lets the next run link unchanged shards
 and recognise an unchanged tree, as after a local run.
 """
 
@@ -22,9 +22,11 @@ import anyio
 import orjson
 
 from indexer.pipeline.output.changes import CHANGES, ChangeTracker
-from indexer.pipeline.output.shards import LAYOUT, SHARD_PATTERN, layout_line
+from indexer.pipeline.output.docshards import DOCUMENTS_PATTERN
+from indexer.pipeline.output.previous import LAYOUT
+from indexer.pipeline.output.shards import SHARD_PATTERN, layout_line
 from indexer.pipeline.output.staged import Staged, Tally
-from indexer.pipeline.output.staging import DOCUMENTS, FileInfo, NdjsonFile
+from indexer.pipeline.output.staging import FileInfo, NdjsonFile
 
 _READ_HINT = 1 << 20
 
@@ -37,7 +39,8 @@ class PartResult:
     """The partition's number, in walk order."""
     folder: Path
     """The attempt folder holding the partition's files; other attempts are ignored."""
-    documents: FileInfo
+    documents: tuple[FileInfo, ...]
+    """Its document shards, one beside each chunk shard."""
     shards: tuple[FileInfo, ...]
     tally: Tally
     redo: int = 0
@@ -49,7 +52,7 @@ class Assembler:
 
     def __init__(self, staging: Path, previous: dict[str, int] | None) -> None:
         self._staging = staging
-        self._documents = NdjsonFile(staging / DOCUMENTS)
+        self._documents: list[FileInfo] = []
         self._changes = NdjsonFile(staging / CHANGES) if previous is not None else None
         self._tracker = ChangeTracker(previous or {})
         self._shards: list[FileInfo] = []
@@ -65,32 +68,36 @@ class Assembler:
         if part.index != self._next:
             raise RuntimeError(f"partition {part.index} arrived, expected {self._next}")
         layout = await anyio.to_thread.run_sync(_layout, part.folder / LAYOUT)
-        if [entry["name"] for entry in layout] != [info.name for info in part.shards]:
+        names = [entry["name"] for entry in layout]
+        if names != [info.name for info in part.shards] or len(part.documents) != len(names):
             raise RuntimeError(f"partition {part.index}: its layout does not list its shards")
-        for info, entry in zip(part.shards, layout, strict=True):
-            name = SHARD_PATTERN.format(len(self._shards))
-            await anyio.to_thread.run_sync(
-                _move, part.folder / info.name, info, self._staging / name
-            )
+        for info, documents, entry in zip(part.shards, part.documents, layout, strict=True):
+            n = len(self._shards)
+            name, documents_name = SHARD_PATTERN.format(n), DOCUMENTS_PATTERN.format(n)
+            for src, dst in ((info, name), (documents, documents_name)):
+                await anyio.to_thread.run_sync(
+                    _move, part.folder / src.name, src, self._staging / dst
+                )
             self._shards.append(replace(info, name=name))
+            self._documents.append(replace(documents, name=documents_name))
             await self._layout.write(layout_line(name, entry["docs"]))
-        lines = await self._append_documents(part.folder / part.documents.name)
-        if lines != part.documents.records:
-            raise RuntimeError(
-                f"partition {part.index}: {lines} document lines, "
-                f"its worker reported {part.documents.records}"
-            )
+            lines = await self._track(self._staging / documents_name)
+            if lines != documents.records:
+                raise RuntimeError(
+                    f"partition {part.index}: {lines} lines in {documents.name}, "
+                    f"its worker reported {documents.records}"
+                )
         merge(self.tally, part.tally)
         self.redo += part.redo
         self._next += 1
 
-    async def _append_documents(self, path: Path) -> int:
+    async def _track(self, path: Path) -> int:
+        """Compare a document shard's records with the previous commit; return their count."""
         handle: BinaryIO = await anyio.to_thread.run_sync(open, path, "rb")
         count = 0
         try:
             while lines := await anyio.to_thread.run_sync(handle.readlines, _READ_HINT):
                 for line in lines:
-                    await self._documents.write(line)
                     record = orjson.loads(line)
                     change = self._tracker.see(record["path"], record["doc_id"], line)
                     if change is not None and self._changes is not None:
@@ -102,16 +109,16 @@ class Assembler:
 
     async def finish(self) -> Staged:
         """Close the output files; return what is staged, as the local engine does."""
-        doc_info = await self._documents.close()
         await self._layout.close()
-        files = [doc_info.name, *(s.name for s in self._shards), LAYOUT]
+        documents = [d.name for d in self._documents]
+        files = [*documents, *(s.name for s in self._shards), LAYOUT]
         if self._changes is not None:
             for line in self._tracker.removed():
                 await self._changes.write(line)
             files.append((await self._changes.close()).name)
             self.tally.changes = dict(self._tracker.counts)
         manifest_files = {
-            "documents": doc_info.to_dict(),
+            "documents": [d.to_dict() for d in self._documents],
             "shards": [s.to_dict() for s in self._shards],
         }
         return Staged(files=files, manifest_files=manifest_files, tally=self.tally, redo=self.redo)

@@ -83,7 +83,7 @@ def run_partition(task: PartTask) -> PartResult:
     return PartResult(
         index=task.index,
         folder=folder,
-        documents=FileInfo(**files["documents"]),
+        documents=tuple(FileInfo(**d) for d in files["documents"]),
         shards=tuple(FileInfo(**s) for s in files["shards"]),
         tally=staged.tally,
         redo=staged.redo,

@@ -1,0 +1,16 @@
+"""The extensions the walk passes over as `binary` unless an extractor claims them."""
+
+from __future__ import annotations
+
+_BINARY_NAMES = (
+    "png jpg jpeg gif bmp tif tiff webp ico icns heic heif avif psd xcf raw cr2 nef dng "
+    "mp3 wav flac ogg oga opus m4a aac wma aiff mid midi "
+    "mp4 m4v mov avi mkv webm wmv flv mpg mpeg 3gp "
+    "zip gz tgz bz2 xz 7z rar tar zst lz4 lzma cab iso img dmg jar war whl egg apk deb rpm "
+    "exe dll so dylib o a lib obj bin class pyc pyo pyd wasm msi "
+    "doc docx docm xls xlsx xlsm ppt pptx odt ods odp odg pages numbers key epub mobi "
+    "ttf otf woff woff2 eot "
+    "sqlite sqlite3 db mdb accdb parquet feather arrow avro orc npy npz pkl pickle h5 hdf5"
+)
+BINARY_EXTENSIONS = frozenset(_BINARY_NAMES.split())
+"""Extensions passed over as `binary` unless an extractor claims them."""

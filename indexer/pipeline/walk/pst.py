@@ -19,7 +19,8 @@ from dataclasses import replace
 
 import orjson
 
-from indexer.pipeline.walk.walker import PST_EXTENSIONS, Entry
+from indexer.pipeline.walk.policy import PST_EXTENSIONS
+from indexer.pipeline.walk.walker import Entry
 from indexer.registry import extension_of
 
 __all__ = ["is_pst", "messages"]

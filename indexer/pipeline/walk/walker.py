@@ -15,19 +15,18 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Iterator
+from dataclasses import replace
 from operator import itemgetter
 from stat import S_ISLNK, S_ISREG
 
 from indexer._globs import compile_globs, may_match_below
 from indexer._text import wide_encoding
-from indexer.config import Config
 from indexer.formats import ARCHIVE_EXTENSIONS
 from indexer.pipeline.walk.binary import BINARY_EXTENSIONS
 from indexer.pipeline.walk.entry import Entry, escape_name, iter_batches, record, rel_bytes
-from indexer.pipeline.walk.mbox import is_mbox
-from indexer.pipeline.walk.noted import Lookup, Noted
+from indexer.pipeline.walk.noted import Noted
+from indexer.pipeline.walk.policy import WalkPolicy, policy_for, streams
 from indexer.registry import extension_of
 
 __all__ = [
@@ -54,56 +53,6 @@ _LINK_ERRORS = {
     errno.ENOTDIR: "dangling_symlink",  # the target path runs through a file
 }
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
-
-
-PST_EXTENSIONS = ("pst", "ost")
-"""Outlook mailboxes: split into messages after the walk, as mboxes are (`pst.py`)."""
-
-
-def _streams(rel: str) -> bool:
-    """True for a mailbox (mbox, pst) that is read as a stream: never too large, never sniffed."""
-    return is_mbox(rel) or extension_of(rel) in PST_EXTENSIONS
-
-
-def _claims_nothing(rel: str) -> bool:
-    return False
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class WalkPolicy:
-    """What the walk passes over. Raises ValueError for an empty or blank glob."""
-
-    include: tuple[str, ...] = ()
-    """Globs a file's rel must match (any of them); empty means every file."""
-    exclude: tuple[str, ...] = ()
-    """Globs that exclude a file, or a whole directory when they match its rel."""
-    skip_hidden: bool = True
-    """Pass over names starting with "." (`.git` and the other ignored ones always)."""
-    max_file_bytes: int = 256 * 1024 * 1024
-    """Files larger than this are `too_large`."""
-    binary_extensions: frozenset[str] = BINARY_EXTENSIONS
-    """Lower-case extensions without the dot that are `binary` when not claimed."""
-    claims: Callable[[str], bool] = _claims_nothing
-    """True when an extractor claims a rel (no sniff then); `Registry.handles` fits."""
-    noted: Lookup | None = None
-    """The stats the incremental state noted: a file with its noted stat is not sniffed."""
-
-    def __post_init__(self) -> None:
-        compile_globs(self.include)
-        compile_globs(self.exclude)
-        if self.max_file_bytes < 0:
-            raise ValueError(f"max_file_bytes must be >= 0, got {self.max_file_bytes}")
-
-
-def policy_for(config: Config, claims: Callable[[str], bool]) -> WalkPolicy:
-    """Return the walk policy `config` sets; `claims` says whether an extractor claims a path."""
-    return WalkPolicy(
-        include=config.include,
-        exclude=config.exclude,
-        skip_hidden=config.skip_hidden,
-        max_file_bytes=config.max_file_bytes,
-        claims=claims,
-    )
 
 
 def walk(root: str | os.PathLike[str], policy: WalkPolicy) -> Iterator[Entry]:
@@ -241,7 +190,7 @@ class _Walker:
         unusual = not S_ISREG(st.st_mode) or st.st_size > self.max_file_bytes
         if unusual and (verdict := self._verdict(path, rel, st)) is not None:
             return verdict
-        if mail or self.claims(rel) or _streams(rel):  # claims first: it is usually True
+        if mail or self.claims(rel) or streams(rel):  # claims first: it is usually True
             return _unsniffed(path, rel, st, mail)
         if (ext := extension_of(rel)) in self.policy.binary_extensions:
             reason = "unsupported_archive" if ext in ("7z", "rar") else "binary"
@@ -271,7 +220,7 @@ class _Walker:
     def _verdict(self, path: bytes, rel: str, st: os.stat_result) -> Entry | None:
         if not S_ISREG(st.st_mode):
             return record(path, rel, "not_regular_file", st, _file_type(st.st_mode))
-        if st.st_size > self.max_file_bytes and not _streams(rel):
+        if st.st_size > self.max_file_bytes and not streams(rel):
             detail = f"{st.st_size} > {self.max_file_bytes} bytes"
             return record(path, rel, "too_large", st, detail)
         return None

@@ -18,6 +18,8 @@ from indexer.config import Config
 from indexer.pipeline.incremental import keys
 from indexer.registry import default_registry
 
+pytestmark = pytest.mark.slow  # whole runs over a generated tree
+
 BASE = Config(workers=1, pdf_workers=1, shard_files=9, chunk_overlap=60, chunk_prefix=True)
 """Overlap and the prefix on: the packing's every step shows in the bytes."""
 

@@ -284,7 +284,6 @@ def test_mail_output_is_independent_of_worker_count(
         assert (out / name).read_bytes() == (reference / name).read_bytes(), name
 
 
-@pytest.mark.slow  # three whole runs
 def test_a_copied_mail_reuses_its_output_rebased_and_equals_a_fresh_run(tmp_path: Path) -> None:
     source = tmp_path / "src"
     source.mkdir()

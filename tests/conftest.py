@@ -1,7 +1,8 @@
 """Shared fixtures: the real-world corpus and formats, located once (tests/sharedfiles.py).
 
 Every test under tests/e2e/ is marked `slow`, so `pytest -m "not slow"` leaves out whole
-runs and whole-corpus passes (the fast lane).
+runs and whole-corpus passes (the fast lane); the lane also runs a quarter of each property
+test's Hypothesis examples (tests/lane.py).
 
 Helper modules beside this file (crashy, hostile, sharedfiles) import by name from any
 test folder: pyproject's `pythonpath` puts tests/ on sys.path.
@@ -13,10 +14,15 @@ from collections.abc import Iterator
 from multiprocessing import resource_tracker
 from pathlib import Path
 
+import lane
 import pytest
 from sharedfiles import CORPUS, FORMATS, NO_CORPUS, NO_FORMATS
 
 E2E = Path(__file__).resolve().parent / "e2e"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    lane.choose(config)
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by mark

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 from indexer._text import split_text
 from indexer._types import Chunk
@@ -43,13 +44,13 @@ def blocks(draw: st.DrawFn) -> list[Chunk]:
     return out
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(blocks())
 def test_packing_keeps_every_word_in_order(given_blocks: list[Chunk]) -> None:
     assert words(pack(given_blocks, SMALL, 4000)) == words(given_blocks)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(blocks(), st.integers(64, 400))
 def test_no_chunk_is_over_the_maximum_or_max_chunk_chars(
     given_blocks: list[Chunk], max_chars: int
@@ -59,7 +60,7 @@ def test_no_chunk_is_over_the_maximum_or_max_chunk_chars(
         assert chunk.text.strip()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(blocks())
 def test_a_chunk_never_crosses_a_part_or_a_top_level_heading(given_blocks: list[Chunk]) -> None:
     for chunk in pack(given_blocks, SMALL, 4000):

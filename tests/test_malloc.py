@@ -53,6 +53,7 @@ async def test_a_worker_reuses_its_heap_from_one_document_to_the_next() -> None:
     assert faults < 0.5  # 0.01 measured; 2-20 unpadded, depending on the heap's layout
 
 
+@pytest.mark.slow  # workers extracting a page again and again
 @glibc_only
 def test_with_glibc_defaults_every_page_faults_its_heap_in_again() -> None:
     """The control for the test above: the same measure, in a process left with

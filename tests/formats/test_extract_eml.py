@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lane import examples
 from sharedfiles import CORPUS, NO_CORPUS, NO_GOLDEN, corpus_rows, golden_cases, or_skip
 
 import indexer
@@ -467,7 +468,7 @@ _FRAGMENTS = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.one_of(st.binary(max_size=400), st.lists(_FRAGMENTS, max_size=30).map(b"".join)))
 def test_arbitrary_bytes_never_raise(data: bytes) -> None:
     result = eml.extract(data, "fuzz.eml", Options())
@@ -575,7 +576,7 @@ _STRUCTURE = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_FRAGMENTS | _STRUCTURE, max_size=30).map(b"".join))
 def test_shallow_parse_matches_the_stdlib_parse(data: bytes) -> None:
     stdlib, shallow = _parse_both(data)
@@ -599,7 +600,7 @@ def _outcome(decode: Callable[[str], Any], value: str) -> tuple[str, Any]:
         return "raised", type(exc)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.lists(_WORD_PIECES, max_size=16).map("".join))
 def test_decode_header_is_the_stdlib_decode_header(value: str) -> None:
     assert _outcome(_decode_header, value) == _outcome(decode_header, value)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lane import examples
 from textual_kinds import (
     GOLDEN,
     Case,
@@ -838,7 +839,7 @@ _PIECES = st.sampled_from(
 )  # fmt: skip
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(_PIECES, max_size=60))
 def test_any_tag_soup_keeps_the_invariants(pieces: list[str]) -> None:
     source = "".join(pieces)

@@ -11,6 +11,7 @@ import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lane import examples
 from selectolax.lexbor import LexborHTMLParser
 from sharedfiles import SHARED
 
@@ -271,7 +272,7 @@ def test_extract_whole_page_flag_renders_the_page_with_its_links(
     assert "Daily Courier" not in capsys.readouterr().out
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.sampled_from([
     "<div>", "</div>", "<p>", "</p>", "<nav>", "</nav>", "<article>", "</article>",
     '<div class="sidebar">', '<div hidden>', "<a href='/x'>", "</a>", "<table><tr><td>",

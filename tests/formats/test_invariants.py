@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import indexer
 from indexer._extract import raised
@@ -33,7 +34,7 @@ def _blank(ext: str, data: bytes) -> bool:
 
 
 @pytest.mark.parametrize("ext", EXTENSIONS)
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=documents)
 def test_arbitrary_bytes_keep_the_invariants(ext: str, data: bytes) -> None:
     options = indexer.Options(max_chunk_chars=200)
@@ -48,7 +49,7 @@ def test_arbitrary_bytes_keep_the_invariants(ext: str, data: bytes) -> None:
 
 
 @given(text=st.text(max_size=400))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 def test_chunkers_keep_the_invariants_on_arbitrary_text(text: str) -> None:
     from indexer._extract import run_chunker
     from indexer.registry import default_registry

@@ -40,6 +40,7 @@ def assert_blocks_cover(elements: list[Any], result: Any, budget: int) -> None:
     assert result.text == "\n".join(text for text, _ in blocks)
 
 
+@pytest.mark.slow  # a 9 MB document, traced
 def test_large_array_of_short_strings_extracts_in_three_times_its_size() -> None:
     elements = short_strings(400_000)
     data = json.dumps(elements, separators=(",", ":")).encode()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 from indexer._samples import SAMPLES, mutants
 from indexer._spec import ExtractorSpec
@@ -39,7 +40,7 @@ def test_no_extractor_raises_or_gives_a_blank_chunk_on_the_conformance_mutants(
             _check(spec, label, data)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ext=st.sampled_from(sorted(SAMPLES)), seed=st.integers(1, 2**32))
 def test_no_extractor_raises_or_gives_a_blank_chunk_on_mutants_of_any_seed(
     ext: str, seed: int

@@ -15,6 +15,7 @@ from indexer import Options
 from indexer.formats.ocr import tesseract
 
 
+@pytest.mark.slow  # OCR engine runs
 def test_png_jpeg_and_multi_page_tiff_scans_read_at_word_f1_above_the_bar() -> None:
     real_engine()
     cases = {
@@ -39,6 +40,7 @@ def test_png_jpeg_and_multi_page_tiff_scans_read_at_word_f1_above_the_bar() -> N
     assert statistics.mean(scores.values()) >= 0.93, scores
 
 
+@pytest.mark.slow  # OCR engine runs
 def test_a_tiff_page_comes_out_as_its_own_chunks_in_page_order() -> None:
     real_engine()
     data = scanmaker.tiff([scanmaker.page(n, dpi=200, angle=0.0, seed=n) for n in (2, 1)])
@@ -91,6 +93,7 @@ def test_a_picture_without_text_is_skipped_as_no_text_found() -> None:
     assert result.metadata["ocr"]["pages"] == [1]
 
 
+@pytest.mark.slow  # OCR engine runs
 def test_transparent_and_palette_images_are_read_on_white() -> None:
     real_engine()
     font = ImageFont.load_default(size=48)
@@ -124,6 +127,7 @@ def test_a_language_that_is_not_installed_fails_naming_it() -> None:
     assert result.error == "OCR failed: OCR language 'zzz' not installed"
 
 
+@pytest.mark.slow  # OCR engine runs
 def test_the_same_image_reads_the_same_twice() -> None:
     real_engine()
     data = scanmaker.jpeg(scanmaker.page(2, dpi=200, angle=1.1, seed=5))
@@ -140,6 +144,7 @@ def _save(image: Image.Image, kind: str) -> bytes:
     return buffer.getvalue()
 
 
+@pytest.mark.slow  # OCR engine runs
 def test_a_photo_taken_sideways_is_turned_upright_by_its_exif_orientation() -> None:
     real_engine()
     upright = scanmaker.page(1, dpi=200, angle=0.3, seed=6)

@@ -15,6 +15,7 @@ from indexer.formats.ocr import tesseract
 TEXT_PAGES = [["Page one has a text layer."], ["So does page two."], ["And page three."]]
 
 
+@pytest.mark.slow  # OCR engine runs
 def test_an_image_only_pdf_is_read_by_ocr_with_its_pages_marked() -> None:
     engine = real_engine()
     data = scanmaker.scan_pdf([scanmaker.page(n, dpi=200, angle=0.6, seed=n) for n in (1, 2)])
@@ -27,6 +28,7 @@ def test_an_image_only_pdf_is_read_by_ocr_with_its_pages_marked() -> None:
         assert scanmaker.word_f1(text, scanmaker.text_of(number)) >= 0.93
 
 
+@pytest.mark.slow  # OCR engine runs
 def test_a_mixed_pdf_ocrs_exactly_its_scanned_page(monkeypatch: pytest.MonkeyPatch) -> None:
     recorder = Recorder(real=real_engine()).install(monkeypatch)
     scan = scanmaker.scan_pdf([scanmaker.page(2, dpi=200, angle=-0.5, seed=4)])
@@ -125,6 +127,7 @@ def test_a_page_the_engine_fails_on_degrades_the_document_and_names_the_page(
     assert wholly.error == "no text layer (OCR failed: OCR engine killed by signal 9)"
 
 
+@pytest.mark.slow  # OCR engine runs
 def test_a_scan_in_which_ocr_finds_nothing_fails_as_before_with_that_said() -> None:
     real_engine()
     scan = scanmaker.pdf_with_image(Image.new("L", (850, 1100), 255), (0, 0, 612, 792))

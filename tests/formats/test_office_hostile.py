@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import indexer
 from indexer._extract import raised
@@ -191,7 +192,7 @@ def test_xml_nested_past_the_parsers_depth_limit_fails_as_corrupt() -> None:
     assert result.error is not None and "Excessive depth" in result.error
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     ext=st.sampled_from(sorted(OFFICE_SAMPLES)),
     cuts=st.lists(st.tuples(st.integers(0, 1 << 16), st.integers(0, 255)), max_size=8),

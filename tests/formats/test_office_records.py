@@ -34,6 +34,7 @@ def _chunks(out: Path) -> list[dict[str, object]]:
     return [json.loads(line) for shard in shards for line in shard.read_bytes().splitlines()]
 
 
+@pytest.mark.slow  # every shared office file through worker processes
 def test_every_real_office_file_ends_in_one_clear_record(formats: Path, tmp_path: Path) -> None:
     source = tmp_path / "src"
     files = [p for p in sorted(formats.rglob("*")) if p.suffix.lower()[1:] in KINDS]
@@ -55,6 +56,7 @@ def test_every_real_office_file_ends_in_one_clear_record(formats: Path, tmp_path
     assert len(failed) <= len(docs) // 6, failed
 
 
+@pytest.mark.slow  # a whole run
 def test_office_attachments_become_extracted_child_documents(tmp_path: Path) -> None:
     msg = EmailMessage()
     msg["From"], msg["To"], msg["Subject"] = "Ann <ann@example.com>", "b@example.com", "Decks"

@@ -117,6 +117,7 @@ def test_every_real_rtf_gives_a_result_without_raising(path: Path) -> None:
     assert "\\" not in result.text and "{" not in result.text.replace("{ some", "")
 
 
+@pytest.mark.slow  # every shared RTF through worker processes
 def test_every_real_rtf_gives_one_record_through_the_isolated_pool(tmp_path: Path) -> None:
     files = _real_files()
     if not files:

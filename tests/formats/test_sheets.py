@@ -276,6 +276,7 @@ def _run(source: Path, out: Path) -> dict[str, dict[str, object]]:
     return {d["path"]: d for d in map(json.loads, lines)}
 
 
+@pytest.mark.slow  # every shared workbook through worker processes
 def test_every_real_workbook_gives_one_record_through_the_isolated_pool(tmp_path: Path) -> None:
     files = _real_files()
     if not files:
@@ -291,6 +292,7 @@ def test_every_real_workbook_gives_one_record_through_the_isolated_pool(tmp_path
         assert doc["status"] != "failed" or str(doc["reason"]).startswith(REASONS), doc
 
 
+@pytest.mark.slow  # a whole run
 def test_mailed_workbooks_and_rtf_documents_become_extracted_children(tmp_path: Path) -> None:
     book = samples.xlsx([("Q3", [["region", "total"], ["north", 10]])])
     msg = EmailMessage()

@@ -11,6 +11,7 @@ import tarfile
 import zipfile
 from pathlib import Path
 
+import pytest
 from outputs import document_lines
 from zips import zip_of
 
@@ -68,6 +69,7 @@ def test_a_42_zip_style_nesting_stops_at_the_depth_limit() -> None:
     assert not any("page.txt" in suffix for suffix in children)
 
 
+@pytest.mark.slow  # builds a 30,000-member tar
 def test_a_tar_of_very_many_empty_members_stops_at_the_member_limit() -> None:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:

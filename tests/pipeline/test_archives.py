@@ -133,6 +133,7 @@ def test_an_archive_attached_to_a_mail_gives_its_members_with_the_mails_headers(
     assert text == "Zipped text." and meta["mail"]["subject"] == "Bundle"
 
 
+@pytest.mark.slow  # three whole runs
 def test_an_unchanged_archive_reuses_its_members_and_a_changed_one_re_extracts_them(
     tmp_path: Path,
 ) -> None:
@@ -192,6 +193,7 @@ def test_a_member_that_crashes_its_worker_fails_alone_and_the_rest_are_indexed(
     assert summary.failed == 1
 
 
+@pytest.mark.slow  # whole runs compared across worker counts
 @pytest.mark.parametrize("workers", [1, 3])
 def test_archives_give_the_same_bytes_with_any_worker_count(tmp_path: Path, workers: int) -> None:
     _mixed(tmp_path / "src")

@@ -65,6 +65,7 @@ def _insert_at(where: str, target: str) -> str:
     return _name(folder, stem.split("/")[1], where == "boundary")
 
 
+@pytest.mark.slow  # twelve pairs of whole runs
 @pytest.mark.parametrize("op", ["insert", "delete", "edit"])
 @pytest.mark.parametrize("where", ["front", "middle", "end", "boundary"])
 def test_a_change_rewrites_only_its_own_shards_and_gives_a_fresh_runs_bytes(
@@ -93,6 +94,7 @@ def test_a_change_rewrites_only_its_own_shards_and_gives_a_fresh_runs_bytes(
     assert len(_inodes(out) & before) >= len(shards) - 2  # the rest are the old files
 
 
+@pytest.mark.slow  # two whole runs
 def test_an_output_cut_every_shard_files_entries_is_re_cut_on_the_next_run(
     tmp_path: Path,
 ) -> None:

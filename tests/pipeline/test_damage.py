@@ -23,6 +23,8 @@ import indexer
 from indexer._corpusgen import write_corpus
 from indexer.config import Config
 
+pytestmark = pytest.mark.slow  # whole runs over damaged state, full disks and killed runs
+
 CONFIG = Config(workers=2, pdf_workers=2, shard_files=7)
 
 

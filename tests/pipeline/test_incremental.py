@@ -25,6 +25,8 @@ from indexer._corpusgen import write_corpus
 from indexer.config import Config
 from indexer.pipeline.run.lock import hold
 
+pytestmark = pytest.mark.slow  # whole runs, re-run after each change
+
 SCRIPT = """
 import sys
 sys.path.insert(0, sys.argv[3])

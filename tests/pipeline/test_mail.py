@@ -272,6 +272,7 @@ def test_corpus_mail_attachments_are_found_and_extracted(corpus: Path, tmp_path:
     assert "Apple Store" in " ".join(c["text"] for c in _chunks(out) if c["path"] == shot)
 
 
+@pytest.mark.slow  # whole runs compared across worker counts
 @pytest.mark.parametrize("workers", [1, 3])
 def test_mail_output_is_independent_of_worker_count(
     corpus: Path, tmp_path: Path, workers: int
@@ -306,6 +307,7 @@ def test_a_copied_mail_reuses_its_output_rebased_and_equals_a_fresh_run(tmp_path
     assert "later/b.eml#att/1/report.pdf" in _docs(out)
 
 
+@pytest.mark.slow  # three whole runs
 def test_changing_the_pdf_engine_re_extracts_mails_with_pdf_attachments(tmp_path: Path) -> None:
     source = tmp_path / "src"
     source.mkdir()

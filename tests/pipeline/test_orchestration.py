@@ -17,6 +17,8 @@ from indexer.config import Config
 from indexer.pipeline.run.runner import RunSummary
 from indexer.registry import default_registry
 
+pytestmark = pytest.mark.slow  # whole runs over a generated tree
+
 CONFIG = Config(workers=1, pdf_workers=1, shard_files=7)
 
 

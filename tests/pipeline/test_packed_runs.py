@@ -29,6 +29,7 @@ def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.mark.slow  # whole runs compared across worker counts
 def test_packed_output_is_byte_identical_with_one_and_three_workers(
     source: Path, tmp_path: Path
 ) -> None:
@@ -46,6 +47,7 @@ def test_packed_output_is_byte_identical_with_one_and_three_workers(
     assert prefixed and all(r["text"].startswith(f"{r['meta']['context']}\n\n") for r in prefixed)
 
 
+@pytest.mark.slow  # three whole runs per change
 @pytest.mark.parametrize(
     "change",
     [{"chunk_target": 600, "chunk_min": 200}, {"chunking": "blocks"}, {"chunk_overlap": 0}],
@@ -66,6 +68,7 @@ def committed_run(source: Path, out: Path, config: Config) -> dict[str, bytes]:
     return committed(out)
 
 
+@pytest.mark.slow  # two whole runs
 def test_the_manifest_names_output_format_4_for_packed_chunks_and_none_for_blocks(
     source: Path, tmp_path: Path
 ) -> None:

@@ -147,6 +147,7 @@ async def test_a_hang_is_killed_at_its_timeout_and_the_next_call_works() -> None
         assert await pool.run(crashy.pid, timeout=SAFETY) != first
 
 
+@pytest.mark.slow  # kills a worker and waits out its child
 async def test_killing_a_worker_also_kills_what_it_started(tmp_path: Path) -> None:
     pid_file = tmp_path / "grandchild.pid"
     async with WorkerPool(size=1) as pool:

@@ -61,6 +61,7 @@ def test_bytes_that_are_no_mailbox_give_one_unreadable_record(tmp_path: Path) ->
     assert docs[1]["reason"] == "unreadable"
 
 
+@pytest.mark.slow  # a whole run per damaged copy
 def test_a_damaged_pst_never_takes_the_run_down(pst: Path, tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     data = bytearray(pst.read_bytes())

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import anyio
 import hostile
+import pytest
 from outputs import committed, document_lines
 
 import indexer
@@ -45,6 +46,7 @@ def documents(out: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in document_lines(out)]
 
 
+@pytest.mark.slow  # whole runs beside a rewriting process
 def test_files_rewritten_during_a_run_leave_no_trace_once_the_tree_is_quiet(
     tmp_path: Path,
 ) -> None:

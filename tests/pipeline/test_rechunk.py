@@ -21,6 +21,8 @@ from indexer.pipeline.output.stored import pack, unpack
 from indexer.pipeline.walk.walker import policy_for, walk
 from indexer.registry import Registry, default_registry
 
+pytestmark = pytest.mark.slow  # whole runs over a generated tree, re-run after each change
+
 BASE = Config(workers=2, pdf_workers=1, shard_files=9, chunk_overlap=60, chunk_prefix=True)
 CHANGES: list[dict[str, object]] = [
     {"chunk_target": 600, "chunk_min": 200},

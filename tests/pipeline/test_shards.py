@@ -13,6 +13,7 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 from indexer.pipeline.output.previous import LAYOUT, PreviousShards
 from indexer.pipeline.output.shards import ShardWriter
@@ -62,7 +63,9 @@ texts = st.lists(st.text(alphabet="abc\u00e9", max_size=30), min_size=0, max_siz
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     old=st.lists(texts, max_size=25),

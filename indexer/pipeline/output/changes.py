@@ -115,6 +115,12 @@ class ChangeTracker:
             return None
         return self._line("changed", path, doc_id)
 
+    def unchanged(self, paths: list[str]) -> None:
+        """Note documents known to be the previous commit's, as they are."""
+        unseen = self._unseen
+        for path in paths:
+            unseen.pop(path, None)
+
     def removed(self) -> list[bytes]:
         """Lines for the previous documents this run never saw, in their old order."""
         from indexer.pipeline.output.records import doc_id

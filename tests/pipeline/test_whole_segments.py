@@ -16,6 +16,8 @@ from outputs import committed, write_notes
 
 import indexer
 from indexer.config import Config
+from indexer.pipeline.output.segments import segment_digest
+from indexer.pipeline.walk.entry import Entry
 
 CONFIG = Config(workers=1, pdf_workers=1, shard_files=64, shard_min_files=4, shard_boundary_bits=3)
 LAYOUT = ".current/.layout.ndjson"
@@ -68,9 +70,12 @@ def _report(out: Path) -> dict[str, object]:
     return {k: v for k, v in report.items() if k not in timed} | {"slowest": slowest}
 
 
+@pytest.mark.parametrize("held", [50_000, 2])
 def test_a_night_taking_segments_whole_commits_and_reports_what_the_slow_path_does(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held: int
 ) -> None:
+    # The previous records are read at the end, or early once `held` documents wait.
+    monkeypatch.setattr("indexer.pipeline.output.changes._HELD", held)
     source, out, slow = tmp_path / "src", tmp_path / "out", tmp_path / "slow"
     write_notes(source)
     indexer.run(source, out, CONFIG)
@@ -88,6 +93,7 @@ def test_a_night_taking_segments_whole_commits_and_reports_what_the_slow_path_do
     assert _report(out) == _report(slow)
     assert (out / LAYOUT).read_bytes() == (slow / LAYOUT).read_bytes()
     assert fast_summary.extracted == 3  # the new, the edited, the one with a new inode
+    assert fast_summary.changes == {"added": 1, "changed": 2, "removed": 1}
     changed = (out / "changes.ndjson").read_text()
     assert "c/n13.txt" in changed and "f/n11.txt" not in changed  # the state's stat rule
     kept = [name for name, ino in _inodes(out).items() if before.get(name) == ino]
@@ -114,3 +120,25 @@ def test_a_damaged_file_of_an_unchanged_segment_is_rebuilt_with_a_warning(
     fresh = tmp_path / "fresh"
     indexer.run(source, fresh, CONFIG)
     assert committed(out) == committed(fresh)
+
+
+def _entry(rel: str, **changes: object) -> Entry:
+    fields: dict[str, object] = {
+        "rel": rel, "path": rel.encode(), "size": 10, "mtime_ns": 1, "inode": 2, "device": 3,
+        "skip": None,
+    }  # fmt: skip
+    return Entry(**(fields | changes))  # type: ignore[arg-type]
+
+
+def test_only_segments_of_plain_files_get_a_digest_and_any_stat_change_moves_it() -> None:
+    plain = [_entry("a/x.txt"), _entry("a/y.eml")]
+    digest = segment_digest(plain, b"salt")
+    assert digest is not None
+    assert segment_digest(plain, b"other salt") != digest
+    for changed in ({"size": 11}, {"mtime_ns": 2}, {"inode": 4}, {"device": 5}):
+        assert segment_digest([plain[0], _entry("a/y.eml", **changed)], b"salt") != digest
+    for odd in (
+        _entry("a/box.mbox"), _entry("a/MBOX"), _entry("a/old.PST"), _entry("a/c.ost"),
+        _entry("a/big.bin", skip="too_large"), _entry("a/box.mbox#1", data=b"From: x\n"),
+    ):  # fmt: skip
+        assert segment_digest([*plain, odd], b"salt") is None

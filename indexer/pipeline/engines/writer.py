@@ -17,7 +17,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 from indexer.pipeline.engines.context import OnProgress, RunContext, Stretch
 from indexer.pipeline.engines.segmenting import Segmenter
 from indexer.pipeline.engines.window import Window
-from indexer.pipeline.output.changes import CHANGES, ChangeTracker
+from indexer.pipeline.output.changes import CHANGES, Deferred, Previous
 from indexer.pipeline.output.previous import LAYOUT, PreviousShards
 from indexer.pipeline.output.records import FileOutcome
 from indexer.pipeline.output.segments import Whole, add_whole, summary
@@ -42,7 +42,7 @@ class Writer:
         self.notify = notify
         self.shards = shards
         self.changes = NdjsonFile(ctx.staging / CHANGES) if ctx.previous is not None else None
-        self.tracker = ChangeTracker(ctx.previous or {})
+        self.deferred = Deferred(Previous() if ctx.previous is None else ctx.previous)
         self.tally = Tally()
         self._waiting: dict[int, FileOutcome] = {}
         self._next = stretch.first_seq
@@ -91,8 +91,7 @@ class Writer:
                     self._next += 1
 
     async def _write(self, ready: FileOutcome) -> None:
-        shards, changes = self.shards, self.changes
-        tracker = self.tracker
+        shards, changes, deferred = self.shards, self.changes, self.deferred
         if self._next in self._starts:
             self._starts.discard(self._next)
             await self._end_segment()
@@ -108,9 +107,15 @@ class Writer:
             chunks += doc.count
             await shards.document(doc.line)
             segment.paths.append(doc.path)
-            change = tracker.see(doc.path, doc.doc_id, doc.line)
-            if change is not None and changes is not None:
-                await changes.write(change)
+            if changes is None:
+                continue
+            tracker = deferred.tracker
+            if tracker is not None:
+                change = tracker.see(doc.path, doc.doc_id, doc.line)
+                if change is not None:
+                    await changes.write(change)
+            elif deferred.hold(doc.path, doc.doc_id, doc.line):
+                await self._load_previous(changes)
         self.tally.add(ready, chunks)
         segment.tally.add(ready, chunks)
         self.notify("done", ready)
@@ -120,8 +125,14 @@ class Writer:
         previous commit's, unchanged."""
         await self.shards.link_whole(whole)
         add_whole(self.tally, whole.seg)
-        self.tracker.unchanged(whole.seg["paths"])
+        documents = [old.path.name for _, old, _ in whole.shards]
+        self.deferred.taken_whole(documents, whole.seg["paths"])
         self._segment = _Segment(None)  # summarised already
+
+    async def _load_previous(self, changes: NdjsonFile) -> None:
+        """Read the previous records (`Deferred`) and write the held documents' changes."""
+        for line in await anyio.to_thread.run_sync(self.deferred.load):
+            await changes.write(line)
 
     async def _end_segment(self) -> None:
         """Close the segment being written, noting its summary when it has one."""
@@ -146,10 +157,13 @@ class Writer:
         doc_infos = self.shards.documents
         files = [*(d.name for d in doc_infos), *(s.name for s in shard_infos), LAYOUT]
         if self.changes is not None:
-            for line in self.tracker.removed():
+            if self.deferred.tracker is None:
+                await self._load_previous(self.changes)
+            assert self.deferred.tracker is not None
+            for line in self.deferred.tracker.removed():
                 await self.changes.write(line)
             files.append((await self.changes.close()).name)
-            self.tally.changes = dict(self.tracker.counts)
+            self.tally.changes = dict(self.deferred.tracker.counts)
         manifest_files = {
             "documents": [d.to_dict() for d in doc_infos],
             "shards": [s.to_dict() for s in shard_infos],

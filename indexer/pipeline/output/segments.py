@@ -34,6 +34,8 @@ from indexer.pipeline.walk.mailbox import is_container
 
 log = logging.getLogger(__name__)
 
+_MAILBOX_TAILS = frozenset(("mbox", ".pst", ".ost"))
+
 SEG = "seg"
 """The key of a segment's summary on its last shard's layout line."""
 
@@ -41,11 +43,12 @@ SEG = "seg"
 def segment_digest(entries: Sequence[Entry], salt: bytes) -> str | None:
     """The digest of a segment's walk facts under `salt`; None when it holds anything
     but plain files (a skip, a mailbox, a message) or a fact orjson cannot render."""
-    facts = []
-    for e in entries:
-        if e.skip is not None or e.data is not None or is_container(e):
-            return None
-        facts.append((e.rel, e.size, e.mtime_ns, e.inode, e.device, e.mail))
+    if any(e.skip is not None or e.data is not None for e in entries):
+        return None
+    # Only a name ending in "mbox", ".pst" or ".ost" can be a mailbox: ask `is_container` then.
+    if any(is_container(e) for e in entries if e.rel[-4:].lower() in _MAILBOX_TAILS):
+        return None
+    facts = [(e.rel, e.size, e.mtime_ns, e.inode, e.device, e.mail) for e in entries]
     try:
         return hashlib.blake2b(salt + orjson.dumps(facts), digest_size=16).hexdigest()
     except TypeError:

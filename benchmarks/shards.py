@@ -8,7 +8,8 @@ inode is new were written by it: their count and bytes do not depend on the mach
 noise, and come first. A shard is a `chunks-N` and its `documents-N`: the count is of
 chunk shards, the bytes of both. The `before` layout is the old rule: a shard every
 10,000 entries. With `--rounds N` the night is run N times, each on a copy of the same
-OUT right after a first run of its own, and night/first is the median of the N pairs.
+OUT right after a first run of its own, and night/first is the median of the N pairs;
+each pair's CPU share (the process tree's CPU seconds) is listed beside its wall share.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from outputs import committed, write_notes
 
 import indexer
 from indexer.config import Config
-from indexer.pipeline.output.segments import segment_digest
+from indexer.pipeline.output.segments import plain, segment_digest
 from indexer.pipeline.walk.entry import Entry
 
 CONFIG = Config(workers=1, pdf_workers=1, shard_files=64, shard_min_files=4, shard_boundary_bits=3)
@@ -130,15 +130,16 @@ def _entry(rel: str, **changes: object) -> Entry:
     return Entry(**(fields | changes))  # type: ignore[arg-type]
 
 
-def test_only_segments_of_plain_files_get_a_digest_and_any_stat_change_moves_it() -> None:
-    plain = [_entry("a/x.txt"), _entry("a/y.eml")]
-    digest = segment_digest(plain, b"salt")
+def test_only_plain_files_are_summarised_and_any_stat_change_moves_a_digest() -> None:
+    files = [_entry("a/x.txt"), _entry("a/y.eml"), _entry("a/inbox.txt"), _entry("a/post")]
+    assert all(plain(e) for e in files)
+    digest = segment_digest(files, b"salt")
     assert digest is not None
-    assert segment_digest(plain, b"other salt") != digest
+    assert segment_digest(files, b"other salt") != digest
     for changed in ({"size": 11}, {"mtime_ns": 2}, {"inode": 4}, {"device": 5}):
-        assert segment_digest([plain[0], _entry("a/y.eml", **changed)], b"salt") != digest
+        assert segment_digest([*files[:3], _entry("a/post", **changed)], b"salt") != digest
     for odd in (
         _entry("a/box.mbox"), _entry("a/MBOX"), _entry("a/old.PST"), _entry("a/c.ost"),
         _entry("a/big.bin", skip="too_large"), _entry("a/box.mbox#1", data=b"From: x\n"),
     ):  # fmt: skip
-        assert segment_digest([*plain, odd], b"salt") is None
+        assert not plain(odd)

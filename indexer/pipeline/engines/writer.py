@@ -15,12 +15,12 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream
 
 from indexer.pipeline.engines.context import OnProgress, RunContext, Stretch
-from indexer.pipeline.engines.segmenting import Segmenter
+from indexer.pipeline.engines.segmenting import Segmenter, add_whole, summary
 from indexer.pipeline.engines.window import Window
 from indexer.pipeline.output.changes import CHANGES, Deferred, Previous
 from indexer.pipeline.output.previous import LAYOUT, PreviousShards
 from indexer.pipeline.output.records import FileOutcome
-from indexer.pipeline.output.segments import Whole, add_whole, summary
+from indexer.pipeline.output.segments import Whole
 from indexer.pipeline.output.shards import ShardWriter
 from indexer.pipeline.output.staged import Staged, Tally
 from indexer.pipeline.output.staging import NdjsonFile

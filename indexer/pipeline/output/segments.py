@@ -15,7 +15,6 @@ state's own (size, mtime, inode, device): a file changed since has another diges
 from __future__ import annotations
 
 import hashlib
-import heapq
 import logging
 import os
 import shutil
@@ -26,7 +25,6 @@ from typing import Any
 
 import orjson
 
-from indexer.pipeline.output.staged import Tally
 from indexer.pipeline.output.staging import MANIFEST, FileInfo
 from indexer.pipeline.output.verify import intact
 from indexer.pipeline.walk.entry import Entry
@@ -40,48 +38,23 @@ SEG = "seg"
 """The key of a segment's summary on its last shard's layout line."""
 
 
-def segment_digest(entries: Sequence[Entry], salt: bytes) -> str | None:
-    """The digest of a segment's walk facts under `salt`; None when it holds anything
-    but plain files (a skip, a mailbox, a message) or a fact orjson cannot render."""
-    if any(e.skip is not None or e.data is not None for e in entries):
-        return None
+def plain(entry: Entry) -> bool:
+    """Whether a segment holding `entry` may be summarised: a file to extract, not a
+    skip, a mailbox or a message."""
+    if entry.skip is not None or entry.data is not None:
+        return False
     # Only a name ending in "mbox", ".pst" or ".ost" can be a mailbox: ask `is_container` then.
-    if any(is_container(e) for e in entries if e.rel[-4:].lower() in _MAILBOX_TAILS):
-        return None
+    return entry.rel[-4:].lower() not in _MAILBOX_TAILS or not is_container(entry)
+
+
+def segment_digest(entries: Sequence[Entry], salt: bytes) -> str | None:
+    """The digest of a segment's walk facts under `salt` (its entries `plain`); None for
+    a fact orjson cannot render (an integer beyond 64 bits)."""
     facts = [(e.rel, e.size, e.mtime_ns, e.inode, e.device, e.mail) for e in entries]
     try:
         return hashlib.blake2b(salt + orjson.dumps(facts), digest_size=16).hexdigest()
     except TypeError:
         return None
-
-
-def summary(digest: str, shards: int, tally: Tally, paths: list[str]) -> dict[str, Any] | None:
-    """The `"seg"` summary of a segment the writer wrote; None when one of its documents
-    failed (a failure may be retried: the next run must look at it)."""
-    if "failed" in tally.by_status:
-        return None
-    return {
-        "digest": digest, "shards": shards, "files": tally.files, "chunks": tally.chunks,
-        "pages": tally.pages, "by_status": dict(sorted(tally.by_status.items())),
-        "by_kind": dict(sorted(tally.by_kind.items())), "paths": paths,
-    }  # fmt: skip
-
-
-def add_whole(tally: Tally, seg: dict[str, Any]) -> None:
-    """Count a segment taken whole as the slow path counts its reused files."""
-    paths: list[str] = seg["paths"]
-    tally.files += seg["files"]
-    tally.documents += len(paths)
-    tally.chunks += seg["chunks"]
-    tally.pages += seg["pages"]
-    tally.reused += len(paths) - seg["by_status"].get("skipped", 0)
-    for into, counts in ((tally.by_status, seg["by_status"]), (tally.by_kind, seg["by_kind"])):
-        for key, n in counts.items():
-            into[key] = into.get(key, 0) + n
-    # A reused document's extraction took no time here: it ranks by its path alone.
-    tally.slowest.extend((0.0, path) for path in heapq.nlargest(10, paths))
-    if len(tally.slowest) > 64:
-        tally.slowest = sorted(tally.slowest, reverse=True)[:10]
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,8 @@ inode is new were written by it: their count and bytes do not depend on the mach
 noise, and come first. A shard is a `chunks-N` and its `documents-N`: the count is of
 chunk shards, the bytes of both. The `before` layout is the old rule: a shard every
 10,000 entries. With `--rounds N` the night is run N times, each on a copy of the same
-OUT right after a first run of its own, and night/first is the median of the N pairs.
+OUT right after a first run of its own, and night/first is the median of the N pairs;
+each pair's CPU share (the process tree's CPU seconds) is listed beside its wall share.
 """
 
 from __future__ import annotations
@@ -128,7 +129,7 @@ def _layout(name: str, keys: dict[str, int], pristine: Path, args: Any) -> dict[
     saved = fresh_dir(workdir / "shards-saved")
     if args.rounds > 1:
         shutil.copytree(out, saved, symlinks=True)
-    ratios = []
+    ratios, cpu_ratios = [], []
     for round_ in range(args.rounds):  # side by side: the load changes between rounds
         if round_:
             first = run_command(index_command(src, fresh_dir(workdir / "shards-first"),
@@ -137,6 +138,7 @@ def _layout(name: str, keys: dict[str, int], pristine: Path, args: Any) -> dict[
         restored = _shards(out)
         night = index()
         ratios.append(night.wall / first.wall)
+        cpu_ratios.append(night.cpu / first.cpu)
     return {
         "layout": name, "first_wall_s": round(first.wall, 2),
         "front": _written(before, after_front), "front_wall_s": round(front.wall, 2),
@@ -144,6 +146,8 @@ def _layout(name: str, keys: dict[str, int], pristine: Path, args: Any) -> dict[
         "night_wall_s": round(night.wall, 2),
         "night_share_of_first": round(sorted(ratios)[len(ratios) // 2], 3),
         "night_shares": [round(r, 3) for r in ratios],
+        "first_cpu_s": round(first.cpu, 2), "night_cpu_s": round(night.cpu, 2),
+        "night_cpu_shares": [round(r, 3) for r in cpu_ratios],
     }  # fmt: skip
 
 
@@ -179,11 +183,12 @@ def render(result: dict[str, Any]) -> str:
         ],
     )  # fmt: skip
     times = table(
-        ["layout", "first s", "front s", "night s", "night/first", "each round"],
+        ["layout", "first s", "front s", "night s", "night/first", "each round", "CPU: each round"],
         [
             [r["layout"], r["first_wall_s"], r["front_wall_s"], r["night_wall_s"],
              f"{100 * r['night_share_of_first']:.0f}%",
-             " ".join(f"{100 * s:.0f}%" for s in r["night_shares"])]
+             " ".join(f"{100 * s:.0f}%" for s in r["night_shares"]),
+             " ".join(f"{100 * s:.0f}%" for s in r["night_cpu_shares"])]
             for r in rows
         ],
     )  # fmt: skip

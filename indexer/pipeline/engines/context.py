@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from indexer.config import Config
 from indexer.pipeline.incremental.state import State
+from indexer.pipeline.output.changes import Previous
 from indexer.pipeline.walk.walker import Entry
 from indexer.registry import Registry
 
@@ -37,9 +38,10 @@ class RunContext:
     registry: Registry
     state: State | None = None
     """The incremental state: outputs to reuse and to store (None: neither)."""
-    previous: dict[str, int] | None = None
+    previous: Previous | None = None
     """The committed documents' fingerprints by path, to write `changes.ndjson`
-    against (`changes.load_previous`); None: no changes file."""
+    against (`changes.load_previous`; maybe still to read, `changes.Deferred`); None:
+    no changes file."""
     previous_output: Path | None = None
     """The committed generation folder whose unchanged shards may be linked."""
     walked: Iterator[Entry] | None = None

@@ -8,6 +8,7 @@ from itertools import islice
 from pathlib import Path
 
 from indexer.config import Config
+from indexer.pipeline.engines.segmenting import Item
 from indexer.pipeline.incremental.state import State
 from indexer.pipeline.incremental.tree import Digests
 from indexer.pipeline.walk.mailbox import expand_archives
@@ -60,13 +61,14 @@ def marking_seen(entries: Iterator[Entry], state: State | None) -> Iterator[Entr
         state.mark_seen(seen)
 
 
-def take(entries: Iterator[Entry], n: int) -> list[Entry]:
-    """The next `n` entries at most, fewer when their mbox messages' bytes pass a bound."""
-    taken: list[Entry] = []
+def take(entries: Iterator[Item], n: int) -> list[Item]:
+    """The next `n` items at most, fewer when their mbox messages' bytes pass a bound."""
+    taken: list[Item] = []
     held = 0
     for entry in islice(entries, n):
         taken.append(entry)
-        held += len(entry.data or b"")
+        if isinstance(entry, Entry):
+            held += len(entry.data or b"")
         if held > _HELD_BYTES:
             break
     return taken

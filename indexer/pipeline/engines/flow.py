@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -23,13 +24,14 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from indexer.pipeline.engines.context import Pools, RunContext, Stretch
 from indexer.pipeline.engines.dispatch import Batch, Dispatcher
 from indexer.pipeline.engines.entries import take
+from indexer.pipeline.engines.segmenting import Segmenter, salt
 from indexer.pipeline.engines.window import Taken, Window
 from indexer.pipeline.engines.writer import Writer
 from indexer.pipeline.extract.batch import BatchExtractor, WorkItem
 from indexer.pipeline.extract.calls import ISOLATED_PER_CALL
 from indexer.pipeline.incremental.keys import spec_for
-from indexer.pipeline.output.boundaries import marking
 from indexer.pipeline.output.records import FileOutcome, container_outcome, skipped
+from indexer.pipeline.output.segments import Whole
 from indexer.pipeline.output.staged import Staged
 from indexer.pipeline.walk.mailbox import is_container
 
@@ -48,10 +50,10 @@ class _Flow:
 
     def __init__(self, ctx: RunContext, pools: Pools, stretch: Stretch) -> None:
         self.ctx = ctx
-        self.starts: set[int] = set()
-        """Walk positions that begin a shard, from the walk to the writer."""
-        entries = marking(stretch.entries, ctx.config, self.starts, stretch.first_seq)
-        self.stretch = replace(stretch, entries=entries)
+        keys = salt(ctx.config, ctx.registry)
+        self.segments = Segmenter(ctx.config, keys, _wholes(ctx), ctx.state)
+        self.items = self.segments.items(stretch.entries, stretch.first_seq)
+        self.stretch = stretch
         self.extractor = BatchExtractor(ctx.config, ctx.registry, pools, ctx.state)
         self.window = Window(ctx.config.window, stretch.first_seq)
         self.notify = ctx.on_progress or _ignore
@@ -68,7 +70,7 @@ class _Flow:
         )
         send_alone, recv_alone = anyio.create_memory_object_stream[list[WorkItem]](config.window)
         send_out, recv_out = anyio.create_memory_object_stream[list[FileOutcome]](config.window)
-        writer = await Writer.open(self.ctx, self.stretch, self.window, self.notify, self.starts)
+        writer = await Writer.open(self.ctx, self.stretch, self.window, self.notify, self.segments)
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(self._walk, send_general, send_alone, send_out.clone())
@@ -114,7 +116,7 @@ class _Flow:
         async def take_at(seq: int) -> Taken | None:
             taken = await anyio.to_thread.run_sync(self._take, seq)
             if taken is not None:
-                self.notify("walked", taken.count)
+                self.notify("walked", taken.walked)
             return taken
 
         async with send_general, send_alone, send_out, self._failing():
@@ -122,14 +124,18 @@ class _Flow:
 
     def _take(self, seq: int) -> Taken | None:
         """The next entries of the walk from position `seq` (in a thread); None at its end."""
-        taken = take(self.stretch.entries, _WALK_BATCH)
+        taken = take(self.items, _WALK_BATCH)
         if not taken:
             return None
         settled: dict[int, FileOutcome] = {}
         items: list[WorkItem] = []
         registry = self.ctx.registry
+        walked = len(taken)
         for at, entry in enumerate(taken, seq):
-            if entry.skip is not None:
+            if isinstance(entry, Whole):
+                settled[at] = FileOutcome(seq=at, docs=(), whole=entry)
+                walked += entry.entries - 1
+            elif entry.skip is not None:
                 settled[at] = skipped(at, entry)
             elif is_container(entry):
                 settled[at] = container_outcome(at, entry)
@@ -137,7 +143,7 @@ class _Flow:
                 items.append(WorkItem(at, entry, spec_for(registry, entry)))
         prepared = self.extractor.prepare(items)
         settled.update((outcome.seq, outcome) for outcome in prepared.ready)
-        return Taken(len(taken), settled, prepared.work)
+        return Taken(len(taken), settled, prepared.work, walked)
 
     @asynccontextmanager
     async def _failing(self) -> AsyncIterator[None]:
@@ -158,6 +164,15 @@ class _Flow:
             async for work in recv_work:
                 self.notify("started", [item.entry.rel for item in work])
                 await send_out.send(await self.extractor.process(work))
+
+
+def _wholes(ctx: RunContext) -> Path | None:
+    """The previous generation to take unchanged segments whole from: only where the
+    slow path would reuse their stored outputs (a state that reuses, no --full)."""
+    state = ctx.state
+    if ctx.previous_output is None or state is None or not state.reuse:
+        return None
+    return ctx.previous_output
 
 
 def _ignore(event: str, value: Any) -> None:

@@ -37,6 +37,8 @@ class Taken:
     """The outcomes settled already (skipped, containers, current output), by position."""
     work: list[WorkItem]
     """The rest, in walk order."""
+    walked: int
+    """The walk entries it stands for (a segment taken whole is one position)."""
 
 
 class Window:

@@ -15,10 +15,12 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream
 
 from indexer.pipeline.engines.context import OnProgress, RunContext, Stretch
+from indexer.pipeline.engines.segmenting import Segmenter, add_whole, summary
 from indexer.pipeline.engines.window import Window
-from indexer.pipeline.output.changes import CHANGES, ChangeTracker
+from indexer.pipeline.output.changes import CHANGES, Deferred, Previous
 from indexer.pipeline.output.previous import LAYOUT, PreviousShards
 from indexer.pipeline.output.records import FileOutcome
+from indexer.pipeline.output.segments import Whole
 from indexer.pipeline.output.shards import ShardWriter
 from indexer.pipeline.output.staged import Staged, Tally
 from indexer.pipeline.output.staging import NdjsonFile
@@ -34,18 +36,20 @@ class Writer:
         window: Window,
         notify: OnProgress,
         shards: ShardWriter,
-        starts: set[int],
+        segments: Segmenter,
     ) -> None:
         self.window = window
         self.notify = notify
         self.shards = shards
         self.changes = NdjsonFile(ctx.staging / CHANGES) if ctx.previous is not None else None
-        self.tracker = ChangeTracker(ctx.previous or {})
+        self.deferred = Deferred(Previous() if ctx.previous is None else ctx.previous)
         self.tally = Tally()
         self._waiting: dict[int, FileOutcome] = {}
         self._next = stretch.first_seq
-        self._starts = starts
-        """Walk positions that begin a shard (`boundaries.marking` adds them)."""
+        self._starts = segments.starts
+        """Positions that begin a shard (`Segmenter` adds them)."""
+        self._digests = segments.digests
+        self._segment = _Segment(self._next)
 
     @classmethod
     async def open(
@@ -54,7 +58,7 @@ class Writer:
         stretch: Stretch,
         window: Window,
         notify: OnProgress,
-        starts: set[int],
+        segments: Segmenter,
     ) -> Writer:
         """A writer into `ctx.staging`, linking unchanged shards of `ctx.previous_output`."""
         old = ctx.previous_output
@@ -66,7 +70,7 @@ class Writer:
             previous=previous,
             layout=True,  # a partition's is renamed and joined by the dask driver
         )
-        return cls(ctx, stretch, window, notify, shards, starts)
+        return cls(ctx, stretch, window, notify, shards, segments)
 
     @property
     def pending(self) -> list[int]:
@@ -87,21 +91,57 @@ class Writer:
                     self._next += 1
 
     async def _write(self, ready: FileOutcome) -> None:
-        shards, changes = self.shards, self.changes
-        tracker = self.tracker
-        starts = self._starts
-        await shards.start_entry(self._next in starts)
-        starts.discard(self._next)
+        shards, changes, deferred = self.shards, self.changes, self.deferred
+        if self._next in self._starts:
+            self._starts.discard(self._next)
+            await self._end_segment()
+            self._segment = _Segment(self._next)
+        if ready.whole is not None:
+            await self._take_whole(ready.whole)
+            self.notify("done", ready)
+            return
+        segment = self._segment
         chunks = 0
         for doc in ready.docs:
             await shards.write(doc.block, doc.count, doc.digest)
             chunks += doc.count
             await shards.document(doc.line)
-            change = tracker.see(doc.path, doc.doc_id, doc.line)
-            if change is not None and changes is not None:
-                await changes.write(change)
+            segment.paths.append(doc.path)
+            if changes is None:
+                continue
+            tracker = deferred.tracker
+            if tracker is not None:
+                change = tracker.see(doc.path, doc.doc_id, doc.line)
+                if change is not None:
+                    await changes.write(change)
+            elif deferred.hold(doc.path, doc.doc_id, doc.line):
+                await self._load_previous(changes)
         self.tally.add(ready, chunks)
+        segment.tally.add(ready, chunks)
         self.notify("done", ready)
+
+    async def _take_whole(self, whole: Whole) -> None:
+        """Link a segment of the previous generation as it is: its documents are the
+        previous commit's, unchanged."""
+        await self.shards.link_whole(whole)
+        add_whole(self.tally, whole.seg)
+        documents = [old.path.name for _, old, _ in whole.shards]
+        self.deferred.taken_whole(documents, whole.seg["paths"])
+        self._segment = _Segment(None)  # summarised already
+
+    async def _load_previous(self, changes: NdjsonFile) -> None:
+        """Read the previous records (`Deferred`) and write the held documents' changes."""
+        for line in await anyio.to_thread.run_sync(self.deferred.load):
+            await changes.write(line)
+
+    async def _end_segment(self) -> None:
+        """Close the segment being written, noting its summary when it has one."""
+        segment, count = self._segment, self.shards.segment_shards()
+        digest = None if segment.first is None else self._digests.pop(segment.first, None)
+        seg = None
+        if digest is not None and count:
+            seg = summary(digest, count, segment.tally, segment.paths)
+        await self.shards.end_segment(seg)
 
     async def abandon(self) -> None:
         """After a failure: close every file still open, unsynced, raising nothing (the
@@ -112,19 +152,35 @@ class Writer:
 
     async def close(self) -> Staged:
         """Close every file; return what is staged (the layout and changes included)."""
+        await self._end_segment()
         shard_infos = await self.shards.close()
         doc_infos = self.shards.documents
         files = [*(d.name for d in doc_infos), *(s.name for s in shard_infos), LAYOUT]
         if self.changes is not None:
-            for line in self.tracker.removed():
+            if self.deferred.tracker is None:
+                await self._load_previous(self.changes)
+            assert self.deferred.tracker is not None
+            for line in self.deferred.tracker.removed():
                 await self.changes.write(line)
             files.append((await self.changes.close()).name)
-            self.tally.changes = dict(self.tracker.counts)
+            self.tally.changes = dict(self.deferred.tracker.counts)
         manifest_files = {
             "documents": [d.to_dict() for d in doc_infos],
             "shards": [s.to_dict() for s in shard_infos],
         }
         return Staged(files=files, manifest_files=manifest_files, tally=self.tally)
+
+
+class _Segment:
+    """What the writer gathers of the segment it writes, for its summary."""
+
+    __slots__ = ("first", "paths", "tally")
+
+    def __init__(self, first: int | None) -> None:
+        self.first = first
+        """Its first position, where `Segmenter` notes its digest; None when taken whole."""
+        self.tally = Tally()
+        self.paths: list[str] = []
 
 
 @asynccontextmanager

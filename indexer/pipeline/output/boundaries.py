@@ -48,18 +48,6 @@ def is_boundary(rel: str, mask: int) -> bool:
     return int.from_bytes(digest[:8], "little") & mask == 0
 
 
-def marking(
-    entries: Iterator[Entry], config: Config, starts: set[int], first_seq: int
-) -> Iterator[Entry]:
-    """`entries` as they are, adding to `starts` the walk position of each one that
-    begins a new shard (the writer reads and removes them)."""
-    boundaries = Boundaries(config)
-    for seq, entry in enumerate(entries, first_seq):
-        if boundaries.starts(entry.rel):
-            starts.add(seq)
-        yield entry
-
-
 def partitions(entries: Iterator[Entry], config: Config) -> Iterator[tuple[Entry, ...]]:
     """The walk in partitions of whole shards, each of at least `shard_files` entries
     (but the last): a partition starts where a shard does, so its writer, starting its

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+from collections.abc import Collection
 from pathlib import Path
 
 import orjson
@@ -33,24 +34,34 @@ def fingerprint(line: bytes) -> int:
 
 
 class Previous(dict[str, int]):
-    """The committed documents by path, with their fingerprints, and their page total."""
+    """The committed documents by path, with their fingerprints, and their page total;
+    with `out`, still to be read from there (`pending_previous`)."""
 
     pages: int = 0
+    out: Path | None = None
 
 
-def load_previous(out: Path) -> Previous:
-    """The committed documents of `out` (empty when none): one pass over the document
-    files its manifest lists, hashed on the way. A file that does not match its manifest
-    entry is named in a warning, and its lines are read as they are, the ones that do
-    not parse left out: a damaged record then counts as changed (or added), never as
-    unchanged."""
+def pending_previous(out: Path) -> Previous:
+    """The committed documents of `out`, read when a run first needs them (`Deferred`)."""
+    previous = Previous()
+    previous.out = out
+    return previous
+
+
+def load_previous(out: Path, skip: Collection[str] = ()) -> Previous:
+    """The committed documents of `out` (empty when none) but those of the files named in
+    `skip`: one pass over the document files its manifest lists, hashed on the way. A file
+    that does not match its manifest entry is named in a warning, and its lines are read
+    as they are, the ones that do not parse left out: a damaged record then counts as
+    changed (or added), never as unchanged."""
     previous = Previous()
     try:
         listed = listed_documents(orjson.loads((out / MANIFEST).read_bytes()))
     except (OSError, ValueError, KeyError, TypeError):
         return previous
     for info in listed:
-        _load_file(previous, out / info.name, info)
+        if info.name not in skip:
+            _load_file(previous, out / info.name, info)
     return previous
 
 
@@ -108,12 +119,22 @@ class ChangeTracker:
 
     def see(self, path: str, doc_id: str, line: bytes) -> bytes | None:
         """Return the `changes.ndjson` line for this document, or None when unchanged."""
+        return self.see_fingerprint(path, doc_id, fingerprint(line))
+
+    def see_fingerprint(self, path: str, doc_id: str, new: int) -> bytes | None:
+        """`see`, given the line's fingerprint."""
         old = self._unseen.pop(path, None)
         if old is None:
             return self._line("added", path, doc_id)
-        if old == fingerprint(line):
+        if old == new:
             return None
         return self._line("changed", path, doc_id)
+
+    def unchanged(self, paths: list[str]) -> None:
+        """Note documents known to be the previous commit's, as they are."""
+        unseen = self._unseen
+        for path in paths:
+            unseen.pop(path, None)
 
     def removed(self) -> list[bytes]:
         """Lines for the previous documents this run never saw, in their old order."""
@@ -125,3 +146,43 @@ class ChangeTracker:
         self.counts[change] += 1
         record = {"change": change, "path": path, "doc_id": did}
         return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+
+
+_HELD = 50_000
+"""Documents held before the previous records are read: memory stays bounded."""
+
+
+class Deferred:
+    """Changes against a `Previous` that is read only when first needed: the documents
+    seen before are held (path, id, fingerprint) until then, and the old document files
+    of segments taken whole are not read at all (their documents are unchanged)."""
+
+    def __init__(self, previous: Previous) -> None:
+        self._previous = previous
+        self.tracker = ChangeTracker(previous) if previous.out is None else None
+        """The tracker, once the previous records are read."""
+        self._held: list[tuple[str, str, int]] = []
+        self._skip: set[str] = set()
+
+    def hold(self, path: str, doc_id: str, line: bytes) -> bool:
+        """Hold a document seen before the previous records are read; True when it is
+        time to read them (`load`)."""
+        self._held.append((path, doc_id, fingerprint(line)))
+        return len(self._held) >= _HELD
+
+    def taken_whole(self, documents: Collection[str], paths: list[str]) -> None:
+        """Note a segment taken whole: its old document files and its documents."""
+        if self.tracker is None:
+            self._skip.update(documents)
+        else:
+            self.tracker.unchanged(paths)
+
+    def load(self) -> list[bytes]:
+        """Read the previous records (blocking) but the skipped files'; return the change
+        lines of the documents held, in order."""
+        out = self._previous.out
+        assert out is not None and self.tracker is None
+        tracker = self.tracker = ChangeTracker(load_previous(out, self._skip))
+        held, self._held = self._held, []
+        lines = (tracker.see_fingerprint(*doc) for doc in held)
+        return [line for line in lines if line is not None]

@@ -73,8 +73,8 @@ class DocumentShard:
         if old is None:
             return None
         if not await anyio.to_thread.run_sync(same_bytes, old, held):
-            # Damaged: `changes.load_previous` has read every old document shard and
-            # named it in a warning already.
+            # Damaged: `changes.load_previous` reads every old document shard not taken
+            # whole, and names this one in a warning.
             log.debug("%s is not what its manifest says; writing it", old)
             return None
         try:

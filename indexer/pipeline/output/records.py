@@ -21,6 +21,7 @@ from indexer._pickling import slotted_state
 from indexer._types import Extracted
 
 if TYPE_CHECKING:  # the walk and its config are the parent's: a worker never imports them
+    from indexer.pipeline.output.segments import Whole
     from indexer.pipeline.output.units import Unit
     from indexer.pipeline.walk.walker import Entry
 
@@ -75,6 +76,8 @@ class FileOutcome:
     in_archive: bool = False
     """A message split out of an mbox: counted as a document, not as a file."""
     bytes_read: int = 0
+    whole: Whole | None = None
+    """A segment of the previous generation taken whole, in place of its entries."""
 
 
 def doc_id(path: str) -> str:

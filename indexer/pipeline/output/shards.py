@@ -22,12 +22,14 @@ import os
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import anyio
 import orjson
 
 from indexer.pipeline.output.docshards import DOCUMENTS_PATTERN, DocumentShard
 from indexer.pipeline.output.previous import LAYOUT, OldShard, PreviousShards
+from indexer.pipeline.output.segments import SEG, Whole, link_or_copy
 from indexer.pipeline.output.staging import FileInfo, NdjsonFile
 
 log = logging.getLogger(__name__)
@@ -36,9 +38,15 @@ SHARD_PATTERN = "chunks-{:05d}.ndjson"
 _COPY_AT = 1 << 20
 
 
-def layout_line(name: str, docs: Sequence[tuple[str, int]]) -> bytes:
-    """One shard's line of `.layout.ndjson`: its name and its documents' `[digest, bytes]`."""
-    return orjson.dumps({"name": name, "docs": docs}, option=orjson.OPT_APPEND_NEWLINE)
+def layout_line(
+    name: str, docs: Sequence[tuple[str, int]], seg: dict[str, Any] | None = None
+) -> bytes:
+    """One shard's line of `.layout.ndjson`: its name and its documents' `[digest, bytes]`;
+    on a segment's last shard, maybe the segment's summary (`segments`)."""
+    line: dict[str, Any] = {"name": name, "docs": docs}
+    if seg is not None:
+        line[SEG] = seg
+    return orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE)
 
 
 class _Shard:
@@ -118,12 +126,42 @@ class ShardWriter:
         """Each finished shard's document shard, in order."""
         self._syncing: list[NdjsonFile] = []
         """Closed shards whose fsync runs while the next ones are written."""
+        self._segment_from = 0
+        """How many shards were finished when the segment being written began."""
 
     async def start_entry(self, new_shard: bool) -> None:
         """Note that the next walk entry begins; with `new_shard`, it begins a shard
         (`boundaries.Boundaries`)."""
         if new_shard:
-            await self._roll()
+            await self.end_segment(None)
+
+    def segment_shards(self) -> int:
+        """How many shards the segment being written has (its open one included)."""
+        return len(self.finished) + (self._current is not None) - self._segment_from
+
+    async def end_segment(self, seg: dict[str, Any] | None) -> None:
+        """End the segment being written: close its last shard, noting `seg` (its
+        summary) on that shard's layout line."""
+        await self._roll(seg)
+        self._segment_from = len(self.finished)
+
+    async def link_whole(self, whole: Whole) -> None:
+        """Link a segment's shards from the previous generation (checked already,
+        `PreviousSegments.whole`), each under the next number."""
+        await self.end_segment(None)
+        folder, prefix = self._folder, self._prefix
+        for chunks, documents, entry in whole.shards:
+            name = prefix + SHARD_PATTERN.format(self._next)
+            documents_name = prefix + DOCUMENTS_PATTERN.format(self._next)
+            self._next += 1
+            await anyio.to_thread.run_sync(link_or_copy, chunks.path, folder / name)
+            await anyio.to_thread.run_sync(link_or_copy, documents.path, folder / documents_name)
+            self.finished.append(replace(chunks.info, name=name))
+            self.documents.append(replace(documents.info, name=documents_name))
+            if self._layout is not None:
+                line = {**entry, "name": name}
+                await self._layout.write(orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE))
+        self._segment_from = len(self.finished)
 
     async def write(self, block: bytes | bytearray, count: int, digest: str) -> None:
         """Append a document's `count` chunk record lines, given as one block."""
@@ -184,7 +222,7 @@ class ShardWriter:
         self._next += 1
         return self._current
 
-    async def _roll(self) -> None:
+    async def _roll(self, seg: dict[str, Any] | None = None) -> None:
         current, self._current = self._current, None
         if current is not None:
             info = await current.close()
@@ -192,7 +230,7 @@ class ShardWriter:
             self._syncing += (current.file, current.documents.file)
             self.finished.append(info)
             if self._layout is not None:
-                await self._layout.write(layout_line(info.name, current.docs))
+                await self._layout.write(layout_line(info.name, current.docs, seg))
 
     async def close(self) -> list[FileInfo]:
         """Close the last shard; return every shard's manifest entry, in order.

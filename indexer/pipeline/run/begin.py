@@ -14,7 +14,7 @@ import orjson
 from indexer.config import Config
 from indexer.errors import ConfigError, StateDamaged
 from indexer.pipeline.incremental.state import STATE_DIR, STATE_FILE, State
-from indexer.pipeline.output.changes import Previous, load_previous
+from indexer.pipeline.output.changes import Previous, pending_previous
 from indexer.pipeline.output.staged import Staged, Tally
 from indexer.pipeline.output.staging import CURRENT, MANIFEST, prepare_staging, recover
 from indexer.pipeline.run.unchanged import stage_linked, unchanged, walk_policy
@@ -104,7 +104,8 @@ def begin(spec: RunSpec) -> Begun:
         raise
     if begun.staged is None:
         try:
-            begun.previous = load_previous(dst)
+            # Read when the writer first needs it, less what it takes whole (`Deferred`).
+            begun.previous = Previous() if previous_output is None else pending_previous(dst)
         except BaseException:
             begun.state.close()
             raise

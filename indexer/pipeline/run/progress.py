@@ -39,7 +39,7 @@ class Progress:
             self._finish(value)
 
     def _finish(self, outcome: FileOutcome) -> None:
-        self.done += 1
+        self.done += 1 if outcome.whole is None else outcome.whole.entries
         self.bytes += outcome.bytes_read
         for doc in outcome.docs:
             self._in_flight.pop(doc.path, None)

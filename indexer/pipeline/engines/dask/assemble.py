@@ -80,7 +80,7 @@ class Assembler:
                 )
             self._shards.append(replace(info, name=name))
             self._documents.append(replace(documents, name=documents_name))
-            await self._layout.write(layout_line(name, entry["docs"]))
+            await self._layout.write(layout_line(name, entry["docs"], entry.get("seg")))
             lines = await self._track(self._staging / documents_name)
             if lines != documents.records:
                 raise RuntimeError(

@@ -42,6 +42,7 @@ from indexer.pipeline.engines.dask.worker import (
 from indexer.pipeline.engines.entries import marking_seen, walk_entries
 from indexer.pipeline.incremental.tree import Digests
 from indexer.pipeline.output.boundaries import partitions
+from indexer.pipeline.output.changes import load_previous
 from indexer.pipeline.output.staged import Staged
 from indexer.pipeline.walk.walker import Entry
 
@@ -77,7 +78,10 @@ async def stage(ctx: RunContext) -> Staged:
 async def _stage_parts(ctx: RunContext, parts: Path) -> Staged:
     token = uuid.uuid4().hex
     template = _template(ctx, parts, token)
-    assembler = Assembler(ctx.staging, ctx.previous)
+    previous = ctx.previous
+    if previous is not None and previous.out is not None:  # the assembler reads every line
+        previous = await anyio.to_thread.run_sync(load_previous, previous.out)
+    assembler = Assembler(ctx.staging, previous)
     tree = Digests()
     entries = walk_entries(ctx.source, ctx.config, ctx.registry, ctx.walked, tree)
     async with connect(ctx.config) as client:

@@ -116,6 +116,12 @@ def _changes(counts: dict[str, int]) -> str:
     return ", ".join(f"{counts.get(k, 0)} {k}" for k in ("added", "changed", "removed"))
 
 
+def _repacked(summary: Any) -> str:
+    """The note after the reused count when a chunking change re-packed some; else
+    nothing, so the line reads (and parses) as it always has."""
+    return f" ({summary.repacked} re-packed)" if summary.repacked else ""
+
+
 def _report(summary: Any, config: Config) -> int:
     if config.json:
         sys.stdout.buffer.write(
@@ -127,7 +133,7 @@ def _report(summary: Any, config: Config) -> int:
         print(
             f"indexed {summary.files} files into {summary.documents} documents ({statuses}), "
             f"{summary.chunks} chunks in {summary.shards} shards, "
-            f"{summary.extracted} extracted, {summary.reused} reused; "
+            f"{summary.extracted} extracted, {summary.reused} reused{_repacked(summary)}; "
             f"{_changes(summary.changes)}; {summary.seconds:.1f} s -> {summary.out}"
         )
     if summary.failed > config.max_failures:

@@ -142,3 +142,19 @@ def test_an_unchanged_rerun_never_starts_an_event_loop(tmp_path: Path) -> None:
     )
     assert proc.stderr.split()[-2:] == ["False", "0"], proc.stderr
     assert json.loads(proc.stdout)["reused"] == 1
+
+
+def test_the_summary_line_counts_re_packed_documents_only_when_there_are_some(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source, out = tmp_path / "src", tmp_path / "out"
+    source.mkdir()
+    for name in ("a.txt", "b.txt"):
+        (source / name).write_text(f"{name} one paragraph\n\nand another\n")
+    run = ["run", str(source), "--out", str(out), "--quiet", "--workers", "1"]
+    assert main(run) == 0
+    assert ", 2 extracted, 0 reused; 2 added," in capsys.readouterr().out
+    assert main([*run, "--chunking", "blocks"]) == 0
+    assert ", 0 extracted, 2 reused (2 re-packed); 0 added," in capsys.readouterr().out
+    assert main([*run, "--chunking", "blocks"]) == 0
+    assert ", 0 extracted, 2 reused; 0 added," in capsys.readouterr().out

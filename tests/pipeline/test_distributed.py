@@ -285,6 +285,22 @@ def test_an_unchanged_tree_after_a_dask_run_needs_no_cluster(
     assert {**_files(out), "changes.ndjson": b""} == {**_files(fresh), "changes.ndjson": b""}
 
 
+def test_a_chunking_change_on_dask_counts_its_re_packed_documents(
+    cluster: LocalCluster, tmp_path: Path
+) -> None:
+    source = tmp_path / "src"
+    write_corpus(source, 60_000, seed=7)
+    config = Config(engine="dask", scheduler=cluster.scheduler_address, shard_files=2)
+    out = tmp_path / "out"
+    first = indexer.run(source, out, config)
+    assert first.extracted > 0 and first.repacked == 0
+    blocks = replace(config, chunking="blocks")
+    again = indexer.run(source, out, blocks)
+    assert (again.extracted, again.reused, again.repacked) == (0, first.extracted, first.extracted)
+    assert json.loads((out / "run.json").read_bytes())["repacked"] == first.extracted
+    assert indexer.run(source, out, blocks).repacked == 0
+
+
 def _listing(out: Path) -> list[str]:
     """Every path in OUT, links and hidden ones included, but inside the state folder
     (its outputs files are named by run and process)."""

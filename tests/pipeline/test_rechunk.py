@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import hostile
+import orjson
 import pytest
 from outputs import committed
 
@@ -74,16 +75,24 @@ def test_a_chunking_change_re_packs_stored_blocks_without_calling_an_extractor(
 ) -> None:
     out = tmp_path / "out"
     first = indexer.run(source, out, BASE, registry=registry())
-    assert first.extracted > 0
+    assert first.extracted > 0 and first.repacked == 0
     for change in [*CHANGES, {}]:  # and back to where it began
         config = replace(BASE, **change)  # type: ignore[arg-type]
         before = calls(source)
         again = indexer.run(source, out, config, registry=registry())
         assert calls(source) == before, change
         assert (again.extracted, again.reused) == (0, first.extracted), change
+        assert again.repacked == first.extracted == repacked_in_report(out), change
         assert committed(out) == fresh(source, tmp_path / f"fresh-{len(change)}", config)
         # re-packed outputs are stored anew: the next run takes them as they are
-        assert indexer.run(source, out, config, registry=registry()).extracted == 0
+        rerun = indexer.run(source, out, config, registry=registry())
+        assert (rerun.extracted, rerun.repacked, repacked_in_report(out)) == (0, 0, 0), change
+
+
+def repacked_in_report(out: Path) -> int:
+    """The `repacked` count `run.json` reports."""
+    count: int = orjson.loads((out / "run.json").read_bytes())["repacked"]
+    return count
 
 
 def test_an_option_the_extractor_reads_or_its_version_extracts_again(

@@ -274,7 +274,7 @@ class BatchExtractor:
                 bytes_read=fresh.bytes_read,
             )  # fmt: skip
         if f.hit is not None:
-            return reused(seq, entry, f.hit.docs)
+            return reused(seq, entry, f.hit.docs, repacked=f.hit.repacked)
         assert read is not None and read.error is not None
         unit = Unit(doc=failed(spec, b"", read.error, Options()))
         docs = unit_docs(entry.rel, spec.kind, spec.name, None, _size(entry), unit)

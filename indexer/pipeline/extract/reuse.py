@@ -28,6 +28,8 @@ class Hit:
     deps: tuple[str, ...]
     blocks: bytes
     """What it was rendered from, to store again with it."""
+    repacked: bool = False
+    """Packed from `blocks` under this run's settings, not written as stored."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,13 +63,14 @@ class Reuse:
         stored = unpack(found.output)
         if asker.size is not None and _stored_size(stored.docs) != asker.size:
             return None  # an older version took the walk's size of a file rewritten since
-        if stored.tag != self.keys.tag:
+        repacked = stored.tag != self.keys.tag
+        if repacked:
             docs = self._repacked(stored, asker)
         elif found.path != asker.rel:  # a copy or a rename: the records name the path
             docs = rebase(stored.docs, found.path, asker.rel)
         else:
             docs = stored.docs
-        return None if docs is None else Hit(docs, found.deps, stored.blocks)
+        return None if docs is None else Hit(docs, found.deps, stored.blocks, repacked)
 
     def _repacked(self, stored: StoredOutput, asker: Asker) -> tuple[Rendered, ...] | None:
         """The documents of `stored`'s blocks packed under this run's settings, rendered
@@ -82,10 +85,15 @@ class Reuse:
         return rendered(job, packed(unit, self.options))
 
 
-def reused(seq: int, entry: Entry, docs: tuple[Rendered, ...]) -> FileOutcome:
-    """The outcome of a file whose output was found stored."""
+def reused(
+    seq: int, entry: Entry, docs: tuple[Rendered, ...], *, repacked: bool = False
+) -> FileOutcome:
+    """The outcome of a file whose output was found stored (and re-packed, with `repacked`)."""
     count = sum(d.status != "skipped" for d in docs)
-    return FileOutcome(seq=seq, docs=docs, reused=count, in_archive=entry.data is not None)
+    return FileOutcome(
+        seq=seq, docs=docs, reused=count, repacked=count if repacked else 0,
+        in_archive=entry.data is not None,
+    )  # fmt: skip
 
 
 def _stored_size(docs: tuple[Rendered, ...]) -> int:

@@ -73,6 +73,8 @@ class FileOutcome:
     """How many documents were extracted in this run."""
     reused: int = 0
     """How many documents were reused from an earlier run's extraction."""
+    repacked: int = 0
+    """How many of the `reused` were re-packed from their stored blocks."""
     in_archive: bool = False
     """A message split out of an mbox: counted as a document, not as a file."""
     bytes_read: int = 0

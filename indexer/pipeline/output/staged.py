@@ -30,6 +30,7 @@ class Tally:
     bytes_read: int = 0
     extracted_now: int = 0
     reused: int = 0
+    repacked: int = 0
     pages: int = 0
     by_status: dict[str, int] = field(default_factory=dict)
     by_kind: dict[str, int] = field(default_factory=dict)
@@ -43,6 +44,7 @@ class Tally:
         self.bytes_read += outcome.bytes_read
         self.extracted_now += outcome.extracted_now
         self.reused += outcome.reused
+        self.repacked += outcome.repacked
         for doc in outcome.docs:
             self.documents += 1
             self.by_status[doc.status] = self.by_status.get(doc.status, 0) + 1

@@ -30,6 +30,8 @@ class RunSummary:
     """Documents extracted in this run."""
     reused: int
     """Documents whose extraction was reused from an earlier run."""
+    repacked: int = 0
+    """Of the `reused`, those re-packed from their stored blocks (a `[chunking]` change)."""
     by_status: dict[str, int]
     by_kind: dict[str, int]
     changes: dict[str, int]
@@ -52,6 +54,7 @@ def summarize(out: Path, tally: Tally, shards: int, seconds: float) -> RunSummar
         failed=tally.by_status.get("failed", 0),
         extracted=tally.extracted_now,
         reused=tally.reused,
+        repacked=tally.repacked,
         by_status=dict(sorted(tally.by_status.items())),
         by_kind=dict(sorted(tally.by_kind.items())),
         changes=dict(tally.changes),
@@ -70,6 +73,7 @@ def write_report(out: Path, config: Config, tally: Tally, seconds: float, unchan
         "documents": tally.documents,
         "extracted": tally.extracted_now,
         "reused": tally.reused,
+        "repacked": tally.repacked,
         "changes": tally.changes,
         "bytes_read": tally.bytes_read,
         "pages": tally.pages,

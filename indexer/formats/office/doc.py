@@ -31,11 +31,12 @@ from indexer.formats.office.entry import run
 from indexer.formats.office.ole import ole_metadata, open_ole, stream
 from indexer.formats.office.pictures import blips, read_pictures
 
-__all__ = ["LEGACY_WORD", "VERSION", "extract", "read"]
+__all__ = ["LEGACY_WORD", "VERSION", "extract", "legacy_word", "read"]
 
 VERSION = VERSIONS["doc"]  # bumped in indexer/formats/__init__.py
 
-LEGACY_WORD = "legacy binary Word format: convert to .docx"
+LEGACY_WORD = "legacy binary Word format"
+"""The reason code of a Word file older than Word 97: `skipped`, its version in the detail."""
 _ACCEPTS = ("doc",)
 _WORD97 = 193
 """The FIB version (`nFib`) of Word 97, which the piece table layout needs."""
@@ -84,10 +85,21 @@ def _word(ole: Any, prefix: str) -> tuple[bytes, list[int], list[int], bytes]:
     if flags & 0x0100 or flags & 0x8000:  # fEncrypted, fObfuscated
         raise ContainerError(ENCRYPTED)
     if n_fib < _WORD97:
-        raise ContainerError(LEGACY_WORD)
+        raise ContainerError(legacy_word(n_fib))
     table = stream(ole, prefix + ("1Table" if flags & 0x0200 else "0Table"))
     counts, clx, hdd = _fib(word)
     return _piece_text(word, table, clx, sum(counts) + 1), counts, _plc(table, hdd), word
+
+
+def legacy_word(n_fib: int) -> str:
+    """The skip reason of a Word file older than Word 97, naming its version by `nFib`."""
+    if 101 <= n_fib <= 105:
+        version = "Word 6.0/95"
+    elif n_fib <= 45:  # Word for Windows 2.0's FIB, and older
+        version = "Word 2.0 or older"
+    else:  # the betas between Word 95 and Word 97
+        version = "a pre-release of Word 97"
+    return f"{LEGACY_WORD}: {version} (nFib {n_fib}), convert to .docx"
 
 
 def _has_text(sections: list[Section]) -> bool:

@@ -8,7 +8,8 @@ field's begin and separator marks) are dropped and their results kept; table
 cells end with BEL. There are no heading styles here: every paragraph is a plain
 block, `meta` `{"headings": []}`, with `part` on the non-body stories as `docx`
 does. An encrypted document fails with `encrypted`; a Word 6 or Word 95 file (an
-older FIB) is skipped with "legacy binary Word format: convert to .docx".
+older FIB) is skipped with "legacy binary Word format: Word 6.0/95 (nFib 104), convert
+to .docx", the version by its nFib.
 
 A document without text of its own can still show some: a Word document embedded as
 an object (`ObjectPool`) is read, its blocks with `part` `embedded`; else pictures

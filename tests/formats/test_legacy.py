@@ -67,10 +67,15 @@ def test_encrypted_word_documents_fail_as_encrypted(formats: Path) -> None:
         assert (result.status, result.error) == ("failed", "encrypted")
 
 
-def test_word_95_and_older_are_skipped_with_the_convert_reason() -> None:
+def test_word_95_and_older_are_skipped_with_the_convert_reason_naming_the_version() -> None:
     result = indexer.extract("x.doc", doc_file("Old\r", n_fib=104))
-    assert (result.status, result.skipped, result.chunks) == ("skipped", LEGACY_WORD, ())
-    assert LEGACY_WORD == "legacy binary Word format: convert to .docx"
+    assert (result.status, result.chunks) == ("skipped", ())
+    assert result.skipped == "legacy binary Word format: Word 6.0/95 (nFib 104), convert to .docx"
+    assert result.skipped.startswith(LEGACY_WORD + ": ")
+    word2 = indexer.extract("x.doc", doc_file("Old\r", n_fib=45))
+    assert word2.skipped == (
+        "legacy binary Word format: Word 2.0 or older (nFib 45), convert to .docx"
+    )
 
 
 def test_a_wordperfect_file_named_doc_fails_as_unrecognised(formats: Path) -> None:

@@ -186,9 +186,60 @@ def test_a_truncated_workbook_fails_as_corrupt() -> None:
         assert result.status == "failed" and result.error.startswith("corrupt: ")
 
 
-def test_an_excel_4_worksheet_fails_as_unsupported() -> None:
+def test_an_excel_4_worksheet_is_read_through_xlrd() -> None:
     result = _extract("old.xls", _real("tika/testEXCEL_4.xls"))
-    assert result.error == "unsupported: an Excel 4.0 or older worksheet (BIFF2-4)"
+    assert (result.status, len(result.chunks)) == ("ok", 7)
+    assert result.metadata == {
+        "format": "xls", "format_version": "Excel 4.0 (BIFF4)", "sheets": ["Sheet 1"]
+    }  # fmt: skip
+    first = result.chunks[0]
+    assert first.text.startswith(
+        "## Sheet 1\nTable 10 -- Examination Coverage:  Recommended and Average Recommended"
+    )
+    assert first.meta["rows"][0] == 7
+    assert "A: United States, total [2] | B: 168184400 | Returns examined: 815057" in first.text
+
+
+def test_a_built_excel_4_worksheet_reads_and_a_truncated_one_fails_as_corrupt() -> None:
+    data = samples.biff4([["Article", "Prix"], ["Café", 3.5], ["Thé", 2]])
+    result = _extract("b.xls", data)
+    assert [(c.text, c.meta) for c in result.chunks] == [
+        ("## Sheet 1\nArticle | Prix\nArticle: Café | Prix: 3.5\nArticle: Thé | Prix: 2",
+         {"sheet": "Sheet 1", "rows": [2, 3]})
+    ]  # fmt: skip
+    cut = _extract("b.xls", data[:40])
+    assert cut.status == "failed"
+    assert (cut.error or "").startswith("corrupt: an Excel 4.0 (BIFF4) file: ")
+
+
+def test_xlrd_renders_every_real_xls_with_cells_as_calamine_does() -> None:
+    from indexer.formats.sheets import biff
+
+    for name in ("markitdown/test.xls", "tika/testEXCEL_5.xls", "tika/testEXCEL_dateFormats.xls",
+                 "tika/testEXCEL_phonetic.xls", "tika/test-columnar.xls"):  # fmt: skip
+        data = _real(name)
+        sheets = biff.read(data, 10**7)[1]
+        assert "\n\n".join(s.text for s in sheets) == _extract("x.xls", data).text, name
+
+
+def test_an_excel_95_workbook_reads_its_cells() -> None:
+    prices: list[list[samples.Value]] = [["Article", "Prix"], ["Café", 3.5]]
+    data = samples.xls5([("Prix", prices), ("Vide", [])])
+    result = _extract("p.xls", data)
+    assert (result.status, result.metadata["sheets"]) == ("ok", ["Prix"])
+    assert [c.text for c in result.chunks] == ["## Prix\nArticle | Prix\nArticle: Café | Prix: 3.5"]
+    real = _extract("p.xls", _real("tika/testEXCEL_5.xls"))
+    assert "Number: 15 | Square: 225" in real.chunks[0].text
+
+
+def test_an_excel_95_workbook_of_blank_cells_and_a_picture_is_degraded_as_cell_less() -> None:
+    from indexer.formats.sheets import biff
+
+    data = _real("tika/testEXCEL_95.xls")
+    result = _extract("p.xls", data)
+    assert (result.status, [c.text for c in result.chunks]) == ("degraded", ["## Foglio1"])
+    assert result.metadata["notes"] == ["no sheet has a non-empty cell"]
+    assert biff.read(data, 10**7)[1:] == ([], [])  # xlrd finds no value either
 
 
 def test_an_xls_that_is_html_or_tab_separated_text_is_read_as_that() -> None:

@@ -8,7 +8,8 @@ field's begin and separator marks) are dropped and their results kept; table
 cells end with BEL. There are no heading styles here: every paragraph is a plain
 block, `meta` `{"headings": []}`, with `part` on the non-body stories as `docx`
 does. An encrypted document fails with `encrypted`; a Word 6 or Word 95 file (an
-older FIB) is skipped with "legacy binary Word format: convert to .docx".
+older FIB) is skipped with "legacy binary Word format: Word 6.0/95 (nFib 104), convert
+to .docx", the version by its nFib.
 
 A document without text of its own can still show some: a Word document embedded as
 an object (`ObjectPool`) is read, its blocks with `part` `embedded`; else pictures
@@ -31,11 +32,12 @@ from indexer.formats.office.entry import run
 from indexer.formats.office.ole import ole_metadata, open_ole, stream
 from indexer.formats.office.pictures import blips, read_pictures
 
-__all__ = ["LEGACY_WORD", "VERSION", "extract", "read"]
+__all__ = ["LEGACY_WORD", "VERSION", "extract", "legacy_word", "read"]
 
 VERSION = VERSIONS["doc"]  # bumped in indexer/formats/__init__.py
 
-LEGACY_WORD = "legacy binary Word format: convert to .docx"
+LEGACY_WORD = "legacy binary Word format"
+"""The reason code of a Word file older than Word 97: `skipped`, its version in the detail."""
 _ACCEPTS = ("doc",)
 _WORD97 = 193
 """The FIB version (`nFib`) of Word 97, which the piece table layout needs."""
@@ -84,10 +86,21 @@ def _word(ole: Any, prefix: str) -> tuple[bytes, list[int], list[int], bytes]:
     if flags & 0x0100 or flags & 0x8000:  # fEncrypted, fObfuscated
         raise ContainerError(ENCRYPTED)
     if n_fib < _WORD97:
-        raise ContainerError(LEGACY_WORD)
+        raise ContainerError(legacy_word(n_fib))
     table = stream(ole, prefix + ("1Table" if flags & 0x0200 else "0Table"))
     counts, clx, hdd = _fib(word)
     return _piece_text(word, table, clx, sum(counts) + 1), counts, _plc(table, hdd), word
+
+
+def legacy_word(n_fib: int) -> str:
+    """The skip reason of a Word file older than Word 97, naming its version by `nFib`."""
+    if 101 <= n_fib <= 105:
+        version = "Word 6.0/95"
+    elif n_fib <= 45:  # Word for Windows 2.0's FIB, and older
+        version = "Word 2.0 or older"
+    else:  # the betas between Word 95 and Word 97
+        version = "a pre-release of Word 97"
+    return f"{LEGACY_WORD}: {version} (nFib {n_fib}), convert to .docx"
 
 
 def _has_text(sections: list[Section]) -> bool:

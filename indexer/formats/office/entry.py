@@ -38,7 +38,7 @@ def run(
         with gc_paused():  # parsers make many acyclic objects: collections only cost
             doc = reader(data, opts)
     except ContainerError as exc:
-        if exc.reason in SKIPPED:  # a format we know and do not read: no failure
+        if exc.reason.startswith(SKIPPED):  # a format we know and do not read: no failure
             return Extracted(kind=kind, text="", skipped=exc.reason)
         return failed(kind, exc.reason)
     except RecursionError:
@@ -46,8 +46,9 @@ def run(
     return _assemble(kind, doc, opts)
 
 
-SKIPPED = frozenset({"legacy binary Word format: convert to .docx"})
-"""Reasons that make a document `skipped` rather than `failed`: known, not readable here."""
+SKIPPED = ("legacy binary Word format:",)
+"""Reason codes that make a document `skipped` rather than `failed`: known, not readable
+here (the detail after the code names the version)."""
 
 _UNKNOWN = {"zip": "corrupt: not a {kind} file (a ZIP of no known kind)",
             "ole": "corrupt: not a {kind} file (an OLE file of no known kind)",

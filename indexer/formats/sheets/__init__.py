@@ -17,7 +17,7 @@ from __future__ import annotations
 import io
 import zipfile
 import zlib
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +35,7 @@ from indexer.formats.office.odf import properties
 from indexer.formats.office.ooxml import core_properties
 from indexer.formats.office.sniff import sniff
 from indexer.formats.sheets.props import ole_workbook
-from indexer.formats.sheets.rows import SheetText, group, render
+from indexer.formats.sheets.rows import SheetText, cut_note, group, render
 
 if TYPE_CHECKING:
     from indexer.formats.sheets.xlsxscan import Scan
@@ -61,7 +61,7 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
     if form in ("html", "xml", "text"):  # web applications' "Excel" exports
         return _delegated("csv" if form == "text" else "html", data, path, options)
     if form == "biff4":
-        return failed(KIND, "unsupported: an Excel 4.0 or older worksheet (BIFF2-4)")
+        return _old_worksheet(data, options)
     if form not in ("zip", "ole"):
         return failed(KIND, "corrupt: not a workbook (no ZIP or OLE container)")
     try:
@@ -71,7 +71,21 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
         return failed(KIND, exc.reason)
     except Exception as exc:  # a damaged container can fail anywhere in zipfile or calamine
         return failed(KIND, f"corrupt: {type(exc).__name__}: {exc}"[:300])
-    return _assemble(book, sheets, notes, options)
+    names = [str(name) for name in book.reader.sheet_names]
+    return _assemble(Found(book.form, book.props, names, sheets, notes), options)
+
+
+def _old_worksheet(data: bytes, options: Options) -> Extracted:
+    """An Excel 2.x-4.0 worksheet, which calamine cannot read, through xlrd (`sheets.biff`)."""
+    from indexer.formats.sheets import biff
+
+    try:
+        names, sheets, notes = biff.read(data, options.max_sheet_cells)
+    except ContainerError as exc:
+        return failed(KIND, exc.reason)
+    return _assemble(
+        Found("xls", {"format_version": biff.biff_version(data)}, names, sheets, notes), options
+    )
 
 
 def _delegated(form: str, data: bytes, path: str, options: Options) -> Extracted:
@@ -127,7 +141,7 @@ class _Book:
             named = set(self.scan.parts.values())
             for part, cut in sorted(self.scan.cuts.items()):
                 if part not in named:
-                    notes.append(_cut_note(part, cut.rows, cut.cells, self.max_cells))
+                    notes.append(cut_note(part, cut.rows, cut.cells, self.max_cells))
         return rendered, notes
 
     def _render(self, name: str, sheet: Any, notes: list[str]) -> SheetText | None:
@@ -136,10 +150,10 @@ class _Book:
         cut = scan.cuts.get(part) if scan else None
         rows = sheet.height
         if cut is not None:
-            notes.append(_cut_note(name, cut.rows, cut.cells, self.max_cells))
+            notes.append(cut_note(name, cut.rows, cut.cells, self.max_cells))
         elif sheet.height * sheet.width > self.max_cells:
             rows = max(1, self.max_cells // sheet.width)
-            notes.append(_cut_note(name, rows, sheet.height * sheet.width, self.max_cells))
+            notes.append(cut_note(name, rows, sheet.height * sheet.width, self.max_cells))
         start = sheet.start
         if start is None:
             return None
@@ -147,12 +161,6 @@ class _Book:
         # The reader's rows start at the sheet's first row, empty up to its first cell.
         numbered = enumerate(islice(sheet.iter_rows(), start[0] + rows), start=1)
         return render(name, numbered, start[1], sheet.merged_cell_ranges or [], errors)
-
-
-def _cut_note(name: str, rows: int, cells: int, cap: int) -> str:
-    if not rows:
-        return f"sheet {name!r} dropped: its cells lie beyond its rows (about {cells} cells)"
-    return f"sheet {name!r} cut to its first {rows} rows: about {cells} cells, over {cap}"
 
 
 def _open_zip(data: bytes, options: Options) -> tuple[str, dict[str, str], Scan | None]:
@@ -203,23 +211,33 @@ def _guarded(call: Any, *args: Any) -> Any:
         raise ContainerError(f"corrupt: {str(exc).strip()[:200] or type(exc).__name__}") from None
 
 
-def _assemble(
-    book: _Book, sheets: list[SheetText], notes: list[str], options: Options
-) -> Extracted:
-    metadata: dict[str, Any] = {"format": book.form, **book.props}
-    metadata["sheets"] = [sheet.name for sheet in sheets]
-    if notes:
-        metadata["notes"] = notes
-    if not sheets:
-        return _without_cells(book, metadata)
-    chunks = tuple(chunk for sheet in sheets for chunk in group(sheet, options))
-    text = "\n\n".join(sheet.text for sheet in sheets)
-    return Extracted(kind=KIND, text=text, chunks=chunks, degraded=bool(notes), metadata=metadata)
+@dataclass(frozen=True, slots=True)
+class Found:
+    """What a reader found in a workbook: its format, properties, every sheet's name,
+    the non-empty sheets rendered and notes on what was cut or lost."""
+
+    form: str
+    props: dict[str, str]
+    names: list[str]
+    sheets: list[SheetText]
+    notes: list[str]
 
 
-def _without_cells(book: _Book, metadata: dict[str, Any]) -> Extracted:
+def _assemble(found: Found, options: Options) -> Extracted:
+    metadata: dict[str, Any] = {"format": found.form, **found.props}
+    metadata["sheets"] = [sheet.name for sheet in found.sheets]
+    if found.notes:
+        metadata["notes"] = found.notes
+    if not found.sheets:
+        return _without_cells(found.names, metadata)
+    chunks = tuple(chunk for sheet in found.sheets for chunk in group(sheet, options))
+    text = "\n\n".join(sheet.text for sheet in found.sheets)
+    degraded = bool(found.notes)
+    return Extracted(kind=KIND, text=text, chunks=chunks, degraded=degraded, metadata=metadata)
+
+
+def _without_cells(names: list[str], metadata: dict[str, Any]) -> Extracted:
     """A workbook with no cell text (charts, text boxes, embedded files): its sheet names."""
-    names = [str(name) for name in book.reader.sheet_names]
     if not names:
         return failed(KIND, "corrupt: a workbook without sheets")
     metadata["notes"] = [*metadata.get("notes", ()), "no sheet has a non-empty cell"]

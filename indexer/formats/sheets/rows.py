@@ -192,6 +192,13 @@ class _Labels:
         return [named[i] if i < len(named) else column_letters(self.col0 + i) for i in range(width)]
 
 
+def cut_note(name: str, rows: int, cells: int, cap: int) -> str:
+    """The note on a sheet cut to `rows` rows (dropped, at 0) for passing `cap` cells."""
+    if not rows:
+        return f"sheet {name!r} dropped: its cells lie beyond its rows (about {cells} cells)"
+    return f"sheet {name!r} cut to its first {rows} rows: about {cells} cells, over {cap}"
+
+
 def group(sheet: SheetText, options: Options) -> Iterator[Chunk]:
     """The sheet's chunks: its header block, then up to `rows_per_chunk` records each.
 

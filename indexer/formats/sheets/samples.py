@@ -1,16 +1,19 @@
 """Small valid workbooks built in code: the conformance corpus's and the tests' samples.
 
 `xlsx` writes SpreadsheetML by hand (shared strings, a date style, error cells,
-merged ranges, document properties); `ods` writes OpenDocument. Both are
-deterministic: fixed member order and timestamps.
+merged ranges, document properties); `ods` writes OpenDocument; `xls5` and `biff4`
+write the legacy Excel 5.0/95 and 4.0 record streams. All are deterministic: fixed
+member order and timestamps.
 """
 
 from __future__ import annotations
 
 import datetime
+import struct
 from collections.abc import Sequence
 from xml.sax.saxutils import escape, quoteattr
 
+from indexer.formats.office.ole_samples import ole_file
 from indexer.formats.office.samples import zip_package
 
 Value = str | int | float | bool | datetime.date | None
@@ -211,3 +214,49 @@ def ods(sheets: Sequence[Sheet], props: dict[str, str] | None = None) -> bytes:
             f"{tables}</office:spreadsheet></office:body></office:document-content>"
         ).encode()),
     ]))  # fmt: skip
+
+
+def _record(kind: int, body: bytes) -> bytes:
+    return struct.pack("<HH", kind, len(body)) + body
+
+
+def _biff_cells(rows: Sequence[Sequence[Value]]) -> bytes:
+    """LABEL and NUMBER records (as BIFF3 to BIFF5 write them) of text and number cells."""
+    cells = bytearray()
+    for r, row in enumerate(rows):
+        for c, value in enumerate(row):
+            if isinstance(value, str):
+                text = value.encode("cp1252")
+                cells += _record(0x0204, struct.pack("<HHHH", r, c, 15, len(text)) + text)
+            elif isinstance(value, int | float) and not isinstance(value, bool):
+                cells += _record(0x0203, struct.pack("<HHHd", r, c, 15, float(value)))
+    return bytes(cells)
+
+
+def biff4(rows: Sequence[Sequence[Value]]) -> bytes:
+    """An Excel 4.0 worksheet (a bare BIFF4 record stream) of text and number cells."""
+    bof = _record(0x0409, struct.pack("<HHH", 0, 0x0010, 0))
+    xfs = _record(0x0443, bytes(12)) * 16  # the General format's, as the cells' XF 15 needs
+    return bof + xfs + _biff_cells(rows) + _record(0x000A, b"")
+
+
+def xls5(sheets: Sequence[Sheet]) -> bytes:
+    """An Excel 5.0/95 workbook (BIFF5: a `Book` stream in an OLE file), code page 1252,
+    of text and number cells."""
+    bodies = [_bof5(0x0010) + _biff_cells(rows) + _record(0x000A, b"") for _, rows in sheets]
+    xfs = b"".join(
+        _record(0x00E0, struct.pack("<8H", 0, 0, 0xFFF5 if i < 15 else 1, 0x20, 0, 0, 0, 0))
+        for i in range(16)
+    )  # 15 style XFs and the cells' XF 15, as every workbook has
+    head = _bof5(0x0005) + _record(0x0042, struct.pack("<H", 1252)) + xfs
+    names = [name.encode("cp1252") for name, _ in sheets]
+    position = len(head) + sum(4 + 7 + len(name) for name in names) + 4
+    bound = bytearray()
+    for name, body in zip(names, bodies, strict=True):
+        bound += _record(0x0085, struct.pack("<IHB", position, 0, len(name)) + name)
+        position += len(body)
+    return ole_file({"Book": head + bound + _record(0x000A, b"") + b"".join(bodies)})
+
+
+def _bof5(kind: int) -> bytes:
+    return _record(0x0809, struct.pack("<HHHH", 0x0500, kind, 0x096C, 1993))

@@ -619,3 +619,24 @@ def test_encoded_word_pattern_is_the_stdlib_one() -> None:
     stdlib = email.header.ecre  # type: ignore[attr-defined]
     assert _ENCODED_WORD.flags == stdlib.flags & ~re.VERBOSE
     assert _ENCODED_WORD.pattern == re.sub(r"\s+|#.*", "", stdlib.pattern)
+
+
+NUL_CHARSETS = (
+    b"From: a@example.com\r\nSubject: s\r\nMIME-Version: 1.0\r\n"
+    b'Content-Type: multipart/mixed; boundary="XX"\r\n\r\n--XX\r\n'
+    b'Content-Type: text/plain; charset="utf\x00-8"\r\n\r\nCaf\xc3\xa9 numbers\r\n--XX\r\n'
+    b'Content-Type: application/octet-stream; charset="x\x00y"\r\n'
+    b'Content-Disposition: attachment; filename="a.txt"\r\n\r\nr\xc3\xa9sum\xc3\xa9\r\n--XX--\r\n'
+)
+"""A damaged mail (found by test_mutants): 8-bit parts whose charset parameter holds a
+NUL, which makes the email package's get_payload() raise ValueError."""
+
+
+def test_a_charset_parameter_with_a_nul_neither_raises_nor_loses_the_body_or_attachment() -> None:
+    from indexer.formats.eml.mime import iter_attachments, parse_message
+
+    result = indexer.extract("damaged.eml", NUL_CHARSETS)
+    assert result.error is None
+    assert "Café numbers" in [c.text for c in result.chunks]
+    attached = list(iter_attachments(parse_message(NUL_CHARSETS)))
+    assert [a.data for a in attached] == ["résumé".encode()]  # the bytes as sent

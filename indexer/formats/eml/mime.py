@@ -100,10 +100,13 @@ def walk(message: Message) -> Iterator[tuple[Message, Leaf | None]]:
     stack = [message]
     while stack:
         part = stack.pop()
-        payload = part.get_payload()
         content_type = part.get_content_type()
-        if isinstance(payload, list) and not content_type.startswith("message/"):
-            stack.extend(p for p in reversed(payload) if isinstance(p, Message))
+        # is_multipart first: get_payload() of 8-bit text decodes it by its charset
+        # parameter, and raises ValueError when a damaged one holds a NUL.
+        if part.is_multipart() and not content_type.startswith("message/"):
+            parts = part.get_payload()
+            assert isinstance(parts, list)  # is_multipart() says so
+            stack.extend(p for p in reversed(parts) if isinstance(p, Message))
             continue
         yield part, _leaf(part, content_type)
 
@@ -198,13 +201,14 @@ def iter_attachments(message: Message) -> Iterator[Attachment]:
 
 
 def _attachment_bytes(part: Message) -> bytes:
-    payload = part.get_payload()
-    if not isinstance(payload, list):
+    if not part.is_multipart():
         try:
             data = part.get_payload(decode=True)
         except Exception:  # a broken transfer encoding: keep the bytes as sent
             data = None
-        return data if isinstance(data, bytes) else str(payload).encode("utf-8", "surrogateescape")
+        raw = part.__dict__["_payload"]  # as stored: see `walk` on get_payload()
+        return data if isinstance(data, bytes) else str(raw).encode("utf-8", "surrogateescape")
+    payload = part.get_payload()
     # The enclosed message(s), as they were sent: compat32 writes raw bytes back unchanged.
     data = b"\n".join(_message_bytes(inner) for inner in payload if isinstance(inner, Message))
     encoding = str(part.get("content-transfer-encoding", "")).strip().lower()

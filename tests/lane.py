@@ -14,6 +14,9 @@ FULL = settings.default.max_examples
 """Hypothesis's own default: what a test without a count runs in the full suite."""
 
 settings.register_profile("lane", max_examples=FULL // 4)
+settings.register_profile("ci", derandomize=True, database=None)
+"""CI (`.ci/run`): every example, the same ones for the same commit; a developer's
+runs draw new ones each time, and a failure they find is pinned as a test."""
 
 
 def choose(config: pytest.Config) -> None:

@@ -28,7 +28,6 @@ from indexer.pipeline.extract.tasks import (
 )
 from indexer.pipeline.extract.timed import extract_timed
 from indexer.pipeline.incremental.keys import CacheKeys
-from indexer.pipeline.incremental.limits import limits_dep
 from indexer.pipeline.output.units import Unit
 from indexer.procpool.pool import WorkerPool
 from indexer.procpool.worker import Shared
@@ -58,7 +57,7 @@ class PoolCalls:
         self._shared = (Shared(self.options), Shared(registry), Shared(self.keys.digests))
         """The arguments every call passes, pickled once (see `Shared`)."""
         self.pending = PendingChildren(config, registry, pools, self._shared, self.keys.digests)
-        self._limits = limits_dep(config)
+        self._limits = self.keys.limits_dep()
 
     async def extract(self, jobs: list[Job], on_isolated: OnIsolated) -> list[Finished]:
         """Extract `jobs`; return their complete results in order. Each isolated call's

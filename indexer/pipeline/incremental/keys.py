@@ -57,6 +57,11 @@ class CacheKeys:
         raw += f"\npacking={self.tag}"
         return hashlib.sha256(raw.encode()).hexdigest()
 
+    def limits_dep(self) -> str:
+        """What a general worker's output depends on when its limits made it fail: a
+        dependency in the form of a cache key, checked by `current` like an attachment's."""
+        return cache_key("limits", LIMITS, self.digests[LIMITS])
+
     def current(self, deps: tuple[str, ...]) -> bool:
         """True when every attachment of a stored mail was extracted under today's key."""
         for dep in deps:

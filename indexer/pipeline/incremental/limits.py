@@ -4,7 +4,7 @@ An isolated extractor's cache keys hold its limits (`--timeout`, `--max-memory`)
 changing them re-extracts what failed under them. A general extractor's keys do not:
 the limits rarely decide its output, and they would re-extract every text file when
 they change. Its output that the limits did decide (`out_of_memory`, `timeout`,
-`crashed`) instead records them as a dependency (`limits_dep`, added by `extract.calls`),
+`crashed`) instead records them as a dependency (`CacheKeys.limits_dep`, added by `extract.calls`),
 `LIMITS` in `CacheKeys.digests`: such a stored failure is reused only while the
 limits are the same.
 """
@@ -35,9 +35,3 @@ def general_limits(config: Config) -> str:
     """The limits of a call to a general worker: its timeout and memory cap."""
     memory_mb = general_memory_mb(config.max_file_bytes, config.max_memory_mb)
     return f"{config.timeout:g}s/{memory_mb}MB"
-
-
-def limits_dep(config: Config) -> str:
-    """What a general worker's output depends on when its limits made it fail: a
-    dependency in the form of a cache key (see `CacheKeys.current`)."""
-    return f"limits:{LIMITS}:{general_limits(config)}"

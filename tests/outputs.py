@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 
 def committed(out: Path) -> dict[str, bytes]:
@@ -22,6 +24,16 @@ def document_lines(out: Path) -> list[bytes]:
         for path in sorted(out.glob("documents-*.ndjson"))
         for line in path.read_bytes().splitlines()
     ]
+
+
+def document_records(out: Path) -> list[dict[str, Any]]:
+    """Every document record of `out`, parsed, in walk order."""
+    return [json.loads(line) for line in document_lines(out)]
+
+
+def documents(out: Path) -> dict[str, dict[str, Any]]:
+    """The document records of `out`, by path."""
+    return {record["path"]: record for record in document_records(out)}
 
 
 def write_notes(root: Path) -> None:

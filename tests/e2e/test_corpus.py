@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from outputs import document_lines
+from outputs import document_records
 
 import indexer
 from indexer._text import decode
@@ -38,7 +38,7 @@ def corpus_run(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_every_corpus_file_is_accounted_for_once(corpus: Path, corpus_run: Path) -> None:
-    docs = [json.loads(x) for x in document_lines(corpus_run)]
+    docs = document_records(corpus_run)
     paths = [d["path"] for d in docs]
     on_disk = {p.relative_to(corpus).as_posix() for p in corpus.rglob("*") if p.is_file()}
     assert len(paths) == len(set(paths))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import hostile
 import pytest
-from outputs import document_lines
+from outputs import document_records
 
 import indexer
 from indexer._corpusgen import write_corpus
@@ -22,10 +22,6 @@ from indexer.config import Config
 from indexer.registry import default_registry
 
 OUTPUT_FILES = ("manifest.json", "documents-00000.ndjson")
-
-
-def _documents(out: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for line in document_lines(out)]
 
 
 def _committed(out: Path) -> dict[str, str]:
@@ -61,7 +57,7 @@ def first_run(tree: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_every_walked_path_has_exactly_one_document_in_walk_order(
     tree: Path, first_run: Path
 ) -> None:
-    docs = _documents(first_run)
+    docs = document_records(first_run)
     paths = [d["path"] for d in docs]
     on_disk = sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*") if p.is_file())
     assert sorted(paths, key=lambda p: str(p).encode()) == paths
@@ -83,7 +79,7 @@ def test_every_walked_path_has_exactly_one_document_in_walk_order(
 
 def test_chunk_records_match_documents_and_keep_invariants(first_run: Path) -> None:
     manifest = json.loads((first_run / "manifest.json").read_bytes())
-    docs = {d["path"]: d for d in _documents(first_run)}
+    docs = {d["path"]: d for d in document_records(first_run)}
     seen: dict[str, int] = {}
     for shard in manifest["shards"]:
         data = (first_run / shard["name"]).read_bytes()
@@ -112,7 +108,7 @@ def test_output_is_byte_identical_with_one_worker(
     assert _committed(out) == _committed(first_run)
     assert not (out / ".staging").exists()
     report = json.loads((out / "run.json").read_bytes())
-    assert report["files"] == len(_documents(out)) and report["seconds"] > 0
+    assert report["files"] == len(document_records(out)) and report["seconds"] > 0
 
 
 def test_shards_load_in_duckdb_with_the_manifest_counts(first_run: Path) -> None:
@@ -148,7 +144,7 @@ def test_hostile_isolated_extractors_fail_only_their_own_documents(tmp_path: Pat
     out = tmp_path / "out"
     config = Config(workers=2, pdf_workers=2, timeout=6, max_memory_mb=400, max_failures=10)
     summary = indexer.run(source, out, config, registry=registry)
-    docs = {d["path"]: d for d in _documents(out)}
+    docs = {d["path"]: d for d in document_records(out)}
     assert {p: (docs[p]["status"], docs[p]["reason"]) for p in ("a.segv", "b.hang", "c.oom")} == {
         "a.segv": ("failed", "crashed"),
         "b.hang": ("failed", "timeout"),
@@ -276,7 +272,7 @@ def test_a_killed_run_leaves_the_previous_output_intact(
     assert _committed(out) == before
     assert not (out / ".commit.json").exists()
     indexer.run(source, out, Config(workers=2, pdf_workers=2))
-    assert len(_documents(out)) == 80
+    assert len(document_records(out)) == 80
 
 
 def test_fifo_symlinks_and_odd_names_each_get_a_record(tmp_path: Path) -> None:
@@ -298,7 +294,7 @@ def test_fifo_symlinks_and_odd_names_each_get_a_record(tmp_path: Path) -> None:
     (source / "huge.txt").write_bytes(b"x" * 5000)
     out = tmp_path / "out"
     indexer.run(source, out, Config(workers=2, pdf_workers=1, max_file_bytes=4096))
-    docs = {d["path"]: (d["status"], d["reason"]) for d in _documents(out)}
+    docs = {d["path"]: (d["status"], d["reason"]) for d in document_records(out)}
     assert docs.pop("real.txt") == ("ok", None)
     assert docs.pop("alias.txt") == ("ok", None)
     assert docs.pop("pipe.txt") == ("skipped", "not_regular_file")

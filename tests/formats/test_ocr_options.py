@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 import scanmaker
-from outputs import document_lines
+from outputs import documents
 from PIL import Image
 
 from indexer.cli import main
@@ -59,7 +58,7 @@ def test_the_ocr_flag_turns_ocr_off_for_a_run(tmp_path: Path) -> None:
     out = tmp_path / "out"
     args = ["run", str(source), "--out", str(out), "--ocr", "off", "--quiet", "--max-failures", "1"]
     assert main(args) == 0
-    docs = {d["path"]: d for d in map(json.loads, document_lines(out))}
+    docs = documents(out)
     assert (docs["scan.pdf"]["status"], docs["scan.pdf"]["reason"]) == ("failed", "no text layer")
     assert (docs["photo.png"]["status"], docs["photo.png"]["reason"]) == ("skipped", "OCR is off")
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from outputs import document_lines
+from outputs import document_records
 from sharedfiles import NO_FORMATS, SHARED, or_skip
 
 import indexer
@@ -128,7 +127,7 @@ def test_every_real_rtf_gives_one_record_through_the_isolated_pool(tmp_path: Pat
         shutil.copyfile(path, source / f"{path.parent.name}-{path.name}")
     out = tmp_path / "out"
     indexer.run(source, out, Config(workers=1, pdf_workers=2, max_failures=10))
-    docs = [json.loads(line) for line in document_lines(out)]
+    docs = document_records(out)
     assert sorted(d["path"] for d in docs) == sorted(f"{p.parent.name}-{p.name}" for p in files)
     assert {(d["status"], d["reason"]) for d in docs} == {("ok", None), ("failed", "no text")}
     assert {d["kind"] for d in docs} == {"rtf"}

@@ -6,7 +6,8 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
-from zips import documents, zip_of
+from outputs import documents
+from zips import zip_of
 
 import indexer
 from indexer._samples import minimal_pdf

@@ -12,7 +12,8 @@ from typing import Any
 
 import hostile
 import pytest
-from zips import documents, zip_of
+from outputs import documents
+from zips import zip_of
 
 import indexer
 from indexer._samples import minimal_pdf

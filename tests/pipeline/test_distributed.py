@@ -23,7 +23,7 @@ import dask
 import hostile
 import pytest
 from distributed import Client, LocalCluster
-from outputs import document_lines
+from outputs import document_records
 
 import indexer
 from indexer._corpusgen import write_corpus
@@ -108,7 +108,7 @@ def test_dask_output_equals_the_local_engines_byte_for_byte(tmp_path: Path) -> N
     layout = ".current/.layout.ndjson"  # what the next run links unchanged shards by
     assert (tmp_path / "dask" / layout).read_bytes() == (tmp_path / "local" / layout).read_bytes()
     assert dask.shards == local.shards > dask.files // 16 + 1  # cuts inside partitions
-    docs = _documents(tmp_path / "dask")
+    docs = document_records(tmp_path / "dask")
     assert sum(str(d["path"]).startswith("archive.mbox#") for d in docs) == 40
     crashed = [d for d in docs if d["path"] == "crash.segv"]
     assert crashed[0]["status"] == "failed" and crashed[0]["reason"] == "crashed"
@@ -121,10 +121,6 @@ def _message(i: int) -> bytes:
         f"From a@example.com Mon Jan  1 10:00:00 2024\nFrom: a@example.com\n"
         f"Subject: note {i}\nMessage-ID: <{i}@example.com>\n\nBody of note {i}.\n\n"
     ).encode()
-
-
-def _documents(out: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in document_lines(out)]
 
 
 def test_a_worker_killed_mid_partition_changes_nothing_in_the_output(
@@ -275,7 +271,7 @@ def test_an_unchanged_tree_after_a_dask_run_needs_no_cluster(
     # The local engine links the dask output's unchanged shards through its layout.
     assert first.shards >= 2
     inode = (out / "chunks-00000.ndjson").stat().st_ino
-    last = source / _documents(out)[-1]["path"]  # in the last shard
+    last = source / document_records(out)[-1]["path"]  # in the last shard
     last.write_bytes(last.read_bytes() + b"\nOne more line.\n")
     local = Config(workers=2, pdf_workers=2, shard_files=2)
     indexer.run(source, out, local)

@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from outputs import committed, document_lines
+from outputs import committed, document_lines, document_records, documents
 
 import indexer
 from indexer._corpusgen import write_corpus
@@ -298,7 +298,7 @@ def test_a_crash_is_recorded_alike_whether_the_worker_or_the_run_read_the_file(
     second = indexer.run(source, out, config, registry=registry)  # the crash was not stored
     assert (first.failed, second.failed, second.extracted) == (1, 1, 1)
     assert committed(out) == before
-    docs = [json.loads(x) for x in document_lines(out)]
+    docs = document_records(out)
     assert [(d["path"], d["reason"], bool(d["sha256"])) for d in docs] == [
         ("bad.segv", "crashed", True),
         ("note.txt", None, True),
@@ -617,7 +617,7 @@ def test_a_file_skipped_once_and_readable_again_is_extracted_as_a_fresh_run_woul
         patch.setattr(os, "access", access)
         indexer.run(source, out, CONFIG)
     rel = text.relative_to(source).as_posix()
-    docs = {d["path"]: d for d in map(json.loads, document_lines(out))}
+    docs = documents(out)
     assert (docs[rel]["status"], docs[rel]["reason"]) == ("skipped", "unreadable")
     again = indexer.run(source, out, CONFIG)
     assert _report(out)["unchanged"] is False

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
-from outputs import document_lines
+from outputs import document_records
 from sharedfiles import SHARED
 
 import indexer
@@ -18,10 +16,6 @@ from indexer.config import Config
 PST = SHARED / "formats" / "tika" / "testPST.pst"
 CONFIG = Config(workers=1, pdf_workers=1, max_failures=100)
 FOLDER = "Début du fichier de données Outlook"
-
-
-def _docs(out: Path) -> list[dict[str, Any]]:
-    return [json.loads(x) for x in document_lines(out)]
 
 
 @pytest.fixture
@@ -35,7 +29,7 @@ def test_a_pst_gives_one_document_per_message_in_folder_order(pst: Path, tmp_pat
     (tmp_path / "src").mkdir()
     shutil.copy(pst, tmp_path / "src" / "box.pst")
     indexer.run(tmp_path / "src", tmp_path / "out", CONFIG)
-    docs = _docs(tmp_path / "out")
+    docs = document_records(tmp_path / "out")
     assert (docs[0]["path"], docs[0]["kind"], docs[0]["status"]) == ("box.pst", "pst", "ok")
     messages = [d for d in docs if d["path"].count("#") == 1]
     assert [d["path"] for d in messages] == [f"box.pst#{FOLDER}/{n}" for n in range(1, 8)]
@@ -53,7 +47,7 @@ def test_bytes_that_are_no_mailbox_give_one_unreadable_record(tmp_path: Path) ->
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "fake.pst").write_bytes(b"!BDN" + os.urandom(4096))
     indexer.run(tmp_path / "src", tmp_path / "out", CONFIG)
-    docs = _docs(tmp_path / "out")
+    docs = document_records(tmp_path / "out")
     assert [(d["path"], d["status"]) for d in docs] == [
         ("fake.pst", "ok"),
         ("fake.pst#1", "skipped"),
@@ -69,7 +63,7 @@ def test_a_damaged_pst_never_takes_the_run_down(pst: Path, tmp_path: Path) -> No
     (tmp_path / "src" / "damaged.pst").write_bytes(bytes(data))
     (tmp_path / "src" / "after.txt").write_bytes(b"Still indexed.\n")
     indexer.run(tmp_path / "src", tmp_path / "out", CONFIG)
-    docs = {d["path"]: d for d in _docs(tmp_path / "out")}
+    docs = {d["path"]: d for d in document_records(tmp_path / "out")}
     assert docs["damaged.pst"]["status"] == "ok" and docs["after.txt"]["status"] == "ok"
     inside = [d for p, d in docs.items() if p.startswith("damaged.pst#")]
     assert inside and all(d["status"] in ("ok", "skipped", "degraded", "empty") for d in inside)

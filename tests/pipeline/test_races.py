@@ -14,7 +14,7 @@ from pathlib import Path
 import anyio
 import hostile
 import pytest
-from outputs import committed, document_lines
+from outputs import committed, document_records
 
 import indexer
 from indexer.config import Config
@@ -42,10 +42,6 @@ while not os.path.exists(os.path.join(root, "..", "stop")):
 """
 
 
-def documents(out: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for line in document_lines(out)]
-
-
 @pytest.mark.slow  # whole runs beside a rewriting process
 def test_files_rewritten_during_a_run_leave_no_trace_once_the_tree_is_quiet(
     tmp_path: Path,
@@ -63,7 +59,7 @@ def test_files_rewritten_during_a_run_leave_no_trace_once_the_tree_is_quiet(
     try:
         for _ in range(3):  # the first run's workers read; the later ones read in the run
             indexer.run(source, out, CONFIG)
-            for doc in documents(out):  # the size of what was read, whenever it was read
+            for doc in document_records(out):  # the size of what was read, whenever it was read
                 assert doc["bytes"] == SIZES[str(doc["sha256"])], doc
     finally:
         (tmp_path / "stop").touch()
@@ -72,7 +68,7 @@ def test_files_rewritten_during_a_run_leave_no_trace_once_the_tree_is_quiet(
     again = tmp_path / "fresh"
     indexer.run(source, again, CONFIG)
     assert committed(out) == committed(again)
-    for doc in documents(out):
+    for doc in document_records(out):
         assert doc["bytes"] == (source / str(doc["path"])).stat().st_size
 
 
@@ -91,7 +87,7 @@ def test_a_file_deleted_between_the_walk_and_the_read_is_skipped_as_vanished(
     out = tmp_path / "out"
     summary = indexer.run(source, out, CONFIG, registry=registry)
     assert summary.failed == 0
-    assert [(d["path"], d["status"], d["reason"]) for d in documents(out)] == [
+    assert [(d["path"], d["status"], d["reason"]) for d in document_records(out)] == [
         ("a.remove", "ok", None),
         ("b.txt", "skipped", "vanished"),
     ]
@@ -123,7 +119,7 @@ def test_a_stored_output_whose_size_disagrees_with_the_bytes_read_is_not_reused(
     state.close()
     os.utime(note, ns=(1, 1))  # read again, found by its content's key
     indexer.run(source, out, CONFIG)
-    assert [d["bytes"] for d in documents(out)] == [15]
+    assert [d["bytes"] for d in document_records(out)] == [15]
 
 
 def test_a_file_that_cannot_be_read_leaves_nothing_another_path_with_its_content_could_take(
@@ -140,7 +136,7 @@ def test_a_file_that_cannot_be_read_leaves_nothing_another_path_with_its_content
     assert [json.loads(d.line)["reason"] for d in outcome.docs] == ["vanished"]
     (source / "copy.txt").write_bytes(b"the same words\n")
     indexer.run(source, out, changed)
-    assert [(d["path"], d["status"]) for d in documents(out)] == [("copy.txt", "ok")]
+    assert [(d["path"], d["status"]) for d in document_records(out)] == [("copy.txt", "ok")]
 
 
 async def _process(config: Config, entry: Entry, state_file: Path) -> FileOutcome:

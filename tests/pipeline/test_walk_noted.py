@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from outputs import committed, document_lines
+from outputs import committed, documents
 
 import indexer
 from indexer.config import Config
@@ -87,7 +86,7 @@ def test_a_noted_file_rewritten_as_binary_is_sniffed_again_and_skipped(tmp_path:
     victim.write_bytes(BINARY)
     os.utime(victim, ns=(victim.stat().st_atime_ns, victim.stat().st_mtime_ns + 10**9))
     indexer.run(source, out, CONFIG)
-    docs = {d["path"]: d for d in map(json.loads, document_lines(out))}
+    docs = documents(out)
     assert (docs["notes/n2.txt"]["status"], docs["notes/n1.txt"]["status"]) == ("skipped", "ok")
     fresh = tmp_path / "fresh"
     indexer.run(source, fresh, CONFIG)

@@ -119,10 +119,7 @@ def test_an_output_cut_every_shard_files_entries_is_re_cut_on_the_next_run(
 
 
 def _entries(rels: list[str]) -> list[Entry]:
-    return [
-        Entry(rel=r, path=r.encode(), size=0, mtime_ns=0, inode=0, device=0, skip=None)
-        for r in rels
-    ]
+    return [Entry(rel=r, path=r.encode(), size=0, version="", skip=None) for r in rels]
 
 
 def _starts(rels: list[str], config: Config) -> list[str]:

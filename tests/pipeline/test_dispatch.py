@@ -16,6 +16,7 @@ from indexer.pipeline.engines.context import RunContext
 from indexer.pipeline.engines.local import stage
 from indexer.pipeline.engines.window import EARLY_BYTES, Window
 from indexer.pipeline.output.records import FileOutcome, Rendered
+from indexer.pipeline.walk.source import LocalFolder
 from indexer.registry import default_registry
 
 _PDF = next(make for _, ext, make in MAKERS if ext == "pdf")
@@ -39,7 +40,7 @@ def _run(src: Path, staging: Path, window: int) -> tuple[list[tuple[str, Any]], 
     staging.mkdir()
     config = Config(workers=1, pdf_workers=1, window=window, batch_files=4)
     ctx = RunContext(
-        source=src, staging=staging, config=config, registry=default_registry(),
+        source=LocalFolder(src), staging=staging, config=config, registry=default_registry(),
         on_progress=_note(events),
     )  # fmt: skip
     anyio.run(stage, ctx)

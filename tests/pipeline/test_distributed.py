@@ -40,6 +40,7 @@ from indexer.pipeline.engines.dask.worker import (
 from indexer.pipeline.engines.entries import walk_entries
 from indexer.pipeline.incremental.state import State
 from indexer.pipeline.run.runner import RunSummary
+from indexer.pipeline.walk.source import LocalFolder
 from indexer.registry import Registry, default_registry
 
 pytestmark = pytest.mark.slow  # every test starts a local dask cluster
@@ -415,9 +416,9 @@ def test_a_partition_joins_the_drivers_state_run_only_on_the_drivers_machine(
     config = Config(workers=1, pdf_workers=1, shard_files=3)
     registry = default_registry()
     state = State(tmp_path / "state.sqlite", shared=True)  # as the driver shares it
-    entries = tuple(walk_entries(source, config, registry))
+    entries = tuple(walk_entries(LocalFolder(source), config, registry))
     task = PartTask(
-        index=0, first=0, entries=entries, source=source, parts=parts, config=config,
+        index=0, first=0, entries=entries, source=LocalFolder(source), parts=parts, config=config,
         registry=registry, state=None, token="",
     )  # fmt: skip
     for machine, rows in (("another machine", 0), (machine_id(), 3)):

@@ -122,7 +122,7 @@ def test_a_state_of_the_last_schema_is_set_aside_with_a_warning_and_rebuilt(
     changed = replace(BASE, chunk_target=800)
     again = indexer.run(source, out, changed, registry=registry())
     [warning] = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert "schema 5, expected 6" in warning and "extracting everything" in warning
+    assert "schema 5, expected 7" in warning and "extracting everything" in warning
     assert again.extracted == first.extracted
     assert committed(out) == fresh(source, tmp_path / "fresh", changed)
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from indexer.pipeline.walk.entry import stat_version
 from indexer.pipeline.walk.walker import (
     Entry,
     WalkPolicy,
@@ -95,12 +96,11 @@ def test_root_must_be_a_directory_and_is_checked_at_once(tmp_path: Path) -> None
         walk(tmp_path / "missing", WalkPolicy())
 
 
-def test_entries_carry_the_stat_of_the_file(tmp_path: Path) -> None:
+def test_entries_carry_the_stat_of_the_file_as_their_version(tmp_path: Path) -> None:
     write(tmp_path / "f.txt", b"12345")
     entry = run(tmp_path)["f.txt"]
     st = os.stat(tmp_path / "f.txt")
-    assert (entry.size, entry.mtime_ns, entry.inode, entry.device) == (
-        5, st.st_mtime_ns, st.st_ino, st.st_dev)  # fmt: skip
+    assert (entry.size, entry.version) == (5, f"5:{st.st_mtime_ns}:{st.st_ino}:{st.st_dev}")
     assert entry.path == os.fsencode(os.path.realpath(tmp_path / "f.txt"))
 
 
@@ -316,7 +316,7 @@ def test_unreadable_files_and_directories(shared_dir: Path, noted: bool) -> None
     for path in (shared_dir / "open.txt", shared_dir / "sub", shared_dir / "sub" / "ok.txt"):
         path.chmod(0o755)
     stats = {
-        p.relative_to(shared_dir).as_posix(): (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
+        p.relative_to(shared_dir).as_posix(): stat_version(st)
         for p in shared_dir.rglob("*")
         if (st := p.lstat()) and p.is_file()
     }

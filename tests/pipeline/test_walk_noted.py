@@ -10,16 +10,15 @@ from outputs import committed, documents
 
 import indexer
 from indexer.config import Config
-from indexer.pipeline.walk.noted import Stat
+from indexer.pipeline.walk.entry import stat_version
 from indexer.pipeline.walk.walker import WalkPolicy, walk
 
 CONFIG = Config(workers=1, pdf_workers=1)
 BINARY = b"text, then\x00a NUL\n"
 
 
-def _stat(path: Path) -> Stat:
-    st = path.stat()
-    return st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev
+def _stat(path: Path) -> str:
+    return stat_version(path.stat())
 
 
 def _tree(root: Path) -> dict[str, Path]:
@@ -35,11 +34,11 @@ def test_a_file_with_the_noted_stat_is_not_sniffed_and_one_folder_is_one_lookup(
 ) -> None:
     paths = _tree(tmp_path)
     noted = {"a/noted.txt": _stat(paths["a/noted.txt"]), "b/x.txt": _stat(paths["b/x.txt"])}
-    size, mtime, inode, device = _stat(paths["a/moved.txt"])
-    noted["a/moved.txt"] = (size, mtime + 1, inode, device)  # touched since
+    st = paths["a/moved.txt"].stat()
+    noted["a/moved.txt"] = f"{st.st_size}:{st.st_mtime_ns + 1}:{st.st_ino}:{st.st_dev}"  # touched
     asked: list[list[str]] = []
 
-    def lookup(rels: Sequence[str]) -> Mapping[str, Stat]:
+    def lookup(rels: Sequence[str]) -> Mapping[str, str]:
         asked.append(list(rels))
         return {rel: noted[rel] for rel in rels if rel in noted}
 
@@ -58,7 +57,7 @@ def test_a_folder_s_files_are_looked_up_once_whatever_subfolders_come_between(
         (tmp_path / rel).write_bytes(BINARY)
     asked: list[list[str]] = []
 
-    def lookup(rels: Sequence[str]) -> Mapping[str, Stat]:
+    def lookup(rels: Sequence[str]) -> Mapping[str, str]:
         asked.append(list(rels))
         return {}
 
@@ -69,7 +68,7 @@ def test_a_folder_s_files_are_looked_up_once_whatever_subfolders_come_between(
 def test_a_lookup_that_fails_leaves_every_file_sniffed(tmp_path: Path) -> None:
     _tree(tmp_path)
 
-    def lookup(rels: Sequence[str]) -> Mapping[str, Stat]:
+    def lookup(rels: Sequence[str]) -> Mapping[str, str]:
         raise OSError("the state went away")
 
     skips = {e.skip for e in walk(tmp_path, WalkPolicy(noted=lookup))}

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from indexer.config import Config
 from indexer.pipeline.incremental.state import State
 from indexer.pipeline.output.changes import Previous
+from indexer.pipeline.walk.source import Source
 from indexer.pipeline.walk.walker import Entry
 from indexer.registry import Registry
 
@@ -31,7 +32,8 @@ OnProgress = Callable[[str, Any], None]
 class RunContext:
     """What an engine is given for one run, fixed before it starts."""
 
-    source: Path
+    source: Source
+    """Where the documents come from (`walk.source`)."""
     staging: Path
     """An empty folder for the engine's files (the engine commits nothing)."""
     config: Config

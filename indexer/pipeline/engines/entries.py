@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import islice
-from pathlib import Path
 
 from indexer.config import Config
 from indexer.pipeline.engines.segmenting import Item
 from indexer.pipeline.incremental.state import State
 from indexer.pipeline.incremental.tree import Digests
 from indexer.pipeline.walk.mailbox import expand_archives
-from indexer.pipeline.walk.walker import Entry, policy_for, walk
+from indexer.pipeline.walk.source import Source
+from indexer.pipeline.walk.walker import Entry, policy_for
 from indexer.registry import Registry
 
 _HELD_BYTES = 64 << 20
@@ -22,7 +22,7 @@ _SEEN_BATCH = 256
 
 
 def walk_entries(
-    source: Path,
+    source: Source,
     config: Config,
     registry: Registry,
     walked: Iterator[Entry] | None = None,
@@ -31,10 +31,10 @@ def walk_entries(
     """The entries a run processes, in order: the walk (`walked` if given, else a new
     one), digested into `tree` if given, each mbox followed by its messages."""
     if walked is None:
-        walked = walk(source, policy_for(config, registry.handles))
+        walked = source.walk(policy_for(config, registry.handles))
     if tree is not None:
         walked = tree.follow(walked)
-    return expand_archives(walked, config.max_file_bytes)
+    return expand_archives(walked, config.max_file_bytes, source.open)
 
 
 def marking_seen(entries: Iterator[Entry], state: State | None) -> Iterator[Entry]:

@@ -54,7 +54,7 @@ class _Flow:
         self.segments = Segmenter(ctx.config, keys, _wholes(ctx), ctx.state)
         self.items = self.segments.items(stretch.entries, stretch.first_seq)
         self.stretch = stretch
-        self.extractor = BatchExtractor(ctx.config, ctx.registry, pools, ctx.state)
+        self.extractor = BatchExtractor(ctx.config, ctx.registry, pools, ctx.state, ctx.source)
         self.window = Window(ctx.config.window, stretch.first_seq)
         self.notify = ctx.on_progress or _ignore
         self.producer_failed = False

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from functools import partial
 
 import anyio
 
@@ -20,13 +21,14 @@ from indexer._extract import failed
 from indexer._types import Options
 from indexer.config import Config
 from indexer.pipeline.extract.calls import PoolCalls
-from indexer.pipeline.extract.reading import Content, ReadResult, read_files
+from indexer.pipeline.extract.reading import Content, Opener, ReadResult, read_files
 from indexer.pipeline.extract.reuse import Asker, Hit, Reuse, reused
 from indexer.pipeline.extract.store import Store
 from indexer.pipeline.extract.tasks import Finished, Job
 from indexer.pipeline.incremental.state import Known, State
 from indexer.pipeline.output.records import DocOutcome, FileOutcome, Rendered, render, unit_docs
 from indexer.pipeline.output.units import Unit
+from indexer.pipeline.walk.source import Source
 from indexer.pipeline.walk.walker import Entry
 from indexer.procpool.pool import WorkerPool
 from indexer.registry import ExtractorSpec, Registry
@@ -83,15 +85,18 @@ class BatchExtractor:
         registry: Registry,
         pools: tuple[WorkerPool, WorkerPool],
         state: State | None,
+        source: Source | None = None,
     ) -> None:
         self.config = config
+        self.source = source
+        """Where the entries come from: None or a local one, read by their path."""
         self.calls = PoolCalls(config, registry, pools)
         self.keys = self.calls.keys
         self.reuse = Reuse(self.keys, self.calls.options)
         self.state = state
         self.store = Store(state, self.keys.tag) if state is not None else None
-        self.workers_read = state is None or state.empty()
-        """Nothing to find by content: workers read new files themselves."""
+        self.workers_read = (state is None or state.empty()) and (source is None or source.local)
+        """Nothing to find by content, and paths to open: workers read new files themselves."""
 
     @property
     def redo(self) -> int:
@@ -160,7 +165,7 @@ class BatchExtractor:
         workers read their files: a hop per batch of one PDF is costly)."""
         if not files:
             return
-        sources = [_source(f.item.entry) for f in files]
+        sources = [self._source(f.item.entry) for f in files]
         reads = await anyio.to_thread.run_sync(read_files, sources, self.config.max_file_bytes)
         for f, read in zip(files, reads, strict=True):
             f.read = read
@@ -205,6 +210,13 @@ class BatchExtractor:
             if f.by_worker:
                 f.sha256 = done.sha256
                 f.key = self.keys.key(done.sha256, f.item.spec, f.item.entry)
+
+    def _source(self, entry: Entry) -> bytes | Content | Opener:
+        if entry.data is not None:
+            return Content(entry.data)
+        if self.source is None or self.source.local:
+            return entry.path
+        return Opener(partial(self.source.open, entry))
 
     def _job(self, f: _File) -> Job:
         entry, spec = f.item.entry, f.item.spec
@@ -287,7 +299,3 @@ _SKIPPED_AT_READ = ("not_regular_file", "too_large", "vanished")
 
 def _size(entry: Entry) -> int:
     return entry.size if entry.data is None else len(entry.data)
-
-
-def _source(entry: Entry) -> bytes | Content:
-    return entry.path if entry.data is None else Content(entry.data)

@@ -6,7 +6,9 @@ import errno
 import hashlib
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import BinaryIO
 
 _GROWTH_READ = 1 << 16
 """Bytes asked for at a time once a file turns out longer than its stat said."""
@@ -19,6 +21,13 @@ class Content:
     data: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class Opener:
+    """An entry of a source that is not a local folder: read through the source's `open`."""
+
+    open: Callable[[], BinaryIO]
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadResult:
     """The bytes of one file and their hash, or why they could not be read."""
@@ -28,7 +37,7 @@ class ReadResult:
     error: str | None = None
 
 
-def read_files(sources: list[bytes | Content], limit: int) -> list[ReadResult]:
+def read_files(sources: list[bytes | Content | Opener], limit: int) -> list[ReadResult]:
     """Read each path, or hash content already in hand (blocking; call from a thread).
 
     Never raises for one file. A file that is no longer regular (replaced by a FIFO
@@ -37,9 +46,31 @@ def read_files(sources: list[bytes | Content], limit: int) -> list[ReadResult]:
     return [
         read_one(source, limit)
         if isinstance(source, bytes)
+        else read_opened(source, limit)
+        if isinstance(source, Opener)
         else ReadResult(data=source.data, sha256=hashlib.sha256(source.data).hexdigest())
         for source in sources
     ]
+
+
+def read_opened(opener: Opener, limit: int) -> ReadResult:
+    """Read and hash one entry through its source (blocking); never raises. An entry
+    gone since the listing is `vanished`; one longer than `limit` is `too_large`."""
+    parts: list[bytes] = []
+    total = 0
+    try:
+        with opener.open() as handle:
+            while total <= limit and (part := handle.read(_GROWTH_READ * 16)):
+                parts.append(part)
+                total += len(part)
+    except FileNotFoundError:
+        return ReadResult(error="vanished")
+    except OSError as exc:
+        return ReadResult(error=f"unreadable: {exc.strerror or exc}")
+    if total > limit:
+        return ReadResult(error="too_large")
+    data = b"".join(parts)
+    return ReadResult(data=data, sha256=hashlib.sha256(data).hexdigest())
 
 
 def read_one(path: bytes, limit: int) -> ReadResult:

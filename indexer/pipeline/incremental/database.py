@@ -34,12 +34,12 @@ from indexer.errors import StateDamaged, StateWriteError
 log = logging.getLogger(__name__)
 
 OUTPUTS_DIR = "outputs"
-SCHEMA = "6"
+SCHEMA = "7"
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
-    path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER, device INTEGER,
+    path TEXT PRIMARY KEY, version TEXT,
     sha256 TEXT NOT NULL, run INTEGER NOT NULL, key TEXT, deps TEXT,
     spool TEXT, at INTEGER, length INTEGER, crc INTEGER);
 CREATE INDEX IF NOT EXISTS files_key ON files (key);

@@ -1,7 +1,8 @@
 """Incremental state: what earlier runs extracted, in `OUT/.state/` (SQLite, WAL).
 
-Table `files` maps each walked path to its stat, sha256 and cache key, and to where its
-rendered output lies in the append-only `outputs/<run>-<pid>.out` files; a lookup by key
+Table `files` maps each walked path to its version token (`Entry.version`), sha256 and
+cache key, and to where its rendered output lies in the append-only
+`outputs/<run>-<pid>.out` files; a lookup by key
 finds an output under any path (a copy, a rename, a touch). The state only ever
 short-cuts extraction: one that cannot be read (any error but a lack of resources) is
 moved aside and the run extracts everything; a full disk stops the run and keeps it
@@ -134,38 +135,34 @@ class State:
                 )
 
     def known(self, entries: Sequence[Entry]) -> list[Known | None]:
-        """What the last runs knew of each entry whose size, mtime, inode and device are
-        unchanged: its content hash and, when stored, its rendered output and that
+        """What the last runs knew of each entry whose version token is unchanged: its
+        content hash and, when stored, its rendered output and that
         output's cache key. None for entries that changed or are new."""
         if not self.reuse or not entries:
             return [None] * len(entries)
         with self._lock, self._guarded():
             rows = self._select(
-                f"SELECT path, size, mtime_ns, inode, device, sha256, key, deps, {_REF}"
-                " FROM files WHERE path IN",
+                f"SELECT path, version, sha256, key, deps, {_REF} FROM files WHERE path IN",
                 [e.rel for e in entries],
             )
             found = {row[0]: row for row in rows}
             out: list[Known | None] = []
             for entry in entries:
                 row = found.get(entry.rel)
-                stat = (entry.size, entry.mtime_ns, entry.inode, entry.device)
-                if row is not None and tuple(row[1:5]) == stat:
-                    output = self._spool.load(*row[8:12])
-                    out.append(Known(row[5], row[6] if output else None, output, deps_of(row[7])))
+                if row is not None and row[1] == entry.version:
+                    output = self._spool.load(*row[5:9])
+                    out.append(Known(row[2], row[3] if output else None, output, deps_of(row[4])))
                 else:
                     out.append(None)
         return out
 
-    def noted_stats(self, paths: Sequence[str]) -> dict[str, tuple[int, int, int, int]]:
-        """The stat (size, mtime_ns, inode, device) noted for each of `paths` it holds."""
+    def noted(self, paths: Sequence[str]) -> dict[str, str]:
+        """The version token noted for each of `paths` it holds."""
         if not self.reuse or not paths:
             return {}
         with self._lock, self._guarded():
-            rows = self._select(
-                "SELECT path, size, mtime_ns, inode, device FROM files WHERE path IN", list(paths)
-            )
-        return {row[0]: (row[1], row[2], row[3], row[4]) for row in rows}
+            rows = self._select("SELECT path, version FROM files WHERE path IN", list(paths))
+        return {row[0]: row[1] for row in rows}
 
     def empty(self) -> bool:
         """True when there is nothing to reuse (no stored output, or `reuse` is off)."""
@@ -200,14 +197,14 @@ class State:
         """
         with self._lock:
             rows = [
-                (e.rel, e.size, e.mtime_ns, e.inode, e.device, sha, self.run, key,
+                (e.rel, e.version, sha, self.run, key,
                  "\n".join(deps) or None, *self._spool.append(output))
                 for e, sha, key, output, deps in files
             ]  # fmt: skip
             self._spool.flush()  # the bytes reach the file before the rows that point at them
             with self._guarded(), self._db:
                 self._db.executemany(
-                    "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     rows,
                 )
 

@@ -1,11 +1,11 @@
-"""What a walk saw, in a few bytes: one digest per 512 entries of their paths, stats and verdicts.
+"""What a walk saw, in a few bytes: one digest per 512 entries of their paths, versions, verdicts.
 
 A run that commits notes the digests of its walk in the same state transaction as the
 commit (`State.mark_committed`), tied to the sha256 of the manifest it wrote (`Tree`);
 the next run compares its own batch by batch (`unchanged.py`). Equal digests mean the
-same path, size, mtime, inode, device, verdict and Maildir mark for every entry. An
-entry that cannot be digested (an integer beyond 64 bits) makes the digests None: no
-re-run may then trust them.
+same path, version token (`Entry.version`), verdict and Maildir mark for every entry.
+An entry that cannot be digested (a source's token orjson cannot render) makes the
+digests None: no re-run may then trust them.
 """
 
 from __future__ import annotations
@@ -55,10 +55,8 @@ class Tree(NamedTuple):
 
 def batch_digest(batch: Sequence[Entry]) -> bytes:
     """The digest of up to `BATCH` consecutive walk entries; raises TypeError for an entry
-    orjson cannot render (an integer beyond 64 bits)."""
-    facts = [
-        (e.rel, e.skip, e.detail, e.size, e.mtime_ns, e.inode, e.device, e.mail) for e in batch
-    ]
+    orjson cannot render (a token that is not text, such as an integer beyond 64 bits)."""
+    facts = [(e.rel, e.skip, e.detail, e.version, e.mail) for e in batch]
     return hashlib.blake2b(orjson.dumps(facts), digest_size=DIGEST_BYTES).digest()
 
 

@@ -3,13 +3,13 @@
 A segment's shards hold exactly its entries' documents, since boundaries depend only on
 path hashes (`boundaries`). When a segment holds only plain files (no skip, no mailbox,
 no message) and none of its documents failed, the writer notes on the layout line of its
-last shard a summary (`"seg"`): a digest of its entries' walk facts (path, stat, as
+last shard a summary (`"seg"`): a digest of its entries' walk facts (path, version token, as
 `tree.batch_digest` reads them) under this run's config, cache keys and extractor
 versions, its shard count and its tallies with its document paths. A later run whose
 walk gives a segment with the same digest takes that segment whole (`Whole`): its shard
 files are linked once they match their manifest entries, its tallies added from the
-summary, and none of its files is looked up, read or rendered. The stat rule is the
-state's own (size, mtime, inode, device): a file changed since has another digest.
+summary, and none of its files is looked up, read or rendered. The version rule is
+the state's own (`Entry.version`): a file changed since has another digest.
 """
 
 from __future__ import annotations
@@ -49,8 +49,8 @@ def plain(entry: Entry) -> bool:
 
 def segment_digest(entries: Sequence[Entry], salt: bytes) -> str | None:
     """The digest of a segment's walk facts under `salt` (its entries `plain`); None for
-    a fact orjson cannot render (an integer beyond 64 bits)."""
-    facts = [(e.rel, e.size, e.mtime_ns, e.inode, e.device, e.mail) for e in entries]
+    a fact orjson cannot render (a token that is not text)."""
+    facts = [(e.rel, e.version, e.mail) for e in entries]
     try:
         return hashlib.blake2b(salt + orjson.dumps(facts), digest_size=16).hexdigest()
     except TypeError:

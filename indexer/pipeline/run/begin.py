@@ -18,7 +18,8 @@ from indexer.pipeline.output.changes import Previous, pending_previous
 from indexer.pipeline.output.staged import Staged, Tally
 from indexer.pipeline.output.staging import CURRENT, MANIFEST, prepare_staging, recover
 from indexer.pipeline.run.unchanged import stage_linked, unchanged, walk_policy
-from indexer.pipeline.walk.walker import Entry, walk
+from indexer.pipeline.walk.source import LocalFolder, Source
+from indexer.pipeline.walk.walker import Entry, WalkPolicy
 from indexer.registry import Registry
 
 
@@ -26,7 +27,7 @@ from indexer.registry import Registry
 class RunSpec:
     """What a run is asked to do: its folders (resolved, checked) and settings."""
 
-    source: Path
+    source: Source
     out: Path
     config: Config
     registry: Registry
@@ -35,27 +36,33 @@ class RunSpec:
 
     @classmethod
     def checked(
-        cls, source: Path, out: Path, config: Config, registry: Registry, *, progress: bool
+        cls, source: Source, out: Path, config: Config, registry: Registry, *, progress: bool
     ) -> RunSpec:
-        """The spec with both folders resolved; raises `ConfigError` when unusable."""
-        src = source.resolve()
+        """The spec with OUT (and a local folder) resolved; raises `ConfigError` when
+        unusable."""
         dst = out.resolve()
-        if not src.is_dir():
-            raise ConfigError("source", f"{source} is not a directory")
-        try:  # before OUT is created: an unreadable SOURCE must leave nothing behind
-            os.scandir(src).close()
-        except OSError as exc:
-            raise ConfigError("source", f"{source} cannot be read: {exc.strerror}") from None
-        if dst == src or src in dst.parents:
-            raise ConfigError(
-                "out", f"{out} is inside the source folder; choose a folder outside it"
-            )
+        if isinstance(source, LocalFolder):
+            source = LocalFolder(_checked_folder(source.root, dst))
         if dst.exists() and not dst.is_dir():
             raise ConfigError("out", f"{out} exists and is not a directory")
         found = next(p for p in (dst, *dst.parents) if p.exists())  # OUT, or where it goes
         if not found.is_dir():
             raise ConfigError("out", f"{out} cannot be created: {found} is not a directory")
-        return cls(source=src, out=dst, config=config, registry=registry, progress=progress)
+        return cls(source=source, out=dst, config=config, registry=registry, progress=progress)
+
+
+def _checked_folder(root: Path, dst: Path) -> Path:
+    """`root` resolved; raises `ConfigError` when it is unusable or holds `dst`."""
+    src = root.resolve()
+    if not src.is_dir():
+        raise ConfigError("source", f"{root} is not a directory")
+    try:  # before OUT is created: an unreadable SOURCE must leave nothing behind
+        os.scandir(src).close()
+    except OSError as exc:
+        raise ConfigError("source", f"{root} cannot be read: {exc.strerror}") from None
+    if dst == src or src in dst.parents:
+        raise ConfigError("out", f"{dst} is inside the source folder; choose a folder outside it")
+    return src
 
 
 @dataclass(slots=True, kw_only=True)
@@ -112,15 +119,15 @@ def begin(spec: RunSpec) -> Begun:
     return begun
 
 
-def _refuse_emptied(src: Path, dst: Path, config: Config) -> None:
+def _refuse_emptied(src: Source, dst: Path, config: Config) -> None:
     """Raise `ConfigError` when SOURCE holds nothing at all while OUT indexes documents,
     unless `allow_empty`: an archive whose disk did not mount would otherwise empty the
     index, and `changes.ndjson` would tell every consumer to remove every document."""
     if config.allow_empty:
         return
-    with os.scandir(src) as entries:
-        if next(entries, None) is not None:
-            return
+    anything = WalkPolicy(skip_hidden=False, claims=_claimed)  # claimed: nothing is sniffed
+    if next(iter(src.walk(anything)), None) is not None:
+        return
     try:
         documents = orjson.loads((dst / MANIFEST).read_bytes())["counts"]["documents"]
     except (OSError, ValueError, KeyError, TypeError):
@@ -134,13 +141,17 @@ def _refuse_emptied(src: Path, dst: Path, config: Config) -> None:
         )
 
 
+def _claimed(rel: str) -> bool:
+    return True
+
+
 def _stage_unchanged(spec: RunSpec, begun: Begun) -> None:
     """Stage the previous output again into `begun` when the tree did not change; else
     keep the walk read so far for the engine to go on with (see `unchanged`)."""
     assert begun.previous_output is not None
     config, registry, state = spec.config, spec.registry, begun.state
     tree = state.committed_tree
-    walked = walk(spec.source, walk_policy(config, registry, state, tree))
+    walked = spec.source.walk(walk_policy(config, registry, state, tree))
     old, begun.walked = unchanged(walked, begun.previous_output, tree, config, registry)
     if old is None or tree is None:
         return

@@ -25,6 +25,7 @@ from indexer.pipeline.run.commit import commit_run
 from indexer.pipeline.run.interrupts import Interrupts
 from indexer.pipeline.run.lock import hold
 from indexer.pipeline.run.summary import RunSummary
+from indexer.pipeline.walk.source import LocalFolder, Source
 from indexer.registry import Registry, default_registry
 
 __all__ = ["RunSummary", "execute", "index", "run"]
@@ -35,7 +36,7 @@ Enter = Callable[[Callable[[], Coroutine[Any, Any, T]]], T]
 
 
 def run(
-    source: str | os.PathLike[str],
+    source: str | os.PathLike[str] | Source,
     out: str | os.PathLike[str],
     config: Config | None = None,
     *,
@@ -43,6 +44,9 @@ def run(
     progress: bool = False,
 ) -> RunSummary:
     """Index every file under `source` into `out`; return the committed run's summary.
+
+    `source` is a folder, or any `Source` (`pipeline.walk.source`: a listing with
+    version tokens, and the entries' bytes).
 
     Raises `ConfigError` for an unusable source or output folder (or a SOURCE that
     holds nothing at all over an OUT that indexes documents, unless
@@ -55,7 +59,7 @@ def run(
 
 
 async def index(
-    source: str | os.PathLike[str],
+    source: str | os.PathLike[str] | Source,
     out: str | os.PathLike[str],
     config: Config | None = None,
     *,
@@ -72,7 +76,7 @@ async def index(
 
 
 def execute(
-    source: str | os.PathLike[str],
+    source: str | os.PathLike[str] | Source,
     out: str | os.PathLike[str],
     config: Config | None,
     *,
@@ -89,10 +93,10 @@ def execute(
     as `run()` does.
     """
     interrupts = interrupts or Interrupts()
+    where = source if isinstance(source, Source) else LocalFolder(Path(source))
     spec = RunSpec.checked(
-        Path(source), Path(out), config or Config(), registry or default_registry(),
-        progress=progress,
-    )  # fmt: skip
+        where, Path(out), config or Config(), registry or default_registry(), progress=progress
+    )
     with hold(spec.out), staging_discarded(spec.out):
         begun = begin(spec)
         try:

@@ -89,7 +89,7 @@ def walk_policy(config: Config, registry: Registry, state: State, tree: Tree | N
     policy = policy_for(config, registry.handles)
     if config.full or tree is None or CacheKeys(config, registry).digest() != tree.keys:
         return policy
-    return replace(policy, noted=state.noted_stats)
+    return replace(policy, noted=state.noted)
 
 
 def _same_walk(walked: Iterator[Entry], taken: list[Entry], digests: list[bytes]) -> bool:

@@ -19,7 +19,7 @@ from indexer.pipeline.run.begin import Begun, RunSpec
 from indexer.pipeline.run.commit import commit_run
 from indexer.pipeline.run.interrupts import Interrupts
 from indexer.pipeline.run.summary import RunSummary
-from indexer.pipeline.walk.walker import policy_for, walk
+from indexer.pipeline.walk.walker import policy_for
 
 if TYPE_CHECKING:
     from indexer.pipeline.run.progress import Progress
@@ -89,7 +89,7 @@ async def _count(spec: RunSpec, bar: Progress) -> None:
     """Count the walk's entries for the progress line's total."""
     policy = policy_for(spec.config, spec.registry.handles)
     bar.total = await anyio.to_thread.run_sync(
-        lambda: sum(1 for _ in walk(spec.source, policy)), abandon_on_cancel=True
+        lambda: sum(1 for _ in spec.source.walk(policy)), abandon_on_cancel=True
     )
 
 

@@ -1,6 +1,14 @@
-"""The extensions the walk passes over as `binary` unless an extractor claims them."""
+"""What the walk passes over as `binary`: known extensions unless an extractor claims
+them, and a file whose first bytes hold a NUL (`binary_head`)."""
 
 from __future__ import annotations
+
+from indexer._text import wide_encoding
+
+SNIFF_BYTES = 8192
+"""The bytes of a file the sniff reads."""
+# A UTF-16/32 text file is full of NULs; its BOM says it is text all the same.
+_TEXT_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
 
 _BINARY_NAMES = (
     "png jpg jpeg gif bmp tif tiff webp ico icns heic heif avif psd xcf raw cr2 nef dng "
@@ -14,3 +22,9 @@ _BINARY_NAMES = (
 )
 BINARY_EXTENSIONS = frozenset(_BINARY_NAMES.split())
 """Extensions passed over as `binary` unless an extractor claims them."""
+
+
+def binary_head(head: bytes) -> bool:
+    """True when a file's first `SNIFF_BYTES` say it is not text: a NUL byte, with no
+    BOM and no wide text encoding to explain it."""
+    return b"\0" in head and not head.startswith(_TEXT_BOMS) and wide_encoding(head) is None

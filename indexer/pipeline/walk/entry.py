@@ -11,8 +11,11 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
-__all__ = ["Entry", "escape_name", "iter_batches", "record", "rel_bytes"]
+__all__ = ["Entry", "escape_name", "iter_batches", "record", "rel_bytes", "stat_version"]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -25,12 +28,9 @@ class Entry:
     """Absolute path to open: symlink-free; a followed file symlink's resolved target."""
     size: int
     """Size in bytes (of the target for a followed symlink); 0 when unknown."""
-    mtime_ns: int
-    """Modification time in ns, as `size`."""
-    inode: int
-    """Inode number, as `size`."""
-    device: int
-    """Device number, as `size`."""
+    version: str
+    """The source's version token: changes whenever the bytes may have. For the local
+    folder the stat (`stat_version`); an IMAP UID, an object's ETag elsewhere."""
     skip: str | None
     """None to extract the file; else a reason code from the module's table."""
     detail: str = ""
@@ -55,7 +55,7 @@ def rel_bytes(rel: str) -> bytes:
     )
 
 
-def iter_batches(entries: Iterable[Entry], n: int) -> Iterator[list[Entry]]:
+def iter_batches(entries: Iterable[T], n: int) -> Iterator[list[T]]:
     """Return lists of up to `n` consecutive entries, in order; raises ValueError if n < 1."""
     if n < 1:
         raise ValueError(f"batch size must be >= 1, got {n}")
@@ -72,22 +72,22 @@ def record(
     detail: str = "",
     mail: bool = False,
 ) -> Entry:
-    """An `Entry` for `path` from its stat (zeros when None), built slot by slot."""
-    size, mtime_ns, inode, device = (
-        (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev) if st else (0, 0, 0, 0)
-    )
+    """An `Entry` for `path` from its stat (size 0, version "" when None), built slot by slot."""
     entry = object.__new__(Entry)
     _set_rel(entry, rel)
     _set_path(entry, path)
-    _set_size(entry, size)
-    _set_mtime_ns(entry, mtime_ns)
-    _set_inode(entry, inode)
-    _set_device(entry, device)
+    _set_size(entry, st.st_size if st else 0)
+    _set_version(entry, stat_version(st) if st else "")
     _set_skip(entry, skip)
     _set_detail(entry, detail)
     _set_mail(entry, mail)
     _set_data(entry, None)
     return entry
+
+
+def stat_version(st: os.stat_result) -> str:
+    """The local folder's version token of a file: its size, mtime, inode and device."""
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}:{st.st_dev}"
 
 
 def _slot_setter(field: str) -> Callable[[Entry, object], None]:
@@ -99,7 +99,6 @@ def _slot_setter(field: str) -> Callable[[Entry, object], None]:
 # which made it the largest cost of a walk; the slot descriptors set the same fields
 # directly. A test checks that `record` and `Entry(...)` build equal entries.
 _set_rel, _set_path = _slot_setter("rel"), _slot_setter("path")
-_set_size, _set_mtime_ns = _slot_setter("size"), _slot_setter("mtime_ns")
-_set_inode, _set_device = _slot_setter("inode"), _slot_setter("device")
+_set_size, _set_version = _slot_setter("size"), _slot_setter("version")
 _set_skip, _set_detail = _slot_setter("skip"), _slot_setter("detail")
 _set_mail, _set_data = _slot_setter("mail"), _slot_setter("data")

@@ -1,7 +1,7 @@
 """Files the incremental state noted, whose sniff the walk skips.
 
 A file the state holds a row for was read and extracted, so it passed the walk's sniff
-then (or needed none). With its size, mtime, inode and device unchanged it is trusted
+then (or needed none). With its version token (`entry.stat_version`) unchanged it is trusted
 to hold the same bytes, as the state trusts it for reuse, and the walk does not open
 it to look for NUL bytes again: on a night where few files changed, that open, fstat,
 read and close per file was most of the walk. The rows are looked up one directory at
@@ -16,12 +16,10 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from indexer.pipeline.walk.entry import escape_name
+from indexer.pipeline.walk.entry import escape_name, stat_version
 
-Stat = tuple[int, int, int, int]
-"""size, mtime_ns, inode, device: what `entry.record` keeps of a stat."""
-Lookup = Callable[[Sequence[str]], Mapping[str, Stat]]
-"""The stat the state noted for each of some paths it holds (`State.noted_stats`)."""
+Lookup = Callable[[Sequence[str]], Mapping[str, str]]
+"""The version token the state noted for each of some paths it holds (`State.noted`)."""
 
 log = logging.getLogger(__name__)
 
@@ -38,28 +36,28 @@ class Noted:
 
     def __init__(self, lookup: Lookup) -> None:
         self._lookup: Lookup | None = lookup
-        self._folders: dict[str, Mapping[str, Stat]] = {}
+        self._folders: dict[str, Mapping[str, str]] = {}
 
     def holds(self, rel: str, st: os.stat_result, folder: str, listing: Sequence[Item]) -> bool:
-        """True when the state noted `rel` with this stat. `folder` is its walk prefix
+        """True when the state noted `rel` with this stat's version. `folder` is its walk prefix
         and `listing` its folder's (`walker._listing`), looked up once per folder."""
         stats = self._folders.get(folder)
         if stats is None:
             self._folders = {f: s for f, s in self._folders.items() if folder.startswith(f)}
             names = [key for key, _ in listing if not key.endswith(b"/")]
             stats = self._folders[folder] = self._load([folder + escape_name(n) for n in names])
-        return stats.get(rel) == (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
+        return stats.get(rel) == stat_version(st)
 
-    def _load(self, rels: list[str]) -> Mapping[str, Stat]:
+    def _load(self, rels: list[str]) -> Mapping[str, str]:
         lookup = self._lookup
         if lookup is None or len(rels) > _MAX_FILES:
             return {}
-        stats: dict[str, Stat] = {}
+        stats: dict[str, str] = {}
         try:
             for at in range(0, len(rels), _QUERY):
                 stats.update(lookup(rels[at : at + _QUERY]))
         except Exception as exc:  # a state set aside or closed meanwhile: sniff, as before
-            log.debug("no noted stats from the state: %s", exc)
+            log.debug("no noted versions from the state: %s", exc)
             self._lookup = None
             return {}
         return stats

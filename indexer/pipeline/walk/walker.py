@@ -21,9 +21,8 @@ from operator import itemgetter
 from stat import S_ISLNK, S_ISREG
 
 from indexer._globs import compile_globs, may_match_below
-from indexer._text import wide_encoding
 from indexer.formats import ARCHIVE_EXTENSIONS
-from indexer.pipeline.walk.binary import BINARY_EXTENSIONS
+from indexer.pipeline.walk.binary import BINARY_EXTENSIONS, SNIFF_BYTES, binary_head
 from indexer.pipeline.walk.entry import Entry, escape_name, iter_batches, record, rel_bytes
 from indexer.pipeline.walk.noted import Noted
 from indexer.pipeline.walk.policy import WalkPolicy, policy_for, streams
@@ -35,6 +34,7 @@ __all__ = [
     "SNIFF_BYTES",
     "Entry",
     "WalkPolicy",
+    "binary_head",
     "compile_globs",
     "escape_name",
     "iter_batches",
@@ -44,9 +44,6 @@ __all__ = [
 ]
 
 IGNORED_DIRECTORIES = frozenset({b".git", b"node_modules", b"__pycache__"})
-SNIFF_BYTES = 8192
-# A UTF-16/32 text file is full of NULs; its BOM says it is text all the same.
-_TEXT_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
 _LINK_ERRORS = {
     errno.ELOOP: "symlink_loop",
     errno.ENOENT: "dangling_symlink",
@@ -213,7 +210,7 @@ class _Walker:
             return _failed(path, rel, exc, st)
         finally:
             os.close(fd)
-        if b"\0" in head and not head.startswith(_TEXT_BOMS) and wide_encoding(head) is None:
+        if binary_head(head):
             return record(path, rel, "binary", st, "NUL byte in the first 8 KiB")
         return record(path, rel, None, st)
 

@@ -30,6 +30,7 @@ from indexer.pipeline.engines.local import make_pools
 from indexer.pipeline.incremental.state import State
 from indexer.pipeline.output.staged import Staged
 from indexer.pipeline.output.staging import FileInfo
+from indexer.pipeline.walk.source import Source
 from indexer.pipeline.walk.walker import Entry
 from indexer.registry import Registry
 
@@ -55,7 +56,7 @@ class PartTask:
     first: int
     """The walk position of its first entry, which begins a shard."""
     entries: tuple[Entry, ...]
-    source: Path
+    source: Source
     parts: Path
     """`OUT/.parts` (`driver.PARTS`): every worker must see the same folder."""
     config: Config

@@ -210,29 +210,31 @@ class Config:
         help="index an empty SOURCE even when OUT indexes documents (off: exit 2)",
     )
     timeout: float = _key(
-        "pdf",
+        "isolation",
         120.0,
         check=seconds,
         output=True,
-        doc="Wall-clock limit per PDF file, in seconds; past it the file is recorded as failed "
-        "(timeout).",
+        doc="The isolated workers' limits: every extractor marked isolated (PDF, Office, OCR,\n"
+        "RTF, spreadsheets, images, plugins that ask for it) runs in a killable process.\n"
+        "(Read from the [pdf] table too, with a warning: its old name.)\n"
+        "Wall-clock limit per isolated file, in seconds; past it the file is recorded as\n"
+        "failed (timeout).",
         flag="--timeout",
         flag_type=float,
-        help="seconds one PDF may take before its worker is killed",
+        help="seconds one isolated file (PDF, Office, OCR) may take before its worker is killed",
     )
     max_memory_mb: int = _key(
-        "pdf",
+        "isolation",
         2048,
         check=integer(64),
         output=True,
-        doc="Address-space cap per isolated PDF worker, in MB; past it the file fails "
-        "(out_of_memory).",
+        doc="Address-space cap per isolated worker, in MB; past it the file fails (out_of_memory).",
         flag="--max-memory",
         flag_type=int,
         help="address-space cap of an isolated worker, in MB",
     )
     recycle_after: int = _key(
-        "pdf",
+        "isolation",
         1000,
         check=integer(1),
         doc="An isolated worker is replaced after parsing this many files, so leaks cannot\n"
@@ -424,7 +426,7 @@ class Config:
         check=option(float),
         output=True,
         doc="Seconds the engine may take on one page; past it that page fails (the file's own\n"
-        "[pdf] timeout still bounds the whole file).",
+        "[isolation] timeout still bounds the whole file).",
     )
     shard_bytes: int = _key(
         "output",
@@ -654,6 +656,7 @@ def _read_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError("config", f"config file {os.fsdecode(path)!r}: {exc}") from exc
     values: dict[str, Any] = {}
+    data = _renamed(data, os.fsdecode(path))
     for table, body in data.items():
         if table not in TABLES:
             raise _misplaced(table)
@@ -664,6 +667,29 @@ def _read_file(path: str | os.PathLike[str]) -> dict[str, Any]:
                 raise _misplaced(key, table)
             values[key] = value
     return values
+
+
+_OLD_TABLES = {"pdf": "isolation"}
+"""Tables renamed for what they govern: the old name is still read, with one warning."""
+
+
+def _renamed(data: dict[str, Any], path: str) -> dict[str, Any]:
+    """`data` with each old table's keys read into its new table (one warning per file)."""
+    old = [t for t in _OLD_TABLES if isinstance(data.get(t), dict)]
+    if not old:
+        return data
+    import logging  # here: only an old config file pays for it
+
+    logging.getLogger("indexer").warning(
+        "%s: %s read as %s (they govern every isolated extractor); rename the tables",
+        path, ", ".join(f"[{t}]" for t in old), ", ".join(f"[{_OLD_TABLES[t]}]" for t in old),
+    )  # fmt: skip
+    merged = {t: b for t, b in data.items() if t not in old}
+    for table in old:
+        new = _OLD_TABLES[table]
+        body = merged.get(new)
+        merged[new] = {**data[table], **(body if isinstance(body, dict) else {})}
+    return merged
 
 
 def _misplaced(key: str, table: str | None = None) -> ConfigError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import tomllib
 from dataclasses import fields
@@ -74,7 +75,7 @@ def test_every_field_has_exactly_one_table() -> None:
 def test_file_values_then_overrides_win_and_none_means_not_given(tmp_path: Path) -> None:
     path = config_file(
         tmp_path,
-        '[run]\nworkers = 3\nwindow = 9\n[walk]\ninclude = ["*.txt"]\n[pdf]\ntimeout = 5\n',
+        '[run]\nworkers = 3\nwindow = 9\n[walk]\ninclude = ["*.txt"]\n[isolation]\ntimeout = 5\n',
     )
     config = load_config(path, {"workers": 1, "window": None, "quiet": True})
     assert (config.workers, config.window, config.quiet) == (1, 9, True)
@@ -101,9 +102,11 @@ def test_auto_means_the_usable_cpus() -> None:
         ("[run]\nquiet = 1\n", "quiet", ["1", "true or false"]),
         ("[run]\nengine = 'spark'\n", "engine", ["'spark'", "'local' or 'dask'"]),
         ("[run]\nscheduler = 'tcp://h:1'\n", "scheduler", ["'tcp://h:1'", "engine = 'dask'"]),
-        ("[pdf]\ntimeout = 0\n", "timeout", ["0", "seconds > 0"]),
-        ("[pdf]\ntimeout = true\n", "timeout", ["True", "seconds"]),
+        ("[isolation]\ntimeout = 0\n", "timeout", ["0", "seconds > 0"]),
+        ("[isolation]\ntimeout = true\n", "timeout", ["True", "seconds"]),
+        ("[isolation]\nmax_memory_mb = 10\n", "max_memory_mb", ["10", ">= 64"]),
         ("[pdf]\nmax_memory_mb = 10\n", "max_memory_mb", ["10", ">= 64"]),
+        ("[pdf]\nworkers = 2\n", "workers", ["[run]"]),
         ("[walk]\ninclude = '*.txt'\n", "include", ["'*.txt'", "list of globs"]),
         ("[walk]\nexclude = [3]\n", "exclude", ["3", "strings"]),
         ("[walk]\nexclude = ['']\n", "exclude", ["''", "matches nothing"]),
@@ -190,3 +193,18 @@ def test_extract_options_and_walk_policy() -> None:
 def test_the_default_toml_parses_as_plain_toml() -> None:
     data = tomllib.loads(DEFAULT_TOML.read_text(encoding="utf-8"))
     assert set(data) == set(TABLES)
+
+
+def test_the_old_pdf_table_is_read_as_isolation_with_one_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    old = config_file(tmp_path, "[pdf]\ntimeout = 5\nmax_memory_mb = 512\nrecycle_after = 7\n")
+    caplog.set_level(logging.WARNING, logger="indexer")
+    config = load_config(old, {})
+    assert (config.timeout, config.max_memory_mb, config.recycle_after) == (5.0, 512, 7)
+    [warning] = [r.getMessage() for r in caplog.records]
+    assert "[pdf] read as [isolation]" in warning
+    caplog.clear()
+    new = tmp_path / "new.toml"
+    new.write_text("[isolation]\ntimeout = 5\nmax_memory_mb = 512\nrecycle_after = 7\n")
+    assert load_config(new, {}) == config and not caplog.records

@@ -97,6 +97,16 @@ def _key(
     return field(default=default, metadata=meta)
 
 
+def _names(key: str, value: Any) -> tuple[str, ...]:
+    """A list of names, or one string of comma-separated names (the flag's form)."""
+    names = value.split(",") if isinstance(value, str) else value
+    if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
+        raise ConfigError(key, f"{key} = {value!r} is not allowed: expected a list of names")
+    if any(not n.strip() for n in names):
+        raise ConfigError(key, f"{key} = {value!r} is not allowed: a name is empty")
+    return tuple(n.strip() for n in names)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Config:
     """Every option of a run. Raises `ConfigError` for a bad value."""
@@ -459,6 +469,18 @@ class Config:
         output=True,
         doc="One walk entry in 2**bits is a boundary entry (9: shards of ~800 entries on\n"
         "average with the default minimum); 0 makes every entry one.",
+    )
+    sinks: tuple[str, ...] = _key(
+        "output",
+        (),
+        check=_names,
+        doc='Sinks applied after each commit, by name: "fts" (a full-text index in OUT/.sinks/,\n'
+        "for `indexer search`), or one an installed package adds (entry point group\n"
+        "indexer.sinks). The commit never waits for them; a sink's failure is a warning and\n"
+        "exit 1, with the output committed.",
+        flag="--sink",
+        flag_type=str,
+        help='sinks to apply after the commit, comma-separated (e.g. "fts")',
     )
     max_unpacked_bytes: int = _key(
         "archive",

@@ -1,4 +1,4 @@
-"""The `indexer` command line: `run`, `extract`, `capabilities`, `conformance`.
+"""The `indexer` command line: `run`, `extract`, `search`, `capabilities`, `conformance`.
 
 Exit codes are declared in `indexer.cli.exits` (and printed by `--help`).
 """
@@ -48,6 +48,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="web pages: also print what main-content extraction left out, and why",
     )
+    _add_search(sub)
     sub.add_parser("capabilities", help="print what this installation can extract, as JSON")
     conf = sub.add_parser("conformance", help="check the extractors-v1 invariants")
     conf.add_argument("--corpus", type=Path, help="also check every file under this directory")
@@ -71,6 +72,12 @@ def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_run_arguments(run)
 
 
+def _add_search(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from indexer.cli.search import add_search
+
+    add_search(sub)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with `argv`; return the exit code (never calls sys.exit)."""
     parser = _parser()
@@ -85,6 +92,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if args.command == "extract":
         return _extract(args)
+    if args.command == "search":
+        from indexer.cli.search import search_command
+
+        return search_command(args)
     if args.command == "capabilities":
         return _capabilities()
     if args.command == "conformance":

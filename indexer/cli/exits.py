@@ -23,7 +23,7 @@ class Exit(IntEnum):
 MEANING = {
     Exit.OK: "success: every document accounted for, failures within --max-failures",
     Exit.FAILURES: "too many failed documents (output still complete and committed), "
-    "or a conformance check failed",
+    "or a sink failed after the commit, or a conformance check failed",
     Exit.USAGE: "usage or configuration error, or an empty SOURCE over a non-empty OUT "
     "without --allow-empty (nothing was done)",
     Exit.FATAL: "fatal error (disk full, unreadable SOURCE): nothing committed, "

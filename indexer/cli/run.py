@@ -143,4 +143,7 @@ def _report(summary: Any, config: Config) -> int:
             file=sys.stderr,
         )
         return Exit.FAILURES
+    if failed := [name for name, outcome in summary.sinks.items() if outcome.startswith("failed")]:
+        print(f"indexer: committed, but sinks failed: {', '.join(failed)}", file=sys.stderr)
+        return Exit.FAILURES
     return Exit.OK

@@ -24,6 +24,7 @@ from indexer.pipeline.run.begin import RunSpec, begin
 from indexer.pipeline.run.commit import commit_run
 from indexer.pipeline.run.interrupts import Interrupts
 from indexer.pipeline.run.lock import hold
+from indexer.pipeline.run.sinking import apply_sinks, configured, manifest_sha256
 from indexer.pipeline.run.summary import RunSummary
 from indexer.pipeline.walk.source import LocalFolder, Source
 from indexer.registry import Registry, default_registry
@@ -97,19 +98,23 @@ def execute(
     spec = RunSpec.checked(
         where, Path(out), config or Config(), registry or default_registry(), progress=progress
     )
+    sinks = configured(spec.config)
     with hold(spec.out), staging_discarded(spec.out):
         begun = begin(spec)
+        previous = manifest_sha256(begun.previous_output)
         try:
             if begun.staged is not None:
                 interrupts.commit_begins()
-                return commit_run(spec, begun, begun.staged, sweep=False)
-            # Imported here: a re-run over an unchanged tree needs no engine phase.
-            from indexer.pipeline.run.with_engine import stage_and_commit
+                summary = commit_run(spec, begun, begun.staged, sweep=False)
+            else:
+                # Imported here: a re-run over an unchanged tree needs no engine phase.
+                from indexer.pipeline.run.with_engine import stage_and_commit
 
-            engine = partial(stage_and_commit, spec, begun, interrupts)
-            return interrupts.looping(lambda: (enter or _own_loop)(engine))
+                engine = partial(stage_and_commit, spec, begun, interrupts)
+                summary = interrupts.looping(lambda: (enter or _own_loop)(engine))
         finally:
             begun.state.close()
+        return apply_sinks(spec.out, sinks, previous, summary)
 
 
 def _own_loop(fn: Callable[[], Coroutine[Any, Any, T]]) -> T:

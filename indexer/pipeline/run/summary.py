@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import resource
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,8 @@ class RunSummary:
     changes: dict[str, int]
     """Documents added, changed and removed against the previous committed output."""
     seconds: float
+    sinks: dict[str, str] = field(default_factory=dict)
+    """Each sink applied after the commit (`[output] sinks`): "ok: ..." or "failed: ..."."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""

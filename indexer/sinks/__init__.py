@@ -1,0 +1,136 @@
+"""Sinks: exporters that run after a commit, from the committed output and its changes.
+
+The NDJSON shards are the committed form of a run; a sink copies them somewhere else
+(a search index, a database) after the commit, reading only the committed generation
+(`Night.generation`: `manifest.json`, `documents-*.ndjson`, `chunks-*.ndjson`,
+`changes.ndjson`). The commit never waits for a sink, and a sink's failure never undoes
+it: `apply_all` turns any exception into a warning and an outcome the run reports
+(`indexer run` then exits 1: committed, but look). A sink writes only its own files,
+under `OUT/.sinks/`, never a file the manifest lists.
+
+A run applies the sinks its config names (`[output] sinks`): the built-in ones
+(`BUILTIN`) and any an installed package declares in the `indexer.sinks` entry point
+group (a name and a callable that returns a `Sink`). See docs/architecture.md,
+"Adding a sink".
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+__all__ = [
+    "BUILTIN",
+    "ENTRY_POINT_GROUP",
+    "SINKS_DIR",
+    "Applied",
+    "Night",
+    "Sink",
+    "apply_all",
+    "resolve",
+]
+
+ENTRY_POINT_GROUP = "indexer.sinks"
+SINKS_DIR = ".sinks"
+"""The folder of OUT where sinks keep their files (not part of the output)."""
+
+log = logging.getLogger("indexer")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Night:
+    """One committed run, as a sink sees it."""
+
+    out: Path
+    """OUT; a sink's own files go under `OUT/.sinks/`."""
+    generation: Path
+    """The committed generation folder: the files the manifest lists, and changes.ndjson."""
+    manifest_sha256: str
+    """The sha256 of the committed `manifest.json`."""
+    previous_sha256: str | None
+    """The sha256 of the manifest that `changes.ndjson` compares with; None when there
+    was no output before. A sink that applied exactly that manifest may apply the changes;
+    any other must rebuild from the generation."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Applied:
+    """What a sink did for one night."""
+
+    how: str
+    """"current" (nothing to do), "changes" (changes.ndjson applied) or "rebuild"."""
+    written: int = 0
+    """Rows (or records) written."""
+    deleted: int = 0
+    """Rows (or records) deleted."""
+
+
+@runtime_checkable
+class Sink(Protocol):
+    """An exporter run after each commit."""
+
+    name: str
+
+    def apply(self, night: Night) -> Applied:
+        """Bring the sink up to date with `night`'s committed output; return what it did.
+
+        May raise anything: the run reports it and stays committed. Must leave its
+        target consistent when killed at any point (the next night completes it).
+        """
+        ...
+
+
+def _fts() -> Sink:
+    from indexer.sinks.fts import FtsSink  # here: a run without sinks never imports sqlite3
+
+    return FtsSink()
+
+
+BUILTIN: dict[str, Callable[[], Sink]] = {"fts": _fts}
+"""The sinks shipped with indexer, by name."""
+
+
+def resolve(names: Sequence[str]) -> list[Sink]:
+    """The sinks called `names`, in order: built-in, else from the entry point group.
+
+    Raises LookupError naming a sink nobody provides.
+    """
+    sinks: list[Sink] = []
+    plugins: dict[str, Callable[[], Sink]] | None = None
+    for name in names:
+        make = BUILTIN.get(name)
+        if make is None:
+            plugins = _plugins() if plugins is None else plugins
+            make = plugins.get(name)
+        if make is None:
+            known = ", ".join(sorted({*BUILTIN, *(plugins or {})}))
+            raise LookupError(f"no sink named {name!r} (known: {known})")
+        sinks.append(make())
+    return sinks
+
+
+def _plugins() -> dict[str, Callable[[], Sink]]:
+    from importlib.metadata import entry_points  # costly: only for a sink not built in
+
+    return {ep.name: ep.load() for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def apply_all(sinks: Sequence[Sink], night: Night) -> dict[str, str]:
+    """Apply each sink in turn; return each one's outcome by name: "ok: ..." or
+    "failed: ...". Never raises for a sink: a failure is a warning and its outcome."""
+    outcomes: dict[str, str] = {}
+    for sink in sinks:
+        try:
+            done = sink.apply(night)
+        except Exception as exc:
+            log.warning(
+                "%s is committed, but sink %s failed: %s: %s",
+                night.out, sink.name, type(exc).__name__, exc,
+            )  # fmt: skip
+            outcomes[sink.name] = f"failed: {type(exc).__name__}: {exc}"
+            continue
+        outcomes[sink.name] = f"ok: {done.how}, {done.written} written, {done.deleted} deleted"
+    return outcomes

@@ -41,7 +41,7 @@ from indexer._corpusgen import write_corpus
 from indexer._types import DEFAULT_OPTIONS
 from indexer.config import Config
 from indexer.pipeline.extract.tasks import Job, extract_jobs
-from indexer.pipeline.output.stored import pack
+from indexer.pipeline.output.stored import encode
 from indexer.registry import default_registry
 
 
@@ -173,7 +173,7 @@ def serial_work(src: Path, out: Path) -> dict[str, int]:
     """What `indexer run` must do for each file, done in one process: the loop's files,
     each through the workers' own code (`extract_jobs`: read, sha256, extract, render
     the chunk and document records with their ids and digests), its records written
-    and hashed as shards are, and its output packed and checksummed as the state
+    and hashed as shards are, and its output encoded and checksummed as the state
     stores it. A floor: no walk filters, no SQLite, no fsync, no worker process, no
     pipe, no event loop. `2 * loop / pair` over `serial / loop` bounds any speed-up."""
     registry = default_registry()
@@ -199,7 +199,7 @@ def serial_work(src: Path, out: Path) -> dict[str, int]:
                 pages += doc.pages
             crc = 0
             # in parts, as the state appends them
-            for part in pack(done.docs, "blocks", done.blocks):
+            for part in encode(done.docs, "blocks", done.blocks):
                 state_file.write(part)
                 crc = zlib.crc32(part, crc)
             files += 1

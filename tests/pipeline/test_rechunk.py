@@ -18,7 +18,7 @@ import indexer
 from indexer._corpusgen import write_corpus
 from indexer.config import Config
 from indexer.pipeline.incremental.state import FileRow, State
-from indexer.pipeline.output.stored import pack, unpack
+from indexer.pipeline.output.stored import decode, encode
 from indexer.pipeline.walk.walker import policy_for, walk
 from indexer.registry import Registry, default_registry
 
@@ -136,8 +136,8 @@ def test_stored_blocks_that_do_not_read_back_mean_one_extraction_not_a_failed_ru
     [entry] = [e for e in walk(source, policy_for(BASE, registry().handles)) if e.rel == "t0.tally"]
     [known] = state.known([entry])
     assert known is not None and known.output is not None
-    stored = unpack(known.output)
-    junk = pack(stored.docs, stored.tag, b"not what freeze wrote")
+    stored = decode(known.output)
+    junk = encode(stored.docs, stored.tag, b"not what freeze wrote")
     state.record([FileRow(entry, known.sha256, known.key, junk, known.deps)])
     state.close()
     before = calls(source)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from indexer._types import Chunk, Extracted
 from indexer.pipeline.output.blocks import child_frame, freeze, thaw
 from indexer.pipeline.output.records import DocOutcome, doc_id, render
-from indexer.pipeline.output.stored import pack, unpack
+from indexer.pipeline.output.stored import decode, encode
 from indexer.pipeline.output.units import Child, Unit
 
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)))
@@ -77,7 +77,7 @@ def test_packed_documents_unpack_equal() -> None:
         render(DocOutcome(path="a.pdf", kind="pdf", size=9, sha256="h", extracted=extracted)),
         render(DocOutcome(path="b.bin", kind=None, size=3, sha256=None, skip="binary")),
     )
-    stored = unpack(b"".join(pack(docs, "blocks", b'[3,["pdf"]]')))
+    stored = decode(b"".join(encode(docs, "blocks", b'[3,["pdf"]]')))
     assert (stored.docs, stored.tag, stored.blocks) == (docs, "blocks", b'[3,["pdf"]]')
 
 

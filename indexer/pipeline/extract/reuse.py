@@ -15,7 +15,7 @@ from indexer.pipeline.incremental.keys import CacheKeys
 from indexer.pipeline.incremental.state import Stored
 from indexer.pipeline.output.blocks import thaw
 from indexer.pipeline.output.records import FileOutcome, Rendered
-from indexer.pipeline.output.stored import StoredOutput, rebase, unpack
+from indexer.pipeline.output.stored import StoredOutput, decode, rebase
 from indexer.pipeline.walk.walker import Entry
 from indexer.registry import ExtractorSpec
 
@@ -52,7 +52,7 @@ class Reuse:
 
     def as_is(self, output: bytes) -> tuple[Rendered, ...] | None:
         """A path's own stored output, when it was rendered under this run's packing."""
-        stored = unpack(output)
+        stored = decode(output)
         return stored.docs if stored.tag == self.keys.tag else None
 
     def hit(self, found: Stored, asker: Asker) -> Hit | None:
@@ -60,7 +60,7 @@ class Reuse:
         key changed, another size, a record or blocks that do not read back)."""
         if not self.keys.current(found.deps):
             return None
-        stored = unpack(found.output)
+        stored = decode(found.output)
         if asker.size is not None and _stored_size(stored.docs) != asker.size:
             return None  # an older version took the walk's size of a file rewritten since
         repacked = stored.tag != self.keys.tag

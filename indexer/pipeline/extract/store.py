@@ -14,7 +14,7 @@ import orjson
 
 from indexer.pipeline.incremental.state import FileRow, Known, State
 from indexer.pipeline.output.records import Rendered
-from indexer.pipeline.output.stored import pack
+from indexer.pipeline.output.stored import encode
 from indexer.pipeline.output.units import POOL_FAILURES
 from indexer.pipeline.walk.walker import Entry
 
@@ -68,7 +68,7 @@ class Store:
         flush. A failure from the isolation limits is stored under its key only when
         `settled` (found stored under it) or when `before`, what the state held for the
         file, is the same failure stored once (see `RETRY`)."""
-        output = pack(docs, self.tag, blocks)
+        output = encode(docs, self.tag, blocks)
         if not (settled or _cacheable(docs) or _failed_alike(before, key, output)):
             key += RETRY
             self.redo += 1

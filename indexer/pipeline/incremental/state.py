@@ -50,7 +50,7 @@ class Known:
     key: str | None
     """The cache key `output` was rendered under."""
     output: bytes | None
-    """The file's output as stored then (`stored.pack`)."""
+    """The file's output as stored then (`stored.encode`)."""
     deps: tuple[str, ...] = ()
     """The keys its attachments were extracted under."""
 
@@ -72,7 +72,7 @@ class FileRow(NamedTuple):
     key: str | None
     """The cache key its output is stored under."""
     output: Sequence[bytes | bytearray] | None
-    """The stored output (`stored.pack`), in parts; None for none."""
+    """The stored output (`stored.encode`), in parts; None for none."""
     deps: tuple[str, ...]
     """The keys its attachments were extracted under."""
 

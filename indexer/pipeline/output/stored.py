@@ -18,7 +18,7 @@ from indexer.pipeline.output.records import Rendered, doc_id
 
 @dataclass(frozen=True, slots=True)
 class StoredOutput:
-    """What `unpack` reads back."""
+    """What `decode` reads back."""
 
     tag: str
     """The packing the documents were rendered under (`CacheKeys.tag`)."""
@@ -28,13 +28,13 @@ class StoredOutput:
     none was stored."""
 
 
-def pack(docs: tuple[Rendered, ...], tag: str, blocks: bytes) -> list[bytes | bytearray]:
+def encode(docs: tuple[Rendered, ...], tag: str, blocks: bytes) -> list[bytes | bytearray]:
     """Serialise a file's output for the state, as parts to store one after the other
     (not joined: a large block is not copied).
 
     A JSON header line (the tag and the blocks' length), the blocks, then each
     document: a JSON header line (with the byte lengths of what follows), its
-    document record line and its chunk block, so `unpack` only slices.
+    document record line and its chunk block, so `decode` only slices.
     """
     parts: list[bytes | bytearray] = [_line([tag, len(blocks)]), blocks]
     for d in docs:
@@ -44,8 +44,8 @@ def pack(docs: tuple[Rendered, ...], tag: str, blocks: bytes) -> list[bytes | by
     return parts
 
 
-def unpack(blob: bytes) -> StoredOutput:
-    """Inverse of `pack`, its parts joined."""
+def decode(blob: bytes) -> StoredOutput:
+    """Inverse of `encode`, its parts joined."""
     end = blob.index(b"\n") + 1
     tag, blocks_len = orjson.loads(blob[:end])
     blocks = blob[end : end + blocks_len]

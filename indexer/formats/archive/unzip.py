@@ -3,9 +3,10 @@
 zipfile hands a bzip2 or LZMA decompressor every compressed piece it reads with no
 bound on what comes out (4 KiB of bzip2 can hold blocks of 45 MB each), and takes a
 member's compressed size on its header's word. Here the compressed bytes are taken
-only as far as the zip holds them, fed 4 KiB at a time to a decompressor asked for at
-most 256 KiB, and counted: a member whose output passes `max_ratio` times the
-compressed bytes it actually used is refused (`Refused`), as soon as that is certain.
+only as far as the zip holds them, fed a piece at a time (4 KiB; 64 KiB of deflate)
+to a decompressor asked for at most 256 KiB, and counted: a member whose output
+passes `max_ratio` times the compressed bytes it actually used is refused
+(`Refused`), as soon as that is certain.
 Every byte put out is charged to the `Budget` as it comes. Otherwise the result is
 what zipfile gives: the first `file_size` bytes, the CRC checked, the same errors
 (`DAMAGE`) for damage.
@@ -25,7 +26,10 @@ from indexer.formats.archive.budget import RATIO_FLOOR, Budget
 __all__ = ["Refused", "unpack"]
 
 _PIECE = 4096
-"""Compressed bytes handed over at a time (zipfile's own `MIN_READ_SIZE`)."""
+"""Compressed bytes handed over at a time (zipfile's own `MIN_READ_SIZE`): what is
+counted as used when a decompressor stops short of its stream's end."""
+_PIECES = {zipfile.ZIP_DEFLATED: 64 * 1024}
+"""Larger pieces where the decompressor tells exactly what it has not used yet."""
 _OUT = 256 * 1024
 """The most output asked for at a time."""
 _LOCAL = struct.Struct("<4s5H3L2H")
@@ -79,23 +83,26 @@ def _compressed(data: bytes, info: zipfile.ZipInfo) -> memoryview:
 def _inflate(decoder: _Decoder, raw: memoryview, info: zipfile.ZipInfo, budget: Budget) -> bytes:
     limits, size = budget.limits, info.file_size
     bound = max(RATIO_FLOOR, limits.max_ratio * len(raw))
-    out, fed, last = bytearray(), 0, False
-    while len(out) < size and not decoder.eof and not last:
+    step = _PIECES.get(info.compress_type, _PIECE)
+    out: list[bytes] = []
+    produced, fed, last = 0, 0, False
+    while produced < size and not decoder.eof and not last:
         piece = b""
         if decoder.needs_input:
             if fed >= len(raw) and len(raw) < info.compress_size:
                 raise EOFError  # what zipfile raises when the data stops short
-            piece, last = raw[fed : fed + _PIECE].tobytes(), fed >= len(raw)
+            piece, last = raw[fed : fed + step].tobytes(), fed >= len(raw)
             fed += len(piece)
-        got = decoder.decompress(piece, min(_OUT, size - len(out)))
+        got = decoder.decompress(piece, min(_OUT, size - produced))
         budget.take(len(got))
-        out += got
-        if len(out) > bound:  # more than even all the compressed bytes could give
-            raise Refused(f"compression_ratio: more than {len(out)} bytes from {len(raw)}")
-    used = fed - (len(decoder.unused_data) if decoder.eof else 0)
-    if len(out) > RATIO_FLOOR and len(out) > limits.max_ratio * used:
-        raise Refused(f"compression_ratio: {len(out)} bytes from {used}")
-    return bytes(out)
+        out.append(got)
+        produced += len(got)
+        if produced > bound:  # more than even all the compressed bytes could give
+            raise Refused(f"compression_ratio: more than {produced} bytes from {len(raw)}")
+    used = fed - len(decoder.unused_data)
+    if produced > RATIO_FLOOR and produced > limits.max_ratio * used:
+        raise Refused(f"compression_ratio: {produced} bytes from {used}")
+    return b"".join(out)
 
 
 def _decoder(method: int) -> _Decoder:
@@ -122,7 +129,9 @@ class _Inflate:
 
     @property
     def unused_data(self) -> bytes:
-        return self._z.unused_data
+        """The input not used: past the stream's end, or not reached yet (zlib may
+        leave the first in `unconsumed_tail` too)."""
+        return self._z.unused_data if self._z.eof else self._z.unconsumed_tail
 
     def decompress(self, data: bytes, max_length: int) -> bytes:
         if data or self._z.unconsumed_tail:

@@ -1,4 +1,5 @@
-"""Zip member names without the UTF-8 flag: read as the archiver that wrote them meant."""
+"""Zip member names without the UTF-8 flag: read as the archiver that wrote them meant;
+repeated names made unique, in time linear in their number."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import indexer
 from indexer._types import Options
 from indexer.config import Config
 from indexer.formats.archive import extract
-from indexer.formats.archive.names import zip_names
+from indexer.formats.archive.names import MemberNames, zip_names
 
 
 def _legacy_zip(names: dict[str, bytes], extra: dict[str, bytes] | None = None) -> bytes:
@@ -93,3 +94,43 @@ def test_a_run_records_shift_jis_members_under_their_japanese_paths(tmp_path: Pa
     lines = document_lines(tmp_path / "out")
     paths = [json.loads(line)["path"] for line in lines]
     assert paths == ["jp.zip", *(f"jp.zip#{name}" for name in JAPANESE)]
+
+
+class _CountingSet(set[str]):
+    """A set that counts the lookups made in it."""
+
+    lookups = 0
+
+    def __contains__(self, item: object) -> bool:
+        self.lookups += 1
+        return super().__contains__(item)
+
+
+def _claimed(paths: list[str]) -> tuple[list[str], int]:
+    names = MemberNames()
+    names._used = used = _CountingSet()  # the probe count is the cost under test
+    return [names.claim(p) for p in paths], used.lookups
+
+
+def test_repeated_member_names_are_claimed_in_linear_lookups() -> None:
+    found, lookups = _claimed(["x.txt"] * 3000)
+    assert found == ["x.txt"] + [f"x.txt~{n}" for n in range(2, 3001)]
+    assert lookups <= 2 * 3000
+
+
+def test_repeated_names_keep_the_names_they_were_given_before() -> None:
+    paths = ["a", "a~3", "a", "b", "a", "a~2", "a", "b", "a~2", "b~2", "b"] * 3
+
+    def before(paths: list[str]) -> list[str]:  # MemberNames.claim as it was, the oracle
+        used: set[str] = set()
+        out = []
+        for path in paths:
+            found, n = path, 1
+            while found in used:
+                n += 1
+                found = f"{path}~{n}"
+            used.add(found)
+            out.append(found)
+        return out
+
+    assert _claimed(paths)[0] == before(paths)

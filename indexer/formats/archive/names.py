@@ -106,16 +106,23 @@ def clean_name(name: str) -> tuple[str, str | None]:
 
 
 class MemberNames:
-    """Hands out each record path once: a repeated name gets `~2`, `~3`, ..."""
+    """Hands out each record path once: a repeated name gets `~2`, `~3`, ...
+
+    Linear in the names handed out: the next number to try is kept per name, since
+    every number below it is taken already (`~n` is never handed back).
+    """
 
     def __init__(self) -> None:
         self._used: set[str] = set()
+        self._next: dict[str, int] = {}
 
     def claim(self, path: str) -> str:
         """`path`, or the first `path~<n>` not handed out yet."""
-        found, n = path, 1
-        while found in self._used:
+        found, n = path, self._next.get(path, 1)
+        if n > 1 or found in self._used:
             n += 1
-            found = f"{path}~{n}"
+            while (found := f"{path}~{n}") in self._used:
+                n += 1
+            self._next[path] = n
         self._used.add(found)
         return found

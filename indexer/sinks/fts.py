@@ -16,7 +16,7 @@ import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
-from indexer.sinks import SINKS_DIR, Applied, Night
+from indexer.sinks.base import SINKS_DIR, Applied, Night
 from indexer.sinks.committed import Doc, changes, chunks_of, documents
 
 __all__ = ["FTS_FILE", "FtsSink", "index_path", "open_index"]

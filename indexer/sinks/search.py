@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from indexer.sinks import Applied, Night
+from indexer.sinks.base import Applied, Night
 from indexer.sinks.fts import FtsSink, index_path
 
 __all__ = ["Hit", "fts_query", "refresh", "search", "stale"]

@@ -127,18 +127,12 @@ def test_plugins_are_discovered_through_the_entry_point_group(
 ) -> None:
     from pathlib import Path
 
+    from plugins import install_plugin
+
     from indexer import registry as registry_module
 
-    root = Path(str(tmp_path))
-    (root / "shoutplugin.py").write_text(
-        "from test_registry import SHOUT\ndef specs():\n    return [SHOUT]\n"
-    )
-    dist = root / "shoutplugin-1.0.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: shoutplugin\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text("[indexer.extractors]\nshout = shoutplugin:specs\n")
-    monkeypatch.syspath_prepend(str(root))
-    monkeypatch.setattr(registry_module, "_DEFAULT", None)
+    module = "from test_registry import SHOUT\ndef specs():\n    return [SHOUT]\n"
+    install_plugin(Path(str(tmp_path)), "shoutplugin", module, monkeypatch)
     loaded = registry_module.default_registry()
     spec = loaded.get("shout")
     assert (spec.builtin, loaded.for_path("a.shout").name) == (False, "shout")

@@ -13,7 +13,8 @@ carry on. There is no global pool: each
 Exceptions (each `PoolError` has a `.code` for a document record and a `.reason`):
 
     PoolError
-    ├── WorkerCrashed       code "crashed"        killed by a signal or exited mid-call
+    ├── WorkerCrashed       code "crashed"        killed by a signal, exited mid-call,
+    │                                             or sent a reply that fails its checks
     ├── WorkerTimeout       code "timeout"        still running at the call's timeout
     ├── WorkerOutOfMemory   code "out_of_memory"  MemoryError under `memory_limit_mb`
     └── WorkerError         code "error"          the function raised; worker kept
@@ -38,8 +39,8 @@ from indexer.errors import (
     WorkerTimeout,
 )
 from indexer.procpool import handle
+from indexer.procpool.frames import ProtocolError, encode_frame
 from indexer.procpool.handle import BROKEN, WorkerHandle, describe_exit, kill_group
-from indexer.procpool.worker import encode_frame
 
 log = logging.getLogger(__name__)
 
@@ -110,10 +111,11 @@ class WorkerPool:
         a worker to start never times a call out.
 
         Raises `WorkerTimeout` if the call takes longer than `timeout` seconds,
-        `WorkerCrashed` if the worker dies, `WorkerOutOfMemory` on `MemoryError`,
-        `WorkerError` if `func` raises, `WorkerStartError` if no worker could be
-        started, and `RuntimeError` if the pool is not open. If the caller is
-        cancelled mid-call, the worker is killed before the cancellation propagates.
+        `WorkerCrashed` if the worker dies or its reply is corrupt (`protocol error`),
+        `WorkerOutOfMemory` on `MemoryError`, `WorkerError` if `func` raises,
+        `WorkerStartError` if no worker could be started, and `RuntimeError` if the
+        pool is not open. If the caller is cancelled mid-call, the worker is killed
+        before the cancellation propagates.
         """
         if timeout is not None and timeout <= 0:
             raise ValueError(f"timeout must be > 0, got {timeout}")
@@ -148,6 +150,9 @@ class WorkerPool:
         except BROKEN:
             status = await self._discard(worker)
             raise WorkerCrashed(describe_exit(status)) from None
+        except ProtocolError as exc:  # stray bytes in its reply pipe: never trust it again
+            await self._discard(worker, kill=True)
+            raise WorkerCrashed(f"protocol error: {exc}") from None
 
     async def _checkout(self) -> WorkerHandle:
         """Return an idle live worker, or a new one."""
@@ -182,6 +187,9 @@ class WorkerPool:
         except BROKEN:
             status = await self._discard(worker)
             raise WorkerStartError(f"{self.name}: worker {describe_exit(status)}") from None
+        except ProtocolError as exc:
+            await self._discard(worker, kill=True)
+            raise WorkerStartError(f"{self.name}: worker greeted with {exc}") from None
         except BaseException:
             await self._discard(worker, kill=True)
             raise

@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import logging
 import sys
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 import anyio
 
 from indexer.errors import (
+    PoolError,
     WorkerCrashed,
     WorkerError,
     WorkerOutOfMemory,
@@ -124,18 +126,22 @@ class WorkerPool:
             if not self._open:
                 raise RuntimeError(f"{self.name}: pool is not open")
             worker = await self._checkout()
+            started = time.monotonic()
             try:
                 reply = await self._exchange(worker, frame, timeout)
-            except BaseException:
+            except BaseException as exc:
+                if isinstance(exc, PoolError):
+                    exc.seconds = time.monotonic() - started
                 await self._discard(worker, kill=True)
                 raise
+            seconds = time.monotonic() - started
             if reply[0] == "oom":
                 await self._discard(worker)
                 limit = f" (limit {self.memory_limit_mb} MB)" if self.memory_limit_mb else ""
-                raise WorkerOutOfMemory(f"out of memory{limit}")
+                raise _timed(WorkerOutOfMemory(f"out of memory{limit}"), seconds)
             await self._checkin(worker)
         if reply[0] == "error":
-            raise WorkerError(reply[1], reply[2])
+            raise _timed(WorkerError(reply[1], reply[2]), seconds)
         return cast(T, reply[1])
 
     async def _exchange(self, worker: WorkerHandle, frame: bytes, seconds: float | None) -> Any:
@@ -208,3 +214,9 @@ class WorkerPool:
             self._workers.discard(worker)
             await handle.stop(worker, kill=kill)
         return cast(int, worker.process.returncode)
+
+
+def _timed(exc: PoolError, seconds: float) -> PoolError:
+    """`exc`, noting that its call had its worker for `seconds`."""
+    exc.seconds = seconds
+    return exc

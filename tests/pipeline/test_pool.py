@@ -143,6 +143,7 @@ async def test_a_hang_is_killed_at_its_timeout_and_the_next_call_works() -> None
         with pytest.raises(WorkerTimeout) as info:
             await pool.run(crashy.hang, timeout=1)
         assert (info.value.code, info.value.reason) == ("timeout", "timed out after 1 s")
+        assert info.value.seconds >= 1  # the time it had its worker, for run.json
         assert gone(first)
         assert await pool.run(crashy.pid, timeout=SAFETY) != first
 

@@ -47,8 +47,8 @@ def _guarded(
     """Run `call`; turn any exception (but Ctrl-C) into a failed result, enforce limits."""
     try:
         result = call()
-        if not isinstance(result, Extracted):
-            raise TypeError(f"returned {type(result).__name__}, not Extracted")
+        if problem := _misshapen(result):
+            raise TypeError(f"returned {problem}")
     except BaseException as exc:
         if isinstance(exc, KeyboardInterrupt):
             raise
@@ -56,6 +56,30 @@ def _guarded(
         log.debug("%s %s: %s", spec.name, role, reason, exc_info=True)
         return failed(spec, data, reason, options)
     return _enforce(result, spec, data, options)
+
+
+_FIELDS = (("kind", str), ("text", str), ("metadata", dict), ("degraded", bool))
+
+
+def _misshapen(result: object) -> str | None:
+    """What is of the wrong type in an extractor's `result` (`dict, not Extracted`,
+    `Extracted whose chunks[0] is str, not Chunk`), or None. A plugin's mistake then
+    fails its document with this, not with an error from far downstream."""
+    if not isinstance(result, Extracted):
+        return f"{type(result).__name__}, not Extracted"
+    for name, kind in _FIELDS:
+        if not isinstance(value := getattr(result, name), kind):
+            return f"Extracted whose {name} is {type(value).__name__}, not {kind.__name__}"
+    if not isinstance(result.chunks, tuple | list):
+        return f"Extracted whose chunks is {type(result.chunks).__name__}, not tuple"
+    for i, chunk in enumerate(result.chunks):
+        if not isinstance(chunk, Chunk):
+            return f"Extracted whose chunks[{i}] is {type(chunk).__name__}, not Chunk"
+        if not isinstance(chunk.text, str) or not isinstance(chunk.meta, dict):
+            bad, want = ("text", "str") if not isinstance(chunk.text, str) else ("meta", "dict")
+            found = type(getattr(chunk, bad)).__name__
+            return f"Extracted whose chunks[{i}].{bad} is {found}, not {want}"
+    return None
 
 
 def _enforce(result: Extracted, spec: ExtractorSpec, data: bytes, options: Options) -> Extracted:

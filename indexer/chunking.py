@@ -274,10 +274,33 @@ def _context(title: str | None, meta: dict[str, Any], most: int) -> str:
     return context if len(context) <= most else f"{context[: most - 1].rstrip()}…"
 
 
+MAX_TOKENIZER_BYTES = 128 << 20
+"""The largest `tokenizer.json` loaded: several times the largest published ones
+(tens of MB); a bigger file is refused before it is read."""
+
+
+def tokenizer_problem(path: str) -> str | None:
+    """Return why the `tokenizer.json` at `path` cannot count tokens (too large, not
+    readable, not one the `tokenizers` package loads), or None when it can. Loads it
+    (and keeps it, for this process's packing) only when its size is within
+    `MAX_TOKENIZER_BYTES`."""
+    try:
+        _measure(path)
+    except Exception as exc:  # tokenizers raises a bare Exception for a bad file
+        return str(exc) if isinstance(exc, _TooLarge) else f"{type(exc).__name__}: {exc}"
+    return None
+
+
+class _TooLarge(ValueError):
+    pass
+
+
 def _measure(tokenizer: str | None) -> Callable[[str], int]:
     if tokenizer is None:
         return len
     info = os.stat(tokenizer)  # a file edited in place is loaded again
+    if info.st_size > MAX_TOKENIZER_BYTES:
+        raise _TooLarge(f"{info.st_size} bytes, over the {MAX_TOKENIZER_BYTES >> 20} MiB limit")
     return _token_counter(tokenizer, info.st_mtime_ns, info.st_size)
 
 

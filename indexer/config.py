@@ -571,8 +571,15 @@ class Config:
             raise ConfigError("chunking", f"[chunking]: {exc}") from exc
 
     def _check_tokenizer(self) -> None:
+        """Refuse a tokenizer that is missing, too large or not loadable: at startup,
+        exit 2, not an exception out of the first document packed."""
         if self.tokenizer is not None and not os.path.isfile(self.tokenizer):
             raise ConfigError("tokenizer", f"tokenizer = {self.tokenizer!r}: no such file")
+        if self.tokenizer is not None and self.chunking == "packed":
+            from indexer.chunking import tokenizer_problem
+
+            if problem := tokenizer_problem(self.tokenizer):
+                raise ConfigError("tokenizer", f"tokenizer = {self.tokenizer!r}: {problem}")
 
     def digest(self) -> str:
         """Return the sha256 (hex) of the settings that can change the output bytes.

@@ -91,6 +91,9 @@ class PoolError(IndexerError):
         super().__init__(reason)
         self.reason = reason
         """A short human message for a document record (`killed by SIGSEGV`)."""
+        self.seconds = 0.0
+        """How long the call had its worker before it failed (set by the pool), so a
+        file that timed out reports the time it took, not 0."""
 
     def __str__(self) -> str:
         return self.reason

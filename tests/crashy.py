@@ -6,6 +6,7 @@ called in the test runner itself.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import subprocess
@@ -105,3 +106,51 @@ def unpicklable_result() -> object:
 def big(size: int) -> bytes:
     """Return `size` bytes: a reply larger than a pipe's buffer."""
     return b"y" * size
+
+
+def scribble_low_fds(stray: bytes) -> int:
+    """Write `stray` to descriptors 3 to 11, as a library with a debug log on a guessed
+    descriptor would; return the worker's process id."""
+    for fd in range(3, 12):
+        with contextlib.suppress(OSError):  # not open, or not writable
+            os.write(fd, stray)
+    return os.getpid()
+
+
+def write_to_every_pipe(stray: bytes) -> list[int]:
+    """Write `stray` to every pipe this process may write to but stderr, wherever it
+    lies (the worker's reply pipe among them); return those descriptors."""
+    import fcntl
+
+    written = []
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        try:
+            writable = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY
+            is_pipe = os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:")
+        except OSError:  # the listing's own descriptor, closed by now
+            continue
+        if fd > 2 and writable and is_pipe:
+            os.write(fd, stray)
+            written.append(fd)
+    return written
+
+
+def forge_reply(stray: bytes) -> int:
+    """Write `stray` into the reply pipe before the real reply; return the process id."""
+    write_to_every_pipe(stray)
+    return os.getpid()
+
+
+def _refuse() -> None:
+    raise RuntimeError("this object cannot be rebuilt here")
+
+
+class _Unloadable:
+    def __reduce__(self) -> tuple[object, tuple[()]]:
+        return _refuse, ()
+
+
+def unloadable_result() -> object:
+    """Return something that pickles in the worker but cannot be unpickled by the parent."""
+    return _Unloadable()

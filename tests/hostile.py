@@ -74,6 +74,29 @@ def needy(data: bytes, path: str, options: Options) -> Extracted:
     return Extracted(kind="needy", text=text, chunks=(Chunk(text=text),))
 
 
+_STRAY = bytes(7) + b"\x08" + bytes(4) + b"garbage!"
+"""What looks like a length-prefixed frame of 8 bytes, then bytes no pickle is."""
+
+
+def scribble(data: bytes, path: str, options: Options) -> Extracted:
+    """Write stray bytes to file descriptors 3 to 11, as a C library with a debug log
+    on an inherited descriptor would, then succeed: the worker's reply pipe, wherever
+    it is, must not be one of them, or its corruption must cost this call only."""
+    import crashy
+
+    crashy.scribble_low_fds(_STRAY)
+    return Extracted(kind="scribble", text="scribbled", chunks=(Chunk(text="scribbled"),))
+
+
+def forge(data: bytes, path: str, options: Options) -> Extracted:
+    """Write stray bytes into every pipe the worker may write to, its reply pipe among
+    them, then succeed: the reply is corrupt, and must cost this document only."""
+    import crashy
+
+    crashy.write_to_every_pipe(_STRAY)
+    return Extracted(kind="forge", text="forged", chunks=(Chunk(text="forged"),))
+
+
 def _spec(
     name: str, fn: object, *, isolated: bool = True, options: tuple[str, ...] | None = None
 ) -> ExtractorSpec:
@@ -98,5 +121,13 @@ NEEDY = _spec("needy", needy, isolated=False)
 """Needs as many megabytes as its file says, in the general pool."""
 GREEDY = _spec("greedy", balloon, isolated=False)
 """Allocates without bound in the general pool, where text formats run."""
+SCRIBBLE = _spec("scribble", scribble)
+"""Writes garbage to fds 3-11 in the isolated pool."""
+SCRIBBLE_GENERAL = _spec("scribbles", scribble, isolated=False)
+"""Writes garbage to fds 3-11 in the general pool."""
+FORGE = _spec("forge", forge)
+"""Writes garbage into its reply pipe in the isolated pool."""
+FORGE_GENERAL = _spec("forges", forge, isolated=False)
+"""Writes garbage into its reply pipe in the general pool."""
 TALLY = _spec("tally", tally, isolated=False, options=("rows_per_chunk",))
 """Counts its calls; keyed by `rows_per_chunk` only, to change an option it uses."""

@@ -149,6 +149,36 @@ def test_a_missing_file_is_a_config_error(tmp_path: Path) -> None:
     assert info.value.key == "config"
 
 
+def test_a_tokenizer_that_does_not_load_is_a_config_error_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Exit 2, the key named, nothing written: it used to surface from the first
+    document packed as `fatal: Exception: stream did not contain valid UTF-8`, exit 3."""
+    from indexer.cli import main
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.txt").write_text("a note\n")
+    bad = tmp_path / "tokenizer.json"
+    bad.write_bytes(b'\xff\xfe{"model": ')
+    config = config_file(tmp_path, f'[chunking]\nchunk_unit = "tokens"\ntokenizer = "{bad}"\n')
+    out = tmp_path / "out"
+    assert main(["run", str(tmp_path / "src"), "--out", str(out), "--config", config]) == 2
+    err = capsys.readouterr().err
+    assert "config error: tokenizer = " in err and "valid UTF-8" in err
+    assert not out.exists()
+
+
+def test_a_tokenizer_over_the_size_limit_is_refused_by_its_size(tmp_path: Path) -> None:
+    """A 3 GB sparse file is refused from its size alone (`MAX_TOKENIZER_BYTES`), not
+    read whole first."""
+    huge = tmp_path / "tokenizer.json"
+    with huge.open("wb") as handle:
+        handle.truncate(3 << 30)
+    with pytest.raises(ConfigError, match=r"3221225472 bytes, over the 128 MiB limit") as info:
+        Config(chunk_unit="tokens", tokenizer=str(huge))
+    assert info.value.key == "tokenizer"
+
+
 def test_scheduler_is_accepted_with_the_dask_engine() -> None:
     config = load_config(None, {"engine": "dask", "scheduler": "tcp://127.0.0.1:8786"})
     assert config.scheduler == "tcp://127.0.0.1:8786"

@@ -127,18 +127,12 @@ def test_plugins_are_discovered_through_the_entry_point_group(
 ) -> None:
     from pathlib import Path
 
+    from plugins import install_plugin
+
     from indexer import registry as registry_module
 
-    root = Path(str(tmp_path))
-    (root / "shoutplugin.py").write_text(
-        "from test_registry import SHOUT\ndef specs():\n    return [SHOUT]\n"
-    )
-    dist = root / "shoutplugin-1.0.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: shoutplugin\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text("[indexer.extractors]\nshout = shoutplugin:specs\n")
-    monkeypatch.syspath_prepend(str(root))
-    monkeypatch.setattr(registry_module, "_DEFAULT", None)
+    module = "from test_registry import SHOUT\ndef specs():\n    return [SHOUT]\n"
+    install_plugin(Path(str(tmp_path)), "shoutplugin", module, monkeypatch)
     loaded = registry_module.default_registry()
     spec = loaded.get("shout")
     assert (spec.builtin, loaded.for_path("a.shout").name) == (False, "shout")
@@ -282,3 +276,57 @@ def test_plugin_lookup_is_skipped_only_when_nothing_can_declare_one(
     with zipfile.ZipFile(root / "plugins.zip", "w") as archive:
         archive.writestr("p-1.0.dist-info/entry_points.txt", "[indexer.extractors]\n")
     assert _may_declare_plugins()  # a zip: only importlib.metadata can tell
+
+
+def _chunks_of_str(data: bytes, path: str, options: Options) -> Extracted:
+    return Extracted(kind="wrong", text="t", chunks=("a",))  # type: ignore[arg-type]
+
+
+def _text_of_bytes(data: bytes, path: str, options: Options) -> Extracted:
+    return Extracted(kind="wrong", text=b"t", chunks=(indexer.Chunk(text="a"),))  # type: ignore[arg-type]
+
+
+def _chunk_of_int(data: bytes, path: str, options: Options) -> Extracted:
+    return Extracted(kind="wrong", text="t", chunks=(indexer.Chunk(text=5),))  # type: ignore[arg-type]
+
+
+def _metadata_list(data: bytes, path: str, options: Options) -> Extracted:
+    chunk = indexer.Chunk(text="a")
+    return Extracted(kind="wrong", text="t", chunks=(chunk,), metadata=["x"])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("extract", "detail"),
+    [
+        (_chunks_of_str, "returned Extracted whose chunks[0] is str, not Chunk"),
+        (_text_of_bytes, "returned Extracted whose text is bytes, not str"),
+        (_chunk_of_int, "returned Extracted whose chunks[0].text is int, not str"),
+        (_metadata_list, "returned Extracted whose metadata is list, not dict"),
+    ],
+)
+def test_a_result_of_the_wrong_shape_fails_naming_the_extractor_and_the_type(
+    extract: object, detail: str, tmp_path: pytest.TempPathFactory
+) -> None:
+    """In a run too: the record's reason says what came back from which extractor.
+    It used to be the bare code `error`, from an AttributeError far downstream (or
+    `ok`, for text of bytes)."""
+    from pathlib import Path
+
+    from outputs import document_records
+
+    from indexer.config import Config
+
+    wrong = ExtractorSpec(name="wrong", kind="wrong", extensions=("wrong",), version="1",
+                          extract=extract)  # type: ignore[arg-type]  # fmt: skip
+    registry = default_registry().copy()
+    registry.register(wrong)
+    reason = f"exception in wrong extractor: TypeError: {detail}"
+    assert indexer.extract("a.wrong", b"x", registry=registry).error == reason
+    source = Path(str(tmp_path)) / "src"
+    source.mkdir()
+    (source / "a.wrong").write_bytes(b"x")
+    (source / "b.txt").write_bytes(b"fine")
+    config = Config(workers=1, pdf_workers=1, max_failures=1)
+    indexer.run(source, source.parent / "out", config, registry=registry)
+    records = [(d["status"], d["reason"]) for d in document_records(source.parent / "out")]
+    assert records == [("failed", reason), ("ok", None)]

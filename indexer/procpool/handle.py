@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
 import signal
 import sys
 from dataclasses import dataclass
@@ -18,7 +17,16 @@ from typing import Any
 import anyio
 from anyio.abc import Process
 
-from indexer.procpool.worker import HEADER, LENGTH, PIPE_BYTES
+from indexer.procpool.frames import (
+    CHECKS,
+    HEAD,
+    LENGTH,
+    check_head,
+    check_payload,
+    check_prefix,
+    unpickle,
+)
+from indexer.procpool.worker import PIPE_BYTES
 
 _PATH_VARIABLE = "INDEXER_WORKER_PATH"
 _BOOT = f"""\
@@ -67,12 +75,18 @@ class WorkerHandle:
         await self.process.stdin.send(frame)
 
     async def receive(self) -> Any:
-        """Return the next reply, unpickled; raises one of `BROKEN` if the child is gone."""
-        size, count = HEADER.unpack(await self._receive_exactly(HEADER.size))
-        lengths = [LENGTH.unpack(await self._receive_exactly(LENGTH.size))[0] for _ in range(count)]
+        """Return the next reply, unpickled; raises one of `BROKEN` if the child is gone,
+        `frames.ProtocolError` if the reply is not a sound frame (stray bytes in the
+        pipe), in which case the pipe is out of step for good."""
+        head = await self._receive_exactly(HEAD.size)
+        size, count = check_head(head)
+        lengths = await self._receive_exactly(LENGTH.size * count)
+        lengths_of, expected = check_prefix(head, lengths, await self._receive_exactly(CHECKS.size))
         body = await self._receive_exactly(size)
         # Each out-of-band buffer is read into the object it becomes: no copy.
-        return pickle.loads(body, buffers=[await self._receive_into(n) for n in lengths])
+        buffers = [await self._receive_into(n) for n in lengths_of]
+        check_payload(expected, body, buffers)
+        return unpickle(body, buffers)
 
     async def _receive_into(self, size: int) -> bytearray:
         """`_receive_exactly`, into one buffer of `size` bytes (a large document's block)."""
@@ -95,7 +109,7 @@ class WorkerHandle:
     async def _receive_exactly(self, size: int) -> bytes:
         """Return the next `size` bytes of the reply pipe; raises `anyio.EndOfStream` if
         the child closed it first, `anyio.ClosedResourceError` if `close` was called."""
-        parts: list[bytes] = []
+        parts: list[bytes] = [b""]  # `size` 0 (a frame with no buffers) is b""
         missing = size
         while missing:
             if self.closed:
@@ -109,7 +123,7 @@ class WorkerHandle:
                 raise anyio.EndOfStream
             parts.append(part)
             missing -= len(part)
-        return parts[0] if len(parts) == 1 else b"".join(parts)
+        return parts[-1] if len(parts) <= 2 else b"".join(parts)
 
     def close(self) -> None:
         """Close the reply pipe, waking a task that waits on it (idempotent)."""

@@ -13,7 +13,8 @@ carry on. There is no global pool: each
 Exceptions (each `PoolError` has a `.code` for a document record and a `.reason`):
 
     PoolError
-    ├── WorkerCrashed       code "crashed"        killed by a signal or exited mid-call
+    ├── WorkerCrashed       code "crashed"        killed by a signal, exited mid-call,
+    │                                             or sent a reply that fails its checks
     ├── WorkerTimeout       code "timeout"        still running at the call's timeout
     ├── WorkerOutOfMemory   code "out_of_memory"  MemoryError under `memory_limit_mb`
     └── WorkerError         code "error"          the function raised; worker kept
@@ -25,12 +26,14 @@ from __future__ import annotations
 
 import logging
 import sys
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 import anyio
 
 from indexer.errors import (
+    PoolError,
     WorkerCrashed,
     WorkerError,
     WorkerOutOfMemory,
@@ -38,8 +41,8 @@ from indexer.errors import (
     WorkerTimeout,
 )
 from indexer.procpool import handle
+from indexer.procpool.frames import ProtocolError, encode_frame
 from indexer.procpool.handle import BROKEN, WorkerHandle, describe_exit, kill_group
-from indexer.procpool.worker import encode_frame
 
 log = logging.getLogger(__name__)
 
@@ -110,10 +113,11 @@ class WorkerPool:
         a worker to start never times a call out.
 
         Raises `WorkerTimeout` if the call takes longer than `timeout` seconds,
-        `WorkerCrashed` if the worker dies, `WorkerOutOfMemory` on `MemoryError`,
-        `WorkerError` if `func` raises, `WorkerStartError` if no worker could be
-        started, and `RuntimeError` if the pool is not open. If the caller is
-        cancelled mid-call, the worker is killed before the cancellation propagates.
+        `WorkerCrashed` if the worker dies or its reply is corrupt (`protocol error`),
+        `WorkerOutOfMemory` on `MemoryError`, `WorkerError` if `func` raises,
+        `WorkerStartError` if no worker could be started, and `RuntimeError` if the
+        pool is not open. If the caller is cancelled mid-call, the worker is killed
+        before the cancellation propagates.
         """
         if timeout is not None and timeout <= 0:
             raise ValueError(f"timeout must be > 0, got {timeout}")
@@ -122,18 +126,22 @@ class WorkerPool:
             if not self._open:
                 raise RuntimeError(f"{self.name}: pool is not open")
             worker = await self._checkout()
+            started = time.monotonic()
             try:
                 reply = await self._exchange(worker, frame, timeout)
-            except BaseException:
+            except BaseException as exc:
+                if isinstance(exc, PoolError):
+                    exc.seconds = time.monotonic() - started
                 await self._discard(worker, kill=True)
                 raise
+            seconds = time.monotonic() - started
             if reply[0] == "oom":
                 await self._discard(worker)
                 limit = f" (limit {self.memory_limit_mb} MB)" if self.memory_limit_mb else ""
-                raise WorkerOutOfMemory(f"out of memory{limit}")
+                raise _timed(WorkerOutOfMemory(f"out of memory{limit}"), seconds)
             await self._checkin(worker)
         if reply[0] == "error":
-            raise WorkerError(reply[1], reply[2])
+            raise _timed(WorkerError(reply[1], reply[2]), seconds)
         return cast(T, reply[1])
 
     async def _exchange(self, worker: WorkerHandle, frame: bytes, seconds: float | None) -> Any:
@@ -148,6 +156,9 @@ class WorkerPool:
         except BROKEN:
             status = await self._discard(worker)
             raise WorkerCrashed(describe_exit(status)) from None
+        except ProtocolError as exc:  # stray bytes in its reply pipe: never trust it again
+            await self._discard(worker, kill=True)
+            raise WorkerCrashed(f"protocol error: {exc}") from None
 
     async def _checkout(self) -> WorkerHandle:
         """Return an idle live worker, or a new one."""
@@ -182,6 +193,9 @@ class WorkerPool:
         except BROKEN:
             status = await self._discard(worker)
             raise WorkerStartError(f"{self.name}: worker {describe_exit(status)}") from None
+        except ProtocolError as exc:
+            await self._discard(worker, kill=True)
+            raise WorkerStartError(f"{self.name}: worker greeted with {exc}") from None
         except BaseException:
             await self._discard(worker, kill=True)
             raise
@@ -200,3 +214,9 @@ class WorkerPool:
             self._workers.discard(worker)
             await handle.stop(worker, kill=kill)
         return cast(int, worker.process.returncode)
+
+
+def _timed(exc: PoolError, seconds: float) -> PoolError:
+    """`exc`, noting that its call had its worker for `seconds`."""
+    exc.seconds = seconds
+    return exc

@@ -1,8 +1,8 @@
 """The child side of `WorkerPool`: a loop that runs pickled calls sent over a pipe.
 
 Started by `handle._BOOT` (or `python -m indexer.procpool.worker`) with the arguments
-`PARENT_PID MEMORY_LIMIT_MB NAME`. Both directions carry frames: a header (`HEADER`),
-then a pickle and its out-of-band buffers (`frame_parts`). The parent sends
+`PARENT_PID MEMORY_LIMIT_MB NAME`. Both directions carry checked frames (`frames`):
+a prefix, then a pickle and its out-of-band buffers. The parent sends
 an init frame (`{"sys_path": [...]}`), the child answers `("ready", pid)`; then each
 call frame `(func, args)` gets exactly one reply:
 
@@ -10,10 +10,14 @@ call frame `(func, args)` gets exactly one reply:
 - `("error", type_name, message)`: `func` raised; the worker stays usable
 - `("oom",)`: `MemoryError`; the worker exits after sending it
 
-End of input means "exit now, status 0". Anything else the child does (printing,
-reading stdin, crashing) must not be able to desynchronise this protocol.
+End of input means "exit now, status 0"; a call frame that fails its checks, exit
+status `PROTOCOL_EXIT`. Anything else the child does (printing, reading stdin,
+writing to descriptors it does not own, crashing) must not be able to desynchronise
+this protocol unnoticed: the pipes sit at `PROTOCOL_FDS` and up, away from the
+descriptors code guesses at, and a reply that is corrupt all the same fails its
+frame's checks in the parent.
 
-This module is imported by the parent too (for the frame helpers), so it imports
+This module is imported by the parent too (for `Shared`, `PIPE_BYTES`), so it imports
 nothing heavy.
 """
 
@@ -25,42 +29,34 @@ import os
 import pickle
 import resource
 import signal
-import struct
 import sys
 from collections.abc import Callable
 from typing import Any
 
 from indexer._malloc import pad_heap
+from indexer.procpool.frames import (
+    CHECKS,
+    HEAD,
+    LENGTH,
+    ProtocolError,
+    check_head,
+    check_payload,
+    check_prefix,
+    encode_frame,
+    frame_parts,
+)
 
-HEADER = struct.Struct(">QI")
-"""Frame header: the pickle's length in bytes, and how many out-of-band buffers follow
-it; then each buffer's length (`LENGTH`), the pickle, and the buffers."""
-LENGTH = struct.Struct(">Q")
+PROTOCOL_FDS = 200
+"""The lowest descriptor the worker's pipes may move to (fewer under a low
+`RLIMIT_NOFILE`): far above the few a process opens, so a library writing to "its"
+fd 3 or 5 writes to nothing of ours."""
+PROTOCOL_EXIT = 4
+"""The worker's exit status when a frame from the parent fails its checks."""
 
 MESSAGE_CHARS = 1000
 """An error message is cut to this length: some exceptions quote their whole input."""
 
 _PR_SET_PDEATHSIG = 1
-
-
-def encode_frame(obj: object) -> bytes:
-    """Return `obj` pickled (by reference, like multiprocessing) and length-prefixed.
-
-    Raises whatever `pickle.dumps` raises for an object that cannot be pickled.
-    """
-    return b"".join(frame_parts(obj))
-
-
-def frame_parts(obj: object) -> tuple[bytes | memoryview, ...]:
-    """`encode_frame(obj)` as its header, its body and its out-of-band buffers, to write
-    without joining them (a reply is megabytes: joining copied each one into fresh
-    pages). A `pickle.PickleBuffer` in `obj` (a large document's block) is such a
-    buffer: it is written from where it lies, and read into the object it becomes."""
-    buffers: list[pickle.PickleBuffer] = []
-    body = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL, buffer_callback=buffers.append)
-    raws = [buffer.raw() for buffer in buffers]
-    lengths = b"".join(LENGTH.pack(raw.nbytes) for raw in raws)
-    return HEADER.pack(len(body), len(raws)) + lengths, body, *raws
 
 
 class Shared:
@@ -115,12 +111,12 @@ def main(argv: list[str]) -> int:
     # to stderr. Failures reach the parent as replies, so the child's log stays quiet.
     logging.getLogger().addHandler(logging.NullHandler())
     inp, out = _claim_protocol_fds()
-    init = _read_frame(inp)
+    init = _read_checked(inp)
     if init is None:
         return 0
     sys.path[:] = pickle.loads(init[0])["sys_path"]
     _write(out, encode_frame(("ready", os.getpid())))
-    while (frame := _read_frame(inp)) is not None:
+    while (frame := _read_checked(inp)) is not None:
         reply = _serve(*frame)
         del frame
         if reply is None:
@@ -156,12 +152,18 @@ def _message(exc: BaseException) -> str:
 
 
 def _claim_protocol_fds() -> tuple[int, int]:
-    """Move the protocol off fds 0 and 1; return the new (input, output) fds.
+    """Move the protocol off fds 0 and 1 to `PROTOCOL_FDS` and up; return the new
+    (input, output) fds.
 
     Extractors that print, or libraries that write to fd 1 from C, then write to
     /dev/null instead of into a reply; one that reads stdin reads nothing.
     """
-    inp, out = os.dup(0), os.dup(1)
+    import fcntl
+
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    floor = PROTOCOL_FDS if soft == resource.RLIM_INFINITY else min(PROTOCOL_FDS, soft - 8)
+    # Close-on-exec, as os.dup's would be: a program an extractor runs gets neither.
+    inp, out = (fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, max(floor, 3)) for fd in (0, 1))
     for fd in (inp, out):
         _widen_pipe(fd)
     devnull = os.open(os.devnull, os.O_RDWR)
@@ -194,15 +196,30 @@ def _die_with_parent(parent_pid: int) -> None:
         os._exit(1)
 
 
+def _read_checked(fd: int) -> tuple[bytearray, list[bytearray]] | None:
+    """`_read_frame`, exiting with `PROTOCOL_EXIT` (and the check on stderr) when the
+    frame fails its checks: the parent then sees a worker that died mid-call."""
+    try:
+        return _read_frame(fd)
+    except ProtocolError as exc:
+        print(f"indexer worker: {exc}", file=sys.stderr)
+        sys.exit(PROTOCOL_EXIT)
+
+
 def _read_frame(fd: int) -> tuple[bytearray, list[bytearray]] | None:
-    """Return the next frame's body and out-of-band buffers, or None at end of input."""
-    header = _read_exactly(fd, HEADER.size)
-    if header is None:
+    """Return the next frame's body and out-of-band buffers, or None at end of input;
+    raises `ProtocolError` if it fails its checks."""
+    head = _read_exactly(fd, HEAD.size)
+    if head is None:
         return None
-    size, count = HEADER.unpack(header)
-    lengths = [LENGTH.unpack(_read_or_fail(fd, LENGTH.size))[0] for _ in range(count)]
+    size, count = check_head(bytes(head))
+    lengths, expected = check_prefix(
+        bytes(head), _read_or_fail(fd, LENGTH.size * count), _read_or_fail(fd, CHECKS.size)
+    )
     body = _read_or_fail(fd, size)
-    return body, [_read_or_fail(fd, length) for length in lengths]
+    buffers = [_read_or_fail(fd, length) for length in lengths]
+    check_payload(expected, body, buffers)
+    return body, buffers
 
 
 def _read_or_fail(fd: int, size: int) -> bytearray:

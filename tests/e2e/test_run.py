@@ -158,6 +158,11 @@ def test_hostile_isolated_extractors_fail_only_their_own_documents(tmp_path: Pat
         if json.loads(line)["path"] == "b.hang"
     ]
     assert texts == ["[hang extraction failed: timeout after 6 s]"]
+    # run.json reports the time a failed call had its worker, not 0.0 s
+    slowest = {
+        e["path"]: e["seconds"] for e in json.loads((out / "run.json").read_text())["slowest"]
+    }
+    assert slowest["b.hang"] >= 6 and slowest["a.segv"] > 0
 
 
 def test_too_many_failures_exit_1_but_output_is_committed(tmp_path: Path) -> None:

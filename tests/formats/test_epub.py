@@ -70,3 +70,27 @@ def test_a_missing_spine_document_is_passed_over_and_marked_degraded() -> None:
     result = indexer.extract("x.epub", _with(book, "OEBPS/book.opf", opf))
     assert result.status == "degraded"
     assert [(c.text, c.meta) for c in result.chunks] == [("kept", {"chapter": 2, "headings": []})]
+    assert result.metadata["notes"] == ["spine entry 1 passed over: OEBPS/gone.xhtml is missing"]
+
+
+def test_a_spine_entry_missing_from_the_manifest_is_passed_over_with_a_note() -> None:
+    """It used to raise `KeyError` and fail the whole book."""
+    book = epub_file(["<p>kept</p>", "<p>also kept</p>"])
+    opf = (
+        '<package xmlns="http://www.idpf.org/2007/opf"><manifest>'
+        '<item id="a" href="c0.xhtml" media-type="application/xhtml+xml"/>'
+        '<item id="b" href="c1.xhtml" media-type="application/xhtml+xml"/>'
+        '<item id="p" href="c0.xhtml" media-type="image/png"/>'
+        '</manifest><spine><itemref idref="a"/><itemref idref="nowhere"/>'
+        '<itemref idref="p"/><itemref idref="b"/></spine></package>'
+    )
+    result = indexer.extract("x.epub", _with(book, "OEBPS/book.opf", opf))
+    assert result.status == "degraded"
+    assert [(c.text, c.meta["chapter"]) for c in result.chunks] == [("kept", 1), ("also kept", 4)]
+    assert result.metadata == {
+        "chapters": 4,
+        "notes": [
+            "spine entry 2 passed over: idref 'nowhere' is not in the manifest",
+            "spine entry 3 passed over: OEBPS/c0.xhtml is image/png, not (X)HTML",
+        ],
+    }

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import olefile
 import pytest
+from cfb import nested_msg
 from outputs import document_lines
 from sharedfiles import SHARED
 
@@ -164,3 +165,30 @@ def test_an_uncompressed_rtf_property_is_returned_as_stored() -> None:
     assert decompress(stored) == rtf
     with pytest.raises(ValueError, match="not compressed RTF"):
         decompress(b"\x00" * 8 + b"ABCD" + rtf)
+
+
+@pytest.mark.parametrize("chained", [False, True], ids=["balanced", "chained"])
+def test_messages_enclosed_hundreds_deep_keep_the_top_message_and_read_no_deeper(
+    chained: bool,
+) -> None:
+    """The file is read only as deep as the enclosed messages kept (`msg.ole`): it used
+    to fail whole with `RecursionError` inside olefile (125 deep with each storage's
+    children chained, 200 balanced), before any property was read."""
+    deep = indexer.extract("deep.msg", nested_msg(300, chained=chained))
+    assert (deep.status, [c.text for c in deep.chunks[:2]]) == (
+        "ok",
+        ["Subject: level 0 subject", "The body of the message at level 0."],
+    )
+    assert deep == indexer.extract("deep.msg", nested_msg(12, chained=chained))
+
+
+def test_a_run_over_a_message_enclosed_hundreds_deep_records_each_level_it_opens(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "deep.msg").write_bytes(nested_msg(300, chained=True))
+    indexer.run(tmp_path / "src", tmp_path / "out", CONFIG)
+    docs = _docs(tmp_path / "out")
+    assert docs["deep.msg"]["status"] == "ok"
+    statuses = [d["status"] for path, d in sorted(docs.items()) if path != "deep.msg"]
+    assert statuses and set(statuses[:-1]) == {"ok"} and statuses[-1] == "skipped"

@@ -6,6 +6,7 @@ import datetime
 import io
 import json
 import shutil
+import struct
 import zipfile
 from email.message import EmailMessage
 from pathlib import Path
@@ -325,6 +326,47 @@ def _run(source: Path, out: Path) -> dict[str, dict[str, object]]:
     indexer.run(source, out, config)
     lines = document_lines(out)
     return {d["path"]: d for d in map(json.loads, lines)}
+
+
+def _declaring_strings(count: int) -> bytes:
+    """The sample workbook with its shared strings declaring `uniqueCount` `count`."""
+    base = zipfile.ZipFile(io.BytesIO(samples.xlsx([("S", [["hello", "world"]])])))
+    parts = {n: base.read(n) for n in base.namelist()}
+    sst = parts["xl/sharedStrings.xml"]
+    parts["xl/sharedStrings.xml"] = sst.replace(
+        b'uniqueCount="2"', f'uniqueCount="{count}"'.encode()
+    )
+    return zip_package(parts)
+
+
+def _looping_directory() -> bytes:
+    """The sample xls with its directory's sector chain pointing back at itself."""
+    data = bytearray(samples.xls5([("S", [["hello", 1]])]))
+    directory, fat = struct.unpack_from("<I", data, 48)[0], struct.unpack_from("<I", data, 76)[0]
+    struct.pack_into("<I", data, 512 + fat * 512 + 4 * directory, directory)
+    return bytes(data)
+
+
+def test_workbooks_that_exhaust_the_native_reader_are_refused_before_it_runs(
+    tmp_path: Path,
+) -> None:
+    """A 2 KB xlsx declaring two billion shared strings, and an xls whose directory
+    chain loops, each took their worker down (`crashed`, SIGABRT: the reader's memory
+    ran out); they are refused with what is wrong, the workbook beside them unharmed."""
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "a.xlsx").write_bytes(_declaring_strings(2_000_000_000))
+    (source / "b.xls").write_bytes(_looping_directory())
+    (source / "c.xlsx").write_bytes(_declaring_strings(2))
+    docs = _run(source, tmp_path / "out")
+    assert {p: (d["status"], d["reason"]) for p, d in docs.items()} == {
+        "a.xlsx": (
+            "failed",
+            "refused: xl/sharedStrings.xml declares 2000000000 strings in 234 bytes",
+        ),
+        "b.xls": ("failed", "corrupt: the sector chain of the directory loops"),
+        "c.xlsx": ("ok", None),
+    }
 
 
 @pytest.mark.slow  # every shared workbook through worker processes

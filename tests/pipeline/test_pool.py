@@ -143,6 +143,7 @@ async def test_a_hang_is_killed_at_its_timeout_and_the_next_call_works() -> None
         with pytest.raises(WorkerTimeout) as info:
             await pool.run(crashy.hang, timeout=1)
         assert (info.value.code, info.value.reason) == ("timeout", "timed out after 1 s")
+        assert info.value.seconds >= 1  # the time it had its worker, for run.json
         assert gone(first)
         assert await pool.run(crashy.pid, timeout=SAFETY) != first
 
@@ -197,6 +198,52 @@ async def test_printing_and_reading_stdin_do_not_touch_the_protocol() -> None:
         assert await pool.run(crashy.chatty, "value", timeout=SAFETY) == "value"
         assert await pool.run(crashy.read_stdin, timeout=SAFETY) == ""
         assert await pool.run(crashy.pid) == first
+
+
+def _stray_frames() -> dict[str, bytes]:
+    """Stray bytes that reach the reply pipe, each caught by a different check."""
+    from indexer.procpool.frames import CHECKS, HEAD, MAGIC, encode_frame
+
+    real = bytearray(encode_frame(("ok", 42)))
+    real[-1] ^= 0xFF
+    return {
+        "an old-style length prefix": bytes(7) + b"\x08" + bytes(4) + b"garbage!",
+        "text": b"DEBUG: opened 3 streams\n" * 4,
+        "a magic with wild lengths": HEAD.pack(MAGIC, 1 << 60, 3) + bytes(3 * 8 + CHECKS.size),
+        "a magic with a huge buffer count": HEAD.pack(MAGIC, 8, 1 << 31),
+        "a frame whose payload is damaged": bytes(real),
+    }
+
+
+@pytest.mark.parametrize("stray", list(_stray_frames().values()), ids=list(_stray_frames()))
+async def test_stray_bytes_in_the_reply_pipe_fail_only_that_call(stray: bytes) -> None:
+    """A reply that fails its frame's checks is `crashed` (`protocol error`): that
+    worker is killed and replaced, and the pool carries on. Before frames were
+    checked, the parent raised `UnpicklingError` (the run's end), waited for bytes
+    that never came (a timeout), or allocated what a garbage length said."""
+    async with WorkerPool(size=1) as pool:
+        first = await pool.run(crashy.pid)
+        with pytest.raises(WorkerCrashed, match=r"^protocol error: ") as info:
+            await pool.run(crashy.forge_reply, stray, timeout=SAFETY)
+        assert info.value.code == "crashed"
+        assert await eventually_gone(first)
+        assert await pool.run(crashy.pid, timeout=SAFETY) not in (first, os.getpid())
+
+
+async def test_stray_writes_to_low_descriptors_miss_the_protocol() -> None:
+    """The worker's pipes sit far above descriptors 3-11: writes there reach nothing
+    of ours, and the call succeeds on the same worker."""
+    async with WorkerPool(size=1) as pool:
+        first = await pool.run(crashy.pid)
+        assert await pool.run(crashy.scribble_low_fds, b"\x80\x05junk", timeout=SAFETY) == first
+        assert await pool.run(crashy.pid) == first
+
+
+async def test_a_reply_the_parent_cannot_unpickle_fails_only_that_call() -> None:
+    async with WorkerPool(size=1) as pool:
+        with pytest.raises(WorkerCrashed, match=r"^protocol error: reply could not be unpickled"):
+            await pool.run(crashy.unloadable_result, timeout=SAFETY)
+        assert await pool.run(crashy.echo, 1) == (1,)
 
 
 async def test_an_exception_comes_back_as_worker_error_and_the_worker_stays() -> None:

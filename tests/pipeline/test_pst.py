@@ -55,6 +55,21 @@ def test_bytes_that_are_no_mailbox_give_one_unreadable_record(tmp_path: Path) ->
     assert docs[1]["reason"] == "unreadable"
 
 
+def test_a_mailbox_file_of_no_bytes_is_empty_with_no_messages(tmp_path: Path) -> None:
+    """It used to be `ok`, and a .pst or .ost then had an `unreadable` message record
+    from the reader that found no mailbox in it."""
+    (tmp_path / "src").mkdir()
+    for name in ("a.ost", "b.pst", "c.mbox"):
+        (tmp_path / "src" / name).write_bytes(b"")
+    indexer.run(tmp_path / "src", tmp_path / "out", CONFIG)
+    docs = document_records(tmp_path / "out")
+    assert [(d["path"], d["kind"], d["status"], d["reason"]) for d in docs] == [
+        ("a.ost", "pst", "empty", None),
+        ("b.pst", "pst", "empty", None),
+        ("c.mbox", "mbox", "empty", None),
+    ]
+
+
 @pytest.mark.slow  # a whole run per damaged copy
 def test_a_damaged_pst_never_takes_the_run_down(pst: Path, tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()

@@ -4,7 +4,8 @@ Headers come from the transport headers the message was received with, when it
 has them; otherwise from its properties. The sender is always an SMTP address
 where one is recorded: an Exchange sender (`/o=.../cn=...`) keeps only the name.
 Attachments keep their order; an enclosed message (attach method 5) becomes a
-message part, read the same way, to `MAX_NESTING` levels; an attachment whose
+message part, read the same way, to `MAX_NESTING` levels (and the file itself no
+deeper, `ole`); an attachment whose
 properties cannot be read becomes a named placeholder, so it is still recorded.
 """
 
@@ -23,12 +24,12 @@ from oxmsg.properties import Properties
 from oxmsg.util import lazyproperty
 
 from indexer.formats.msg.mail import Mail, Part
+from indexer.formats.msg.ole import MAX_NESTING, load_message
 from indexer.formats.msg.rtf import decompress
 from indexer.formats.rtf import rtf_to_text
 
 __all__ = ["UNREADABLE", "address", "read_msg"]
 
-MAX_NESTING = 8
 UNREADABLE = "application/x-unreadable-attachment"
 """The content type of an attachment whose properties could not be read."""
 _EMBEDDED = 5  # PidTagAttachMethod: afEmbeddedMessage
@@ -55,7 +56,7 @@ class _Enclosed(Message):
 def read_msg(data: bytes) -> Mail:
     """The `Mail` of a `.msg` file's bytes; raises ValueError (or the OLE reader's
     error) when they are not an Outlook message."""
-    return _mail(Message.load(data), 0)
+    return _mail(load_message(data), 0)
 
 
 def _mail(message: Message, depth: int) -> Mail:

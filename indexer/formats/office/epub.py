@@ -3,8 +3,9 @@
 `META-INF/container.xml` names the package document; its spine lists the content
 documents in order. Each is rendered by the `html` kind (Markdown blocks, heading
 paths), and its chunks get `meta` `{"chapter": n, "headings": [...]}`, `n` the
-document's 1-based place in the spine. A spine entry that is missing or not
-(X)HTML is passed over and the result marked `degraded`. Title, author, dates and
+document's 1-based place in the spine. A spine entry that names no manifest item,
+or whose document is missing or not (X)HTML, is passed over and the result marked
+`degraded`, `metadata["notes"]` naming each such entry. Title, author, dates and
 description from the package's metadata go in `metadata`, with the spine's length
 as `chapters`. A book whose content documents are encrypted (DRM; obfuscated fonts
 do not count) fails with `encrypted`.
@@ -48,17 +49,33 @@ def read(data: bytes, options: Options) -> Doc:
     if opf is None:
         raise ContainerError(f"corrupt: no package document {opf_name}")
     spine = _spine(opf, posixpath.dirname(opf_name))
-    _refuse_drm(package, {name for name, _ in spine})
+    _refuse_drm(package, {entry[0] for entry in spine if not isinstance(entry, str)})
     doc = Doc(metadata={**_properties(opf), "chapters": len(spine)}, chunks=[])
     chunks: list[Chunk] = []
-    for number, (name, media_type) in enumerate(spine, start=1):
-        content = package.read(name) if media_type in _HTML_TYPES else None
+    notes: list[str] = []
+    for number, entry in enumerate(spine, start=1):
+        content, problem = _content(package, entry)
         if content is None:
-            doc.degraded = True
+            notes.append(f"spine entry {number} passed over: {problem}")
             continue
-        chunks.extend(_chapter(content, name, number, options))
+        chunks.extend(_chapter(content, entry[0], number, options))
+    if notes:
+        doc.degraded = True
+        doc.metadata["notes"] = notes
     doc.chunks = chunks
     return doc
+
+
+def _content(package: Package, entry: tuple[str, str] | str) -> tuple[bytes | None, str]:
+    """A spine entry's document, or None and why: the entry is an idref the manifest
+    lacks (a `str`), or its document is missing or not (X)HTML."""
+    if isinstance(entry, str):
+        return None, f"idref {entry!r} is not in the manifest"
+    name, media_type = entry
+    if media_type not in _HTML_TYPES:
+        return None, f"{name} is {media_type or 'of no media type'}, not (X)HTML"
+    content = package.read(name)
+    return content, "" if content is not None else f"{name} is missing"
 
 
 def _package_document(package: Package) -> str:
@@ -75,15 +92,16 @@ def _package_document(package: Package) -> str:
     return found[0]
 
 
-def _spine(opf: Any, folder: str) -> list[tuple[str, str]]:
-    """The spine's documents in order: (part name, media type)."""
+def _spine(opf: Any, folder: str) -> list[tuple[str, str] | str]:
+    """The spine's documents in order: (part name, media type), or the idref itself
+    where the manifest has no such item."""
     items: dict[str, tuple[str, str]] = {}
     for item in opf.iter(_OPF + "item"):
         href = (item.get("href") or "").split("#", 1)[0]
         name = posixpath.normpath(posixpath.join(folder, _unquote(href))).lstrip("/")
         items[item.get("id") or ""] = (name, item.get("media-type") or "")
-    spine = [items[ref.get("idref") or ""] for ref in opf.iter(_OPF + "itemref")]
-    return [entry for entry in spine if entry[0]]
+    refs = (ref.get("idref") or "" for ref in opf.iter(_OPF + "itemref"))
+    return [items.get(ref, ref) for ref in refs]
 
 
 def _unquote(href: str) -> str:

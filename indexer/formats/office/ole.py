@@ -9,7 +9,15 @@ from typing import Any
 
 from indexer.formats.office.container import ENCRYPTED, ContainerError
 
-__all__ = ["MAX_STREAM", "kind_of", "ole_kind", "ole_metadata", "open_ole", "stream"]
+__all__ = [
+    "MAX_STREAM",
+    "kind_of",
+    "ole_kind",
+    "ole_metadata",
+    "open_ole",
+    "refuse_looping_chains",
+    "stream",
+]
 
 MAX_STREAM = 256 << 20
 """The largest stream read: a legacy document's text stream is far smaller."""
@@ -114,3 +122,49 @@ _OLE_KINDS = (
     ("book", "xls"),
     ("__properties_version1.0", "msg"),
 )
+
+
+def refuse_looping_chains(data: bytes) -> None:
+    """Raise `ContainerError` (`corrupt: ...`) when a sector chain of `data` loops: the
+    directory's, the mini FAT's, the mini stream's or a stream's. olefile stops at a
+    stream's size, but calamine follows a looping directory chain for ever, growing
+    its buffer until the worker dies of it (SIGABRT). A file olefile cannot open is
+    let through: the reader says how it is corrupt."""
+    try:
+        with open_ole(data) as ole:
+            problem = _looping_chain(ole)
+    except ContainerError:
+        return
+    if problem is not None:
+        raise ContainerError(f"corrupt: the sector chain of {problem} loops")
+
+
+def _looping_chain(ole: Any) -> str | None:
+    """The name of the first chain of `ole`'s FAT that loops within its length (the
+    directory's has none: to its end), or None."""
+    sector = ole.sectorsize
+    starts = [
+        ("the directory", ole.first_dir_sector, None),
+        ("the mini FAT", ole.first_mini_fat_sector, ole.num_mini_fat_sectors),
+    ]
+    for entry in ole.direntries:
+        if entry is not None and (entry.size >= ole.minisectorcutoff or entry.sid == 0):
+            starts.append((repr(entry.name), entry.isectStart, -(-entry.size // sector)))
+    for name, start, length in starts:
+        if _loops(ole.fat, start, length):
+            return name
+    return None
+
+
+def _loops(table: Any, start: int, length: int | None) -> bool:
+    """True when following `table` from `start` comes back to a sector already passed
+    within `length` sectors (any value past the table's end, ENDOFCHAIN among them,
+    ends a chain; a chain that runs on past its stream's length is read no further)."""
+    seen: set[int] = set()
+    sector = start
+    while 0 <= sector < len(table) and (length is None or len(seen) < length):
+        if sector in seen:
+            return True
+        seen.add(sector)
+        sector = table[sector]
+    return False

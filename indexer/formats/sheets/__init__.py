@@ -32,6 +32,7 @@ from indexer.formats.office.container import (
     open_zip,
 )
 from indexer.formats.office.odf import properties
+from indexer.formats.office.ole import refuse_looping_chains
 from indexer.formats.office.ooxml import core_properties
 from indexer.formats.office.sniff import sniff
 from indexer.formats.sheets.props import ole_workbook
@@ -116,6 +117,7 @@ class _Book:
             form, props, scan = _open_zip(data, options)
             data = scan.rebuilt or data if scan else data
         else:
+            refuse_looping_chains(data)
             props = ole_workbook(data)
             form = "xls"
         book = cls(_reader(data), form, props, scan)

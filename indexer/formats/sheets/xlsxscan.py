@@ -53,11 +53,39 @@ class Scan:
     """The workbook with its cut sheets, when any sheet was cut."""
 
 
+_SHARED_STRINGS = re.compile(r"(?:^|/)sharedStrings\.xml$", re.IGNORECASE)
+_SST_TAG = re.compile(rb"<(?:\w+:)?sst\b[^>]*>")
+_UNIQUE_COUNT = re.compile(rb'\suniqueCount\s*=\s*["\']\s*(\d+)')
+_SI_BYTES = 5
+"""The fewest bytes a shared string takes (`<si/>`)."""
+
+
+def check_shared_strings(archive: zipfile.ZipFile) -> None:
+    """Raise `ContainerError` (`refused: ...`) when a shared-strings part declares more
+    strings (`uniqueCount`) than its bytes can hold: the reader reserves room for the
+    declared count before reading one, and a 2 KB workbook declaring two billion
+    took its worker down (SIGABRT, out of memory in native code)."""
+    for name, info in archive.NameToInfo.items():
+        if not _SHARED_STRINGS.search(name):
+            continue
+        with archive.open(name) as handle:
+            head = handle.read(_READ)
+        tag = _SST_TAG.search(head)
+        count = _UNIQUE_COUNT.search(tag.group()) if tag else None
+        if count and int(count.group(1)) > info.file_size // _SI_BYTES:
+            raise ContainerError(
+                f"refused: {name} declares {count.group(1).decode()[:20]} strings "
+                f"in {info.file_size} bytes"
+            )
+
+
 def scan(package: Package, max_cells: int) -> Scan:
     """Scan every worksheet of `package` (its members checked already: `check_all`);
-    raises `ContainerError` when a part cannot be read."""
+    raises `ContainerError` when a part cannot be read, or declares more shared
+    strings than it holds."""
     archive = package.archive
     try:
+        check_shared_strings(archive)
         result = Scan(parts=worksheet_parts(package))
         loose = {n for n in archive.NameToInfo if _WORKSHEET_PART.search(n)}
         for part in sorted(loose | set(result.parts.values())):

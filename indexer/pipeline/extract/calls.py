@@ -130,7 +130,7 @@ class PoolCalls:
                 return loaded
             job = loaded
         unit = Unit(doc=pool_failure(job.spec.kind, exc, self.config.timeout))
-        return finish(job, unit, 0.0, self.options, len(job.data))
+        return finish(job, unit, exc.seconds, self.options, len(job.data))
 
     async def _complete(self, job: Job, done: Finished) -> Finished:
         """Extract a unit's pending children (`pending.PendingChildren`); render it."""

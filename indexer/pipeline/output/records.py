@@ -44,7 +44,8 @@ class DocOutcome:
     seconds: float = 0.0
     """Extraction time; reported in run.json only, never in the output."""
     container: bool = False
-    """An archive (an mbox) whose documents follow it; `ok` with no chunks of its own."""
+    """An archive (an mbox) whose documents follow it; `ok` with no chunks of its own
+    (`empty` when its file has no bytes at all)."""
 
     @property
     def status(self) -> str:
@@ -52,7 +53,7 @@ class DocOutcome:
         if self.extracted is None:
             return "skipped"
         if self.container:
-            return "ok"
+            return "ok" if self.size else "empty"
         return self.extracted.status
 
     @property
@@ -251,7 +252,7 @@ def skipped(seq: int, entry: Entry) -> FileOutcome:
 
 def container_outcome(seq: int, entry: Entry) -> FileOutcome:
     """The outcome of a mailbox file itself (mbox, pst): `ok`, no chunks (its messages
-    follow it)."""
+    follow it); `empty` for a file of no bytes, which has no messages."""
     kind = "pst" if entry.rel.lower().endswith((".pst", ".ost")) else "mbox"
     doc = DocOutcome(
         path=entry.rel, kind=kind, size=entry.size, sha256=None, container=True,

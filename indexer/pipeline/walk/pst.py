@@ -38,7 +38,10 @@ def is_pst(rel: str) -> bool:
 
 
 def messages(entry: Entry) -> Iterator[Entry]:
-    """One entry per message of the mailbox `entry`, in folder order (see the module doc)."""
+    """One entry per message of the mailbox `entry`, in folder order (see the module doc);
+    none for a file of no bytes (an `empty` mailbox, not a damaged one)."""
+    if entry.size == 0:
+        return
     command = [sys.executable, "-m", "indexer.formats.msg.pst", os.fsdecode(entry.path)]
     last = (entry.rel, 0)
     with subprocess.Popen(

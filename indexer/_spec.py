@@ -43,7 +43,7 @@ class Held:
     path: str
     """Where it is inside its container, `/`-separated (`att/2/report.pdf`, `docs/a.txt`),
     printable, a backslash only in a `\\xNN` escape: its record path is the container's,
-    `#`, and this."""
+    `#`, and this with each `#` written `\\x23`."""
     name: str
     """The name its extractor is chosen by (its extension) and given."""
     data: bytes | None

@@ -23,6 +23,7 @@ from indexer._extract import run_container, run_extractor
 from indexer._types import Extracted, Options
 from indexer.pipeline.extract.members import Globs, damaged, for_members_only, judge
 from indexer.pipeline.output.units import Child
+from indexer.pipeline.walk.entry import escape_part
 from indexer.registry import ExtractorSpec, Held, Nesting, Registry
 
 
@@ -74,7 +75,7 @@ class _Level:
 
     def take(self, held: Held) -> Iterator[Child]:
         """The child `held` and its own children, in order."""
-        suffix = "#" + held.path
+        suffix = "#" + escape_part(held.path)
         sha = None if held.data is None else hashlib.sha256(held.data).hexdigest()
         context = self.nesting.context if held.context is None else held.context
         make = partial(Child, suffix=suffix, size=held.size, sha256=sha, context=context)

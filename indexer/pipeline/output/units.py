@@ -26,7 +26,7 @@ class Child:
 
     suffix: str
     """Appended to the parent's path: `#att/<k>/<filename>` or `#<member path>` (nested
-    ones repeat it)."""
+    ones repeat it); a `#` in a name is written `\\x23` (`walk.entry.escape_part`)."""
     kind: str | None
     size: int
     sha256: str | None

@@ -165,3 +165,46 @@ def test_a_member_the_pool_extracts_is_nested_as_deep_as_it_sits(tmp_path: Path)
     inner_doc = docs["outer.zip#m.eml#att/1/inner.zip"]
     assert (inner_doc["status"], inner_doc["reason"]) == ("skipped", "depth_limit")
     assert "outer.zip#m.eml#att/1/inner.zip#deep.txt" not in docs
+
+
+def test_an_attachment_goes_by_its_extension_else_by_its_declared_type() -> None:
+    from indexer._types import Options
+    from indexer.pipeline.extract.nest import unit_of
+    from indexer.registry import default_registry
+
+    data = _mail(
+        "Types",
+        {
+            "report.xml.gz": ("text/xml", b"<r>Not gzip at all.</r>\n"),  # named, not made so
+            "payload": ("application/json", b'{"total": 12}'),
+            "blob.bin": ("application/octet-stream", b"\0\1\2"),
+            "table.csv": ("application/octet-stream", b"a,b\n1,2\n"),
+        },
+    )
+    registry = default_registry()
+    _, children = unit_of(registry.for_path("m.eml"), "m.eml", data, Options(), registry)
+    found = {c.suffix: (c.extractor, c.skip) for c in children}
+    assert found == {
+        "#att/1/report.xml.gz": ("text", None),
+        "#att/2/payload": ("json", None),
+        "#att/3/blob.bin": (None, "no extractor for application/octet-stream"),
+        "#att/4/table.csv": ("csv", None),
+    }
+
+
+def test_the_registry_finds_an_extractor_by_mime_type_exact_then_family() -> None:
+    from indexer.registry import ExtractorSpec, default_registry
+
+    registry = default_registry().copy()
+    assert registry.for_type("message/rfc822") is registry.get("eml")
+    assert registry.for_type("text/x-diff") is registry.get("text")  # `text/*`
+    assert registry.for_type("text/html") is registry.get("html")  # exact before family
+    assert registry.for_type("application/x-unknown") is None
+    text = registry.get("text")
+    registry.register(
+        ExtractorSpec(
+            name="diff", kind="diff", extensions=("diff",), version="1", extract=text.extract,
+            mime_types=("text/x-diff",),
+        )
+    )  # fmt: skip
+    assert registry.for_type("text/x-diff") is registry.get("diff")

@@ -111,7 +111,7 @@ class _Level:
     ) -> Iterator[Child]:
         """The child `make` describes, extracted by `spec`, then its own children."""
         if spec.children is not None:
-            limit = self.options.containers.max_depth if spec.max_depth is None else spec.max_depth
+            limit = self.nesting.limits.max_depth if spec.max_depth is None else spec.max_depth
             if self.nesting.depth + 1 > limit:
                 yield make(kind=spec.kind, extractor=spec.name, skip="depth_limit")
                 return

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from indexer._text import decode, limit_chunks
 from indexer._types import DEFAULT_OPTIONS, Chunk, Extracted, Options
-from indexer.registry import ExtractorSpec, Registry, default_registry
+from indexer.registry import ExtractorSpec, Held, Nesting, Registry, default_registry
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +35,34 @@ def run_extractor(spec: ExtractorSpec, path: str, data: bytes, options: Options)
     if not data or data.isspace():  # as `not data.strip()`, without copying the input
         return Extracted(kind=spec.kind, text="")
     return _guarded(spec, "extractor", lambda: spec.extract(data, path, options), data, options)
+
+
+def run_container(
+    spec: ExtractorSpec,
+    path: str,
+    data: bytes,
+    options: Options,
+    nesting: Nesting,
+    take: Callable[[Held], object],
+) -> Extracted:
+    """Open the container `data` with `spec.children`, handing each child to `take` as it
+    is read; return the container's own document, with `run_extractor`'s guarantees
+    (an exception in the reader makes it failed; the children taken before stay)."""
+    children = spec.children
+    assert children is not None
+    if not data or data.isspace():
+        return Extracted(kind=spec.kind, text="")
+
+    def call() -> Extracted:
+        reader = children(data, path, options, nesting)
+        while True:
+            try:
+                held = next(reader)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            take(held)
+
+    return _guarded(spec, "extractor", call, data, options)
 
 
 def _guarded(

@@ -487,8 +487,9 @@ class Config:
         256 * MiB,
         check=integer(1),
         output=True,
-        doc="Bytes the members of one archive (.zip, .tar, .tar.gz, .gz, ...), with every archive\n"
-        "nested in it, may unpack to in memory (256 MiB); nothing is unpacked to disk. Past\n"
+        doc="Bytes the archives (.zip, .tar, .tar.gz, .gz, ...) inside one file of the walk may\n"
+        "unpack to in memory together (256 MiB): the file itself, what it holds at any depth,\n"
+        "and every archive attached to one mail share it; nothing is unpacked to disk. Past\n"
         "it, or past max_members, the archive's record is failed with the reason, after the\n"
         "members read before it.",
     )
@@ -497,7 +498,7 @@ class Config:
         10_000,
         check=integer(1),
         output=True,
-        doc="Members one archive may hold, at any depth.",
+        doc="Members the archives inside one file of the walk may hold together, at any depth.",
     )
     max_ratio: int = _key(
         "archive",

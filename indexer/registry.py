@@ -3,7 +3,8 @@
 Built-in extractors register through `Registry.register` exactly as a third-party
 one does; plugins are found through the `indexer.extractors` entry point group,
 whose objects are `ExtractorSpec` instances (or callables returning one or a
-sequence of them).
+sequence of them). A container format (one whose documents hold documents) is an
+extractor with `children` set: the pipeline nests what it yields, nothing else to wire.
 
 An extractor is a plain module-level function `(data, path, options) -> Extracted`.
 It must be importable by reference, because the pipeline sends it to worker
@@ -18,15 +19,26 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from indexer._spec import ChunkerFn, ExtractorFn, ExtractorSpec, extension_of
+from indexer._spec import (
+    ChildrenFn,
+    ChunkerFn,
+    ExtractorFn,
+    ExtractorSpec,
+    Held,
+    Nesting,
+    extension_of,
+)
 from indexer._types import Options
 from indexer.errors import RegistryError
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "ChildrenFn",
     "ChunkerFn",
     "ExtractorFn",
     "ExtractorSpec",
+    "Held",
+    "Nesting",
     "Registry",
     "RegistryError",
     "default_registry",
@@ -45,6 +57,7 @@ class Registry:
     def __init__(self) -> None:
         self._by_name: dict[str, ExtractorSpec] = {}
         self._by_ext: dict[str, str] = {}
+        self._by_type: dict[str, str] = {}
         self._fallback: str | None = None
 
     def register(self, spec: ExtractorSpec, *, replace_existing: bool = False) -> ExtractorSpec:
@@ -62,6 +75,8 @@ class Registry:
         self._by_name[spec.name] = spec
         for ext in spec.extensions:
             self._by_ext[ext] = spec.name
+        for mime in spec.mime_types:
+            self._by_type.setdefault(mime, spec.name)
         if spec.fallback:
             self._fallback = spec.name
         return spec
@@ -79,6 +94,9 @@ class Registry:
         for ext in spec.extensions:
             if self._by_ext.get(ext) == spec.name:
                 del self._by_ext[ext]
+        for mime in spec.mime_types:
+            if self._by_type.get(mime) == spec.name:
+                del self._by_type[mime]
         if self._fallback == spec.name:
             self._fallback = None
 
@@ -100,6 +118,13 @@ class Registry:
         """True when an extractor claims `path` by its extension (not the fallback)."""
         return extension_of(path) in self._by_ext
 
+    def for_type(self, content_type: str) -> ExtractorSpec | None:
+        """The extractor declaring the MIME type `content_type` (else its `type/*`), or None."""
+        name = self._by_type.get(content_type)
+        if name is None:
+            name = self._by_type.get(content_type.partition("/")[0] + "/*")
+        return None if name is None else self._by_name.get(name)
+
     def extractors(self) -> tuple[ExtractorSpec, ...]:
         """All extractors, sorted by name."""
         return tuple(self._by_name[n] for n in sorted(self._by_name))
@@ -113,6 +138,7 @@ class Registry:
         other = Registry()
         other._by_name = dict(self._by_name)
         other._by_ext = dict(self._by_ext)
+        other._by_type = dict(self._by_type)
         other._fallback = self._fallback
         return other
 
@@ -127,6 +153,8 @@ def _validate(spec: ExtractorSpec) -> None:
             )
     if not callable(spec.extract):
         raise RegistryError(f"extractor {spec.name!r} has no callable extract")
+    if spec.children is not None and not callable(spec.children):
+        raise RegistryError(f"extractor {spec.name!r} has children that are not callable")
     known = set(Options.__dataclass_fields__)
     unknown = sorted(set(spec.options_used or ()) - known)
     if unknown:

@@ -12,11 +12,11 @@ from typing import Any
 
 from indexer._spec import ExtractorSpec
 
-__all__ = ["ARCHIVE_EXTENSIONS", "BUILTIN_SPECS", "VERSIONS"]
+__all__ = ["ARCHIVE_EXTENSIONS", "BUILTIN_SPECS", "MAIL_DEPTH", "VERSIONS"]
 
 VERSIONS = {
-    "archive": "3", "csv": "1", "doc": "3", "docx": "1", "eml": "3", "epub": "2", "html": "2",
-    "image": "1", "json": "2", "msg": "1", "odp": "1", "odt": "1", "pdf": "2", "ppt": "1",
+    "archive": "3", "csv": "1", "doc": "3", "docx": "1", "eml": "4", "epub": "2", "html": "2",
+    "image": "1", "json": "2", "msg": "2", "odp": "1", "odt": "1", "pdf": "2", "ppt": "1",
     "pptx": "1", "rtf": "1", "spreadsheet": "3", "text": "1",
 }  # fmt: skip
 """Each built-in's output version: bump it here when the extractor's output changes,
@@ -31,6 +31,37 @@ _OFFICE_USES = {"doc": ("image",), "epub": ("html",)} | dict.fromkeys(
 """Other extractors an office one hands content to, whose upgrades count too: an e-book's
 chapters are rendered by the html one, a Word file made of pictures is OCR'd by image's."""
 IMAGE_EXTENSIONS = ("png", "jpg", "jpeg", "tif", "tiff", "bmp", "gif", "webp")
+MAIL_DEPTH = 4
+"""How deep messages in messages are followed (archives: `ContainerLimits.max_depth`)."""
+_OOXML = "application/vnd.openxmlformats-officedocument."
+_TYPES: dict[str, tuple[str, ...]] = {
+    "archive": ("application/zip", "application/x-zip-compressed", "application/x-tar",
+                "application/gzip", "application/x-gzip"),
+    "csv": ("text/csv", "text/tab-separated-values"),
+    "doc": ("application/msword",),
+    "docx": (f"{_OOXML}wordprocessingml.document", f"{_OOXML}wordprocessingml.template",
+             "application/vnd.ms-word.document.macroenabled.12"),
+    "eml": ("message/rfc822", "message/global"),
+    "epub": ("application/epub+zip",),
+    "html": ("text/html", "application/xhtml+xml"),
+    "image": ("image/png", "image/jpeg", "image/pjpeg", "image/tiff", "image/gif", "image/bmp",
+              "image/x-ms-bmp", "image/webp"),
+    "json": ("application/json", "application/x-ndjson"),
+    "msg": ("application/vnd.ms-outlook",),
+    "odp": ("application/vnd.oasis.opendocument.presentation",),
+    "odt": ("application/vnd.oasis.opendocument.text",),
+    "pdf": ("application/pdf",),
+    "ppt": ("application/vnd.ms-powerpoint",),
+    "pptx": (f"{_OOXML}presentationml.presentation", f"{_OOXML}presentationml.slideshow",
+             "application/vnd.ms-powerpoint.presentation.macroenabled.12"),
+    "rtf": ("application/rtf", "application/x-rtf", "text/rtf"),
+    "spreadsheet": (f"{_OOXML}spreadsheetml.sheet",
+                    "application/vnd.ms-excel.sheet.macroenabled.12",
+                    "application/vnd.ms-excel.sheet.binary.macroenabled.12",
+                    "application/vnd.ms-excel", "application/vnd.oasis.opendocument.spreadsheet"),
+    "text": ("text/*", "message/delivery-status"),
+}  # fmt: skip
+"""The MIME types each built-in reads: a mail's attachment no extension claims goes by them."""
 
 
 class _Lazy:
@@ -76,6 +107,9 @@ BUILTIN_SPECS = (
         # image members became documents (OCR) rather than `binary` skips
         version=f"{VERSIONS['archive']}+image.{VERSIONS['image']}",
         extract=_lazy("archive", "extract"),
+        mime_types=_TYPES["archive"],
+        children=_lazy("archive", "children", module="archive.children"),
+        folder=True,
         builtin=True,
         options_used=("containers", *_LIMIT),
     ),
@@ -86,6 +120,7 @@ BUILTIN_SPECS = (
         version=VERSIONS["csv"],
         extract=_lazy("csv", "extract"),
         chunker=_lazy("csv", "chunk"),
+        mime_types=_TYPES["csv"],
         builtin=True,
         options_used=("rows_per_chunk", *_LIMIT),
     ),
@@ -98,6 +133,9 @@ BUILTIN_SPECS = (
         version=f"{VERSIONS['eml']}+html.{VERSIONS['html']}+image.{VERSIONS['image']}",
         extract=_lazy("eml", "extract"),
         chunker=_lazy("eml", "chunk"),
+        mime_types=_TYPES["eml"],
+        children=_lazy("eml", "children", module="eml.children"),
+        max_depth=MAIL_DEPTH,
         builtin=True,
         options_used=("html_mail_main_content", *_LIMIT),
     ),
@@ -108,6 +146,7 @@ BUILTIN_SPECS = (
         version=VERSIONS["html"],
         extract=_lazy("html", "extract"),
         chunker=_lazy("html", "chunk"),
+        mime_types=_TYPES["html"],
         builtin=True,
         options_used=("html_main_content", *_LIMIT),
     ),
@@ -118,6 +157,7 @@ BUILTIN_SPECS = (
         version=VERSIONS["image"],
         extract=_lazy("image", "extract"),
         isolated=True,  # OCR runs a child process per page: a timeout and a memory cap
+        mime_types=_TYPES["image"],
         builtin=True,
         options_used=(*_OCR, *_LIMIT),
     ),
@@ -128,6 +168,7 @@ BUILTIN_SPECS = (
         version=VERSIONS["json"],
         extract=_lazy("json", "extract"),
         chunker=_lazy("json", "chunk"),
+        mime_types=_TYPES["json"],
         builtin=True,
         options_used=_LIMIT,
     ),
@@ -140,6 +181,9 @@ BUILTIN_SPECS = (
         version=f"{VERSIONS['msg']}+html.{VERSIONS['html']}+rtf.{VERSIONS['rtf']}"
         f"+image.{VERSIONS['image']}",
         extract=_lazy("msg", "extract"),
+        mime_types=_TYPES["msg"],
+        children=_lazy("msg", "children"),
+        max_depth=MAIL_DEPTH,
         builtin=True,
         options_used=_LIMIT,
     ),
@@ -150,6 +194,7 @@ BUILTIN_SPECS = (
         version=VERSIONS["pdf"],
         extract=_lazy("pdf", "extract"),
         isolated=True,
+        mime_types=_TYPES["pdf"],
         builtin=True,
         options_used=("pdf_engine", *_OCR, *_LIMIT),
     ),
@@ -161,6 +206,7 @@ BUILTIN_SPECS = (
             version=VERSIONS[kind] + "".join(f"+{k}.{VERSIONS[k]}" for k in _OFFICE_USES[kind]),
             extract=_lazy(kind, "extract", module=f"office.{kind}"),
             isolated=True,  # ZIP and OLE containers read by third-party parsers
+            mime_types=_TYPES[kind],
             builtin=True,
             options_used=(*_OCR, *_LIMIT) if "image" in _OFFICE_USES[kind] else _LIMIT,
         )
@@ -181,6 +227,7 @@ BUILTIN_SPECS = (
         version=VERSIONS["rtf"],
         extract=_lazy("rtf", "extract"),
         isolated=True,
+        mime_types=_TYPES["rtf"],
         builtin=True,
         options_used=_LIMIT,
     ),
@@ -192,6 +239,7 @@ BUILTIN_SPECS = (
         version=f"{VERSIONS['spreadsheet']}+html.{VERSIONS['html']}+csv.{VERSIONS['csv']}",
         extract=_lazy("spreadsheet", "extract", module="sheets"),
         isolated=True,
+        mime_types=_TYPES["spreadsheet"],
         builtin=True,
         options_used=("rows_per_chunk", "max_sheet_cells", *_LIMIT),
     ),
@@ -202,6 +250,7 @@ BUILTIN_SPECS = (
         version=VERSIONS["text"],
         extract=_lazy("text", "extract"),
         chunker=_lazy("text", "chunk"),
+        mime_types=_TYPES["text"],
         builtin=True,
         fallback=True,
         options_used=_LIMIT,

@@ -19,7 +19,7 @@ import indexer
 from indexer._limits import ContainerLimits
 from indexer._types import Options
 from indexer.config import Config
-from indexer.pipeline.extract.children import unit_of
+from indexer.pipeline.extract.nest import unit_of
 from indexer.pipeline.output.units import Child
 from indexer.registry import default_registry
 

@@ -10,16 +10,19 @@ documents `x.msg#att/<k>/<filename>`, from the same MIME (`as_mime`).
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import replace
 
+from indexer._spec import Held, Nesting
 from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
 from indexer.formats import eml as _eml
+from indexer.formats.eml.children import attachments
 from indexer.formats.msg.mail import render
 from indexer.formats.msg.outlook import read_msg
 from indexer.formats.office.container import failed
 
-__all__ = ["VERSION", "as_mime", "extract"]
+__all__ = ["VERSION", "as_mime", "children", "extract"]
 
 VERSION = VERSIONS["msg"]  # bumped in indexer/formats/__init__.py
 
@@ -42,3 +45,15 @@ def as_mime(data: bytes) -> bytes | None:
         return render(read_msg(data))
     except Exception:  # the extractor has recorded why already
         return None
+
+
+def children(
+    data: bytes, path: str, options: Options, nesting: Nesting
+) -> Generator[Held, None, Extracted]:
+    """Yield the attachments and enclosed messages of the message `data` (`ChildrenFn`);
+    return the message's own document."""
+    doc = extract(data, path, options)
+    mime = as_mime(data)
+    if mime:
+        yield from attachments(mime, doc)
+    return doc

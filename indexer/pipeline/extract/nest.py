@@ -1,65 +1,134 @@
-"""One way to nest a child document, wherever it was found (attachment or member).
+"""Documents inside documents: one recursion for every container, whatever its format.
 
-The child is skipped past the depth limit; handed back as pending bytes when its
-extractor runs isolated (a PDF), or when `defer` asks for every member of an archive
-to be extracted by the pool; else extracted here by `unit` (`children.unit_of`,
-passed in so that the modules which find children need not import it) and its own
-children appended after it, their suffixes prefixed with its own.
+A container is an extractor with `children` (`ExtractorSpec`): it yields what it
+holds (`Held`), and each child is judged, then extracted by its own extractor, its
+own children after it, to the depth its container kind allows. A child of a
+`folder` (an archive) is judged as the walk judges a file (`members`); any other
+(a mail's attachment) goes to the extractor its extension claims, else its MIME
+type's, else is `skipped` naming the type. Every level shares one `Nesting`: its
+depth, its citation path, the enclosing mail's context and the unpacking budget of
+the whole top-level document. A child whose extractor runs isolated (a PDF), or a
+folder's member when `defer` asks the pool to extract them, is handed back pending,
+with its nesting, for the pool to finish.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import hashlib
+from collections.abc import Iterator
 from dataclasses import replace
-from typing import Any
+from functools import partial
 
+from indexer._extract import run_container, run_extractor
 from indexer._types import Extracted, Options
-from indexer.formats.archive import Budget
+from indexer.pipeline.extract.members import Globs, damaged, for_members_only, judge
 from indexer.pipeline.output.units import Child
-from indexer.registry import ExtractorSpec, Registry
-
-PARENTS = ("eml", "msg", "archive")
-"""The kinds whose documents may hold children."""
-MAIL_DEPTH = 4
-"""How deep messages in messages are followed (archives: `ContainerLimits.max_depth`)."""
-
-UnitFn = Callable[..., tuple[Extracted, tuple[Child, ...]]]
-"""`children.unit_of`."""
+from indexer.pipeline.walk.entry import escape_part
+from indexer.registry import ExtractorSpec, Held, Nesting, Registry
 
 
-def nested(
+def unit_of(
     spec: ExtractorSpec,
     name: str,
     data: bytes,
-    make: Callable[..., Child],
     options: Options,
     registry: Registry,
+    nesting: Nesting | None = None,
     *,
-    suffix: str,
-    rel: str,
-    depth: int,
-    budget: Budget | None,
-    context: dict[str, Any],
-    unit: UnitFn,
     defer: bool = False,
-) -> Iterator[Child]:
-    """The child `make` describes (content `data`, extracted by `spec`), then its own.
+) -> tuple[Extracted, tuple[Child, ...]]:
+    """`data`'s document and its children, in order; never raises.
 
-    `make` takes the fields that differ by outcome (`kind`, `extractor`, `extracted`,
-    `skip`, `pending`); `name` is the path its extractor is given, `suffix` what its
-    record path adds to `rel`, the record path of the document holding it.
+    `name` is the path its extractor is given; `nesting` where it sits (None: a
+    document of the walk at `name`). With `defer`, a folder's members (but nested
+    containers) are left pending, for the pool: a zip of a thousand files then takes
+    every worker, not one.
     """
-    limit = options.containers.max_depth if spec.kind == "archive" else MAIL_DEPTH
-    if spec.kind in PARENTS and depth + 1 > limit:
-        yield make(kind=spec.kind, extractor=spec.name, skip="depth_limit")
-        return
-    if spec.isolated or (defer and spec.kind != "archive"):
-        yield make(kind=spec.kind, extractor=spec.name, pending=data)
-        return
-    doc, inner = unit(
-        spec, name, data, options, registry,
-        rel=rel + suffix, depth=depth + 1, budget=budget, context=context, defer=defer,
-    )  # fmt: skip
-    yield make(kind=spec.kind, extractor=spec.name, extracted=doc)
-    for child in inner:
-        yield replace(child, suffix=suffix + child.suffix)
+    if spec.children is None:
+        return run_extractor(spec, name, data, options), ()
+    nesting = nesting or Nesting.top(name, options.containers)
+    level = _Level(spec, options, registry, nesting, defer and spec.folder)
+    found: list[Child] = []
+    doc = run_container(spec, name, data, options, nesting, lambda h: found.extend(level.take(h)))
+    if spec.folder and nesting.depth == 0 and not level.globs.included(level.globs.base):
+        doc = for_members_only(doc)  # let in by the walk for what it holds
+    return doc, tuple(found)
+
+
+class _Level:
+    """One open container: what its children are judged and nested with."""
+
+    __slots__ = ("defer", "globs", "nesting", "options", "registry", "spec")
+
+    def __init__(
+        self, spec: ExtractorSpec, options: Options, registry: Registry, nesting: Nesting,
+        defer: bool,
+    ) -> None:  # fmt: skip
+        self.spec = spec
+        # A mail's attachments are part of it, and so is what an attached archive holds:
+        # the walk's globs reach into folders only.
+        self.options = options if spec.folder else _unfiltered(options)
+        self.registry = registry
+        self.nesting = nesting
+        self.defer = defer
+        self.globs = Globs(options.containers, nesting.path.replace("#", "/"), registry)
+
+    def take(self, held: Held) -> Iterator[Child]:
+        """The child `held` and its own children, in order."""
+        suffix = "#" + escape_part(held.path)
+        sha = None if held.data is None else hashlib.sha256(held.data).hexdigest()
+        context = self.nesting.context if held.context is None else held.context
+        make = partial(Child, suffix=suffix, size=held.size, sha256=sha, context=context)
+        if held.damaged:
+            claimed = self.registry.for_path(held.name)
+            yield make(kind=claimed.kind, extractor=claimed.name, extracted=damaged(claimed, held))
+            return
+        verdict = self.globs.verdict(held.name) if self.spec.folder else None
+        spec, skip = None, held.problem or (verdict if verdict == "excluded" else None)
+        if skip is None and held.data is not None:
+            spec, skip = self._judge(held, held.data)
+        if skip is not None or spec is None or held.data is None:
+            yield make(kind=None, skip=skip)
+            return
+        nesting = replace(self.nesting, path=self.nesting.path + suffix, context=context)
+        for n, child in enumerate(self._nested(spec, held.name, held.data, make, nesting)):
+            if n == 0 and verdict == "members" and child.extracted is not None:
+                child = replace(child, extracted=for_members_only(child.extracted))
+            yield child
+
+    def _judge(self, held: Held, data: bytes) -> tuple[ExtractorSpec | None, str | None]:
+        """The extractor of `held`, or why it is passed over."""
+        if self.spec.folder:
+            return judge(held.name, data, self.registry)
+        registry = self.registry
+        if registry.handles(held.name) and not held.typed:
+            return registry.for_path(held.name), None
+        spec = registry.for_type(held.content_type)
+        return spec, None if spec is not None else f"no extractor for {held.content_type}"
+
+    def _nested(
+        self, spec: ExtractorSpec, name: str, data: bytes, make: partial[Child], nesting: Nesting
+    ) -> Iterator[Child]:
+        """The child `make` describes, extracted by `spec`, then its own children."""
+        if spec.children is not None:
+            limit = self.nesting.limits.max_depth if spec.max_depth is None else spec.max_depth
+            if self.nesting.depth + 1 > limit:
+                yield make(kind=spec.kind, extractor=spec.name, skip="depth_limit")
+                return
+        inner = replace(nesting, depth=self.nesting.depth + 1)
+        if spec.isolated or (self.defer and not spec.folder):
+            yield make(kind=spec.kind, extractor=spec.name, pending=data, nesting=inner)
+            return
+        doc, found = unit_of(spec, name, data, self.options, self.registry, inner, defer=self.defer)
+        yield make(kind=spec.kind, extractor=spec.name, extracted=doc)
+        suffix = make.keywords["suffix"]
+        for child in found:
+            yield replace(child, suffix=suffix + child.suffix)
+
+
+def _unfiltered(options: Options) -> Options:
+    """`options` without the walk's globs."""
+    limits = options.containers
+    if not (limits.include or limits.exclude):
+        return options
+    return replace(options, containers=replace(limits, include=(), exclude=()))

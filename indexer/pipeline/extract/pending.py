@@ -100,7 +100,7 @@ class PendingChildren:
             if len(children) == 1:
                 kind = self.registry.get(str(children[0].extractor)).kind
                 failure = pool_failure(kind, exc, self.config.timeout)
-                child = replace(children[0], extracted=failure, pending=None)
+                child = replace(children[0], extracted=failure, pending=None, nesting=None)
                 return [render_children(rel, (child,), self.options, self.digests)]
         return [(await self._call(pool, rel, [child]))[0] for child in children]
 

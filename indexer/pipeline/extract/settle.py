@@ -48,7 +48,7 @@ def settle(
     out: list[Outcome] = []
     for child in children:
         unit = extract_unit(child_job(registry, child), options, registry)
-        parent = replace(child, extracted=unit.doc, pending=None)
+        parent = replace(child, extracted=unit.doc, pending=None, nesting=None)
         flat = (parent, *(replace(c, suffix=child.suffix + c.suffix) for c in unit.children))
         if any(c.pending is not None for c in flat):
             out.append(flat)
@@ -78,4 +78,5 @@ def child_job(registry: Registry, child: Child) -> Job:
     """The job of a pending child: named by the last part of its path (its extension)."""
     assert child.pending is not None and child.extractor is not None and child.sha256
     name = child.suffix.rsplit("/", 1)[-1]
-    return Job(registry.get(child.extractor), name, child.pending, child.sha256, child.size)
+    spec = registry.get(child.extractor)
+    return Job(spec, name, child.pending, child.sha256, child.size, nesting=child.nesting)

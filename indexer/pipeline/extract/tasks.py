@@ -18,7 +18,7 @@ from indexer.pipeline.extract.reading import read_one
 from indexer.pipeline.output.blocks import freeze
 from indexer.pipeline.output.records import Rendered, render, unit_docs
 from indexer.pipeline.output.units import Child, Unit
-from indexer.registry import ExtractorSpec, Registry
+from indexer.registry import ExtractorSpec, Nesting, Registry
 
 
 @slotted_state
@@ -38,6 +38,8 @@ class Job:
     path: bytes | None = None
     limit: int = 0
     """With `path`: the size above which the file is `too_large`."""
+    nesting: Nesting | None = None
+    """Where a pending child sits (None: a document of the walk)."""
 
 
 @slotted_state
@@ -122,13 +124,13 @@ def extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
 
 
 def _extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
-    if job.spec.kind not in ("eml", "msg", "archive"):  # `children.PARENTS`
+    if job.spec.children is None:
         return Unit(doc=run_extractor(job.spec, job.rel, job.data, options))
     # Here, not at the top: the parent imports this module for its job types, and the
-    # MIME and archive machinery is only a worker's business.
-    from indexer.pipeline.extract.children import unit_of
+    # containers' machinery is only a worker's business.
+    from indexer.pipeline.extract.nest import unit_of
 
-    doc, children = unit_of(job.spec, job.rel, job.data, options, registry, defer=True)
+    doc, children = unit_of(job.spec, job.rel, job.data, options, registry, job.nesting, defer=True)
     return Unit(doc=doc, children=children)
 
 

@@ -15,11 +15,17 @@ from indexer.pipeline.incremental.limits import LIMITS, general_limits
 from indexer.pipeline.walk.walker import Entry
 from indexer.registry import ExtractorSpec, Registry, extension_of
 
+MESSAGE = "message/rfc822"
+"""What a Maildir, mbox or Outlook mailbox message is: a MIME mail."""
+
 
 def spec_for(registry: Registry, entry: Entry) -> ExtractorSpec:
-    """The extractor of a walk entry: `eml` for a Maildir or mbox message, else by path."""
+    """The extractor of a walk entry: for a mailbox's message (its bytes in `data`, or a
+    Maildir file) the one declaring `message/rfc822` (eml), else by path."""
     if entry.mail or entry.data is not None:
-        return registry.for_path("message.eml")
+        spec = registry.for_type(MESSAGE)
+        if spec is not None:
+            return spec
     return registry.for_path(entry.rel)
 
 

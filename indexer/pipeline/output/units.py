@@ -8,9 +8,11 @@ and the state keeps those keys with the mail's output (see `state.py`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from indexer._spec import Nesting
 from indexer._types import Chunk, Extracted
 
 POOL_FAILURES = ("crashed", "timeout", "out_of_memory")
@@ -24,7 +26,7 @@ class Child:
 
     suffix: str
     """Appended to the parent's path: `#att/<k>/<filename>` or `#<member path>` (nested
-    ones repeat it)."""
+    ones repeat it); a `#` in a name is written `\\x23` (`walk.entry.escape_part`)."""
     kind: str | None
     size: int
     sha256: str | None
@@ -34,10 +36,12 @@ class Child:
     """None while pending or when skipped."""
     skip: str | None = None
     """Why the child is not extracted (no extractor for its type, depth limit)."""
-    context: dict[str, Any] = field(default_factory=dict)
+    context: Mapping[str, Any] = field(default_factory=dict)
     """The enclosing mail's Subject, From, Date and Message-ID, for every chunk's meta."""
     pending: bytes | None = None
     """Content waiting for the isolated pool."""
+    nesting: Nesting | None = None
+    """With `pending`: where it sits, for the pool to nest its own children as if here."""
     key: str | None = None
     """The cache key it was extracted under; a cached mail is stale when it changed."""
 

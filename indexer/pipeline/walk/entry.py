@@ -1,7 +1,8 @@
 """What the walk yields: one `Entry` per path, and the escaping of its `rel`.
 
 `rel` is printable and unique: bytes that are not UTF-8 as `\\xNN`, backslashes
-doubled (`rel_bytes` inverts it). Open `path`, never `rel`.
+doubled, `#` as `\\x23` (it separates a container from its children: `a.zip#b.txt`);
+`rel_bytes` inverts it. Open `path`, never `rel`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,15 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
-__all__ = ["Entry", "escape_name", "iter_batches", "record", "rel_bytes", "stat_version"]
+__all__ = [
+    "Entry",
+    "escape_name",
+    "escape_part",
+    "iter_batches",
+    "record",
+    "rel_bytes",
+    "stat_version",
+]
 
 T = TypeVar("T")
 
@@ -43,7 +52,15 @@ class Entry:
 
 def escape_name(name: bytes) -> str:
     """Return the printable, unique text form of one file name (see the module doc)."""
-    return name.replace(b"\\", b"\\\\").decode("utf-8", "backslashreplace")
+    return name.replace(b"\\", b"\\\\").replace(b"#", b"\\x23").decode("utf-8", "backslashreplace")
+
+
+def escape_part(path: str) -> str:
+    """`path` (an archive member's path, an attachment's name: printable already, a
+    backslash only in a `\\xNN`) as a piece of a record path: `#`, the separator of
+    documents inside documents, as `\\x23`, so no name reads as a container's child.
+    Most names come back as they are."""
+    return path.replace("#", "\\x23") if "#" in path else path
 
 
 def rel_bytes(rel: str) -> bytes:

@@ -19,7 +19,7 @@ from indexer._limits import ContainerLimits, MiB
 from indexer._types import Options
 from indexer.formats.archive import ArchiveError, Budget, Member, sniff
 from indexer.formats.archive.read import read_members
-from indexer.pipeline.extract.children import unit_of
+from indexer.pipeline.extract.nest import unit_of
 from indexer.registry import default_registry
 
 

@@ -96,7 +96,8 @@ def test_force_reads_every_page_and_off_reads_none(monkeypatch: pytest.MonkeyPat
     assert [c.text for c in forced.chunks] == ["forced"] * 3
     scan = scanmaker.pdf_with_image(Image.new("L", (850, 1100), 255), (0, 0, 612, 792))
     off = indexer.extract("s.pdf", scan, Options(ocr_mode="off"))
-    assert len(recorder.calls) == 3 and (off.status, off.error) == ("failed", "no text layer")
+    assert len(recorder.calls) == 3 and (off.status, off.skipped) == ("skipped", "ocr_off")
+    assert not off.chunks  # a scan with OCR off is passed over, not a failure
 
 
 def test_without_an_engine_a_scan_says_so_and_a_mixed_pdf_keeps_its_text(
@@ -105,7 +106,7 @@ def test_without_an_engine_a_scan_says_so_and_a_mixed_pdf_keeps_its_text(
     monkeypatch.setattr(tesseract, "installed", lambda: None)
     scan = scanmaker.pdf_with_image(Image.new("L", (850, 1100), 255), (0, 0, 612, 792))
     alone = indexer.extract("scan.pdf", scan)
-    assert (alone.status, alone.error) == ("failed", "no text layer (OCR not installed)")
+    assert (alone.status, alone.error) == ("skipped", "no text layer (OCR not installed)")
     assert alone.chunks[0].text == "[pdf extraction failed: no text layer (OCR not installed)]"
     mixed = indexer.extract("mixed.pdf", scanmaker.mixed_pdf(minimal_pdf(TEXT_PAGES), scan, at=3))
     assert mixed.status == "ok" and len(mixed.chunks) == 3

@@ -147,7 +147,8 @@ def _zip(data: bytes, budget: Budget) -> Iterator[Member]:
         path, size = names.claim(path), info.file_size
         problem = unsafe or _zip_problem(info, budget)
         if problem is not None:
-            yield Member(path, size, None, problem)
+            # an encrypted member is content that could not be read: a failed record
+            yield Member(path, size, None, problem, damaged=problem == "encrypted")
             if problem.startswith("unpacked_limit"):
                 raise budget.unpacked_limit()
             continue

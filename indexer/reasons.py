@@ -36,7 +36,7 @@ def _r(code: str, status: str, text: str, action: str) -> Reason:
 
 
 _NOTHING = "Nothing: there is no text to index."
-_LIMIT = "Raise the limit in `[containers]` (configs/default.toml) if the file is wanted."
+_LIMIT = "Raise the limit in `[archive]` (configs/default.toml) if the file is wanted."
 
 REASONS: tuple[Reason, ...] = (
     # empty: there was nothing to read
@@ -47,7 +47,7 @@ REASONS: tuple[Reason, ...] = (
     _r("pages_unread", "degraded", "Some pages could not be read; the others are indexed.",
        "Check the listed pages (`metadata.failed_pages`); a newer PDF may read."),
     _r("partial", "degraded", "Part of the document could not be read or was cut; the rest "
-       "is indexed.", "See `metadata.notes`; raise `max_sheet_cells` if a sheet was cut."),
+       "is indexed.", "See `metadata.notes`; raise `max_sheet_cells` (`[extract]`) if a sheet was cut."),
     _r("not_parsed", "degraded", "The content did not parse as its format; it is indexed "
        "as plain text.", "Check the file: it is malformed or misnamed."),
     # failed: there was content and it could not be read
@@ -101,9 +101,9 @@ REASONS: tuple[Reason, ...] = (
     _r("directory_symlink", "skipped", "The path is a symlink to a directory, which the "
        "walk never follows.", "Index the target folder itself if it is wanted."),
     _r("hidden", "skipped", "The file is hidden (its name starts with a dot).",
-       "Set `skip_hidden = false` to index hidden files."),
+       "Set `skip_hidden = false` (`[walk]`) to index them."),
     _r("too_large", "skipped", "The file is larger than the size limit.",
-       "Raise `max_file_bytes` (or `[containers]` limits for a member)."),
+       "Raise `max_file_bytes` (`[walk]`; `[archive]` limits for a member)."),
     _r("depth_limit", "skipped", "The container is nested deeper than the depth limit.",
        _LIMIT),
     _r("member_limit", "skipped", "The archive holds more members than the limit.", _LIMIT),

@@ -47,9 +47,10 @@ REASONS: tuple[Reason, ...] = (
     _r("pages_unread", "degraded", "Some pages could not be read; the others are indexed.",
        "Check the listed pages (`metadata.failed_pages`); a newer PDF may read."),
     _r("partial", "degraded", "Part of the document could not be read or was cut; the rest "
-       "is indexed.", "See `metadata.notes`; raise `max_sheet_cells` (`[extract]`) if a sheet was cut."),
-    _r("not_parsed", "degraded", "The content did not parse as its format; it is indexed "
-       "as plain text.", "Check the file: it is malformed or misnamed."),
+       "is indexed.", "See `metadata.notes`; raise `max_sheet_cells` (`[extract]`) if a "
+       "sheet was cut."),
+    _r("not_parsed", "degraded", "Some or all of the content did not parse as its format; "
+       "that part is indexed as plain text.", "Check the file: it is malformed or misnamed."),
     # failed: there was content and it could not be read
     _r("encrypted", "failed", "The file is encrypted (a password is required).",
        "Index a decrypted copy."),

@@ -339,7 +339,7 @@ def test_every_real_workbook_gives_one_record_through_the_isolated_pool(tmp_path
     assert sorted(docs) == sorted(f"{p.parent.name}-{p.name}" for p in files)
     for doc in docs.values():
         assert doc["kind"] == "spreadsheet"
-        assert doc["status"] != "failed" or str(doc["reason"]).startswith(REASONS), doc
+        assert doc["status"] != "failed" or doc["reason"] in ("encrypted", "corrupt"), doc
 
 
 @pytest.mark.slow  # a whole run

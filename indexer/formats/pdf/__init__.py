@@ -7,7 +7,7 @@ chunks carry `"ocr": true` and `metadata["ocr"]` names the engine and the pages.
 document that fails whole (not a PDF, encrypted, corrupt) or has no text layer gives one
 chunk `[pdf extraction failed: <reason>]`, `degraded`, with `error` the reason (a
 document with no text is `empty`: `indexer.reasons`); a scan with OCR off is `skipped`
-(`ocr_off`), with no chunk; pages
+(`ocr_off: no text layer`); pages
 that fail in a readable one are listed in `metadata["failed_pages"]`. The parsers can
 hang or exhaust memory on hostile files, so the registry runs this extractor `isolated`.
 """
@@ -56,7 +56,7 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
     result = _assemble(doc, scanned.recognize(data, doc.pages, options))
     off = result.error == NO_TEXT and options.ocr_mode == "off"
     if off and scanned.scanned_pages(data, doc.pages, options):  # a scan, not a blank page
-        return Extracted(kind="pdf", text="", skipped="ocr_off", metadata=result.metadata)
+        return _failed(f"ocr_off: {NO_TEXT}", result.metadata)  # `skipped`, by its code
     return result
 
 

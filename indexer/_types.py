@@ -17,6 +17,7 @@ from typing import Any, Literal
 import orjson
 
 from indexer._limits import ContainerLimits
+from indexer.reasons import status_of
 
 KINDS = ("json", "csv", "eml", "html", "pdf", "text")
 """The seed's kind tags, exactly. Later built-ins (the office formats) and plugins add
@@ -167,7 +168,11 @@ class Extracted:
     degraded: bool = False
     """True when the input did not parse as its format and a fallback was used."""
     error: str | None = None
-    """Why extraction failed (`timeout`, `crashed`, a parser's message), else None."""
+    """Why the document could not be read (`timeout`, `encrypted`, `corrupt: <message>`),
+    else None: a reason of `indexer.reasons`, whose status is the result's. Most are
+    `failed`; `no_text` (a blank page, a deck without text) is `empty` and `ocr_off`
+    `skipped`: the result keeps its marker chunk (extractors-v1, invariant 3), and a run
+    writes no chunk for it."""
     metadata: dict[str, Any] = field(default_factory=dict)
     """Document-level facts: an HTML title, email headers, a PDF page count."""
     skipped: str | None = None
@@ -185,13 +190,14 @@ class Extracted:
 
     @property
     def status(self) -> str:
-        """`skipped`, `empty`, `failed`, `degraded` or `ok`, in that order of precedence."""
+        """`skipped`, `empty`, then the status of `error`'s reason (`failed`, `empty`,
+        `skipped`), `degraded` or `ok`, in that order of precedence."""
         if self.skipped is not None:
             return "skipped"
         if not self.chunks:
             return "empty"
         if self.error is not None:
-            return "failed"
+            return status_of(self.error)
         return "degraded" if self.degraded else "ok"
 
 

@@ -112,16 +112,6 @@ def _leaf(exc: BaseException) -> BaseException:
     return exc
 
 
-def _changes(counts: dict[str, int]) -> str:
-    return ", ".join(f"{counts.get(k, 0)} {k}" for k in ("added", "changed", "removed"))
-
-
-def _repacked(summary: Any) -> str:
-    """The note after the reused count when a chunking change re-packed some; else
-    nothing, so the line reads (and parses) as it always has."""
-    return f" ({summary.repacked} re-packed)" if summary.repacked else ""
-
-
 def _report(summary: Any, config: Config) -> int:
     if config.json:
         sys.stdout.buffer.write(
@@ -129,16 +119,11 @@ def _report(summary: Any, config: Config) -> int:
         )
         sys.stdout.flush()
     else:
-        statuses = ", ".join(f"{n} {s}" for s, n in summary.by_status.items()) or "none"
+        print(summary.line())
+    if summary.too_many_failures(config.max_failures):
         print(
-            f"indexed {summary.files} files into {summary.documents} documents ({statuses}), "
-            f"{summary.chunks} chunks in {summary.shards} shards, "
-            f"{summary.extracted} extracted, {summary.reused} reused{_repacked(summary)}; "
-            f"{_changes(summary.changes)}; {summary.seconds:.1f} s -> {summary.out}"
-        )
-    if summary.failed > config.max_failures:
-        print(
-            f"indexer: {summary.failed} documents failed (allowed: {config.max_failures}); "
+            f"indexer: {summary.failed_new} documents failed that did not fail before "
+            f"(allowed: {config.max_failures}; {summary.failed_known} known failures); "
             f'see status "failed" in {summary.out}/documents-*.ndjson',
             file=sys.stderr,
         )

@@ -16,8 +16,8 @@ __all__ = ["ARCHIVE_EXTENSIONS", "BUILTIN_SPECS", "MAIL_DEPTH", "VERSIONS"]
 
 VERSIONS = {
     "archive": "3", "csv": "1", "doc": "3", "docx": "1", "eml": "4", "epub": "2", "html": "2",
-    "image": "1", "json": "2", "msg": "2", "odp": "1", "odt": "1", "pdf": "2", "ppt": "1",
-    "pptx": "1", "rtf": "1", "spreadsheet": "3", "text": "1",
+    "image": "2", "json": "2", "msg": "2", "odp": "1", "odt": "1", "pdf": "3", "ppt": "1",
+    "pptx": "1", "rtf": "1", "spreadsheet": "4", "text": "1",
 }  # fmt: skip
 """Each built-in's output version: bump it here when the extractor's output changes,
 and incremental runs re-extract its documents. (Each module's `VERSION` reads it.)"""

@@ -5,9 +5,9 @@ later frames repeat it). Chunks are the paragraphs the engine found, with `{"pag
 n, "ocr": true}`; `metadata["ocr"]` names the engine and the pages it read.
 
 An image is `skipped`, with the reason, when OCR is off or not installed (it is then
-not even decoded), when it is too small to hold text (icons, spacers, bullets), or
-when the engine finds no text in it (a photograph). One that Pillow cannot decode is
-`failed`. The engine
+not even decoded), or when it is too small to hold text (icons, spacers, bullets);
+`empty` (`no_text`, with a marker chunk) when the engine finds no text in it (a
+photograph). One that Pillow cannot decode is `failed`. The engine
 runs as a child process, so the registry marks this extractor `isolated`.
 """
 
@@ -45,8 +45,9 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
     """OCR the image `data`; never raises for bad input.
 
     Returns no chunks for blank input; `skipped` (no chunks, a reason) for an image
-    too small to hold text, without an engine, or without text; one failure chunk
-    for bytes that are not a readable image; else a chunk per paragraph.
+    too small to hold text or without an engine; one marker chunk with `error` for
+    bytes that are not a readable image and for one without text (`empty`); else a
+    chunk per paragraph.
     """
     if not data.strip():
         return Extracted(kind="image", text="")
@@ -115,7 +116,7 @@ def _assemble(pages: list[list[str] | str], label: str, metadata: dict[str, Any]
     if not chunks:
         if failed:
             return _failed(f"OCR failed: {failed[0][1]}", metadata)
-        return _skipped("no text found by OCR", metadata)
+        return _failed("no text found by OCR", metadata)  # `empty`: nothing to read
     text = "\n\n".join(chunk.text for chunk in chunks)
     return Extracted(
         kind="image", text=text, chunks=chunks, degraded=bool(failed), metadata=metadata

@@ -31,10 +31,10 @@ def test_a_document_of_one_scanned_picture_gives_the_text_ocr_reads_in_it() -> N
     assert scanmaker.word_f1(result.text, scanmaker.text_of(2)) >= 0.9
 
 
-def test_with_ocr_off_a_document_of_pictures_fails_saying_so() -> None:
+def test_with_ocr_off_a_document_of_pictures_is_skipped_saying_so() -> None:
     data = doc_file("\x01\r\x0c\x01\r", data=picture(_scan()) + picture(_scan()[:-1] + b"!"))
     result = indexer.extract("letter.doc", data, options=Options(ocr_mode="off"))
-    assert (result.status, result.error) == ("failed", "no text: only pictures (2); OCR is off")
+    assert (result.status, result.error) == ("skipped", "no text: only pictures (2); OCR is off")
     assert result.metadata["pictures"] == 2
 
 
@@ -44,9 +44,9 @@ def test_a_document_whose_only_picture_is_a_metafile_says_ocr_cannot_read_it() -
     assert result.error == "no text: only pictures (1), none in a format OCR reads"
 
 
-def test_a_blank_document_without_pictures_still_fails_as_no_text() -> None:
+def test_a_blank_document_without_pictures_is_empty_as_no_text() -> None:
     result = indexer.extract("blank.doc", doc_file("\r\r"))
-    assert (result.status, result.error) == ("failed", "no text")
+    assert (result.status, result.error) == ("empty", "no text")
     assert "pictures" not in result.metadata
 
 

@@ -124,10 +124,10 @@ def test_blank_pages_are_skipped_and_counted(engine: str) -> None:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_no_text_layer_is_one_failure_chunk(engine: str) -> None:
+def test_no_text_layer_is_empty_with_one_marker_chunk(engine: str) -> None:
     result = run(mp.build([b"72 700 m 300 700 l S\n"], title="Scan"), engine)
     assert result.chunks == failure("no text layer")
-    assert (result.degraded, result.error, result.status) == (True, "no text layer", "failed")
+    assert (result.degraded, result.error, result.status) == (True, "no text layer", "empty")
     assert result.metadata == {"pages": 1, "title": "Scan"}
 
 

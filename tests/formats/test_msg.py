@@ -144,8 +144,8 @@ def test_a_damaged_attachment_table_still_gives_the_message_and_a_record(tmp_pat
     indexer.run(damaged.parent, tmp_path / "out", CONFIG)
     docs = _docs(tmp_path / "out")
     assert docs["damaged.msg"]["status"] == "ok"
-    assert docs["damaged.msg#att/1/attachment-1"]["status"] == "skipped"
-    assert "unreadable" in str(docs["damaged.msg#att/1/attachment-1"]["reason"])
+    assert docs["damaged.msg#att/1/attachment-1"]["status"] == "failed"  # could not be read
+    assert docs["damaged.msg#att/1/attachment-1"]["reason"] == "unreadable"
     assert "damaged.msg#att/2/pj1.txt" in docs
 
 

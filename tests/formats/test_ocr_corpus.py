@@ -148,10 +148,10 @@ def test_scans_and_image_attachments_become_documents_the_same_with_one_or_two_w
         mail + "1/part-1.png": ("image", "ok", None),
         mail + "2/part-2.png": ("image", "ok", None),
         mail + "3/part-3.png": ("image", "ok", None),
-        mail + "4/part-4.png": ("image", "skipped", "image too small to hold text (70x20 px)"),
+        mail + "4/part-4.png": ("image", "skipped", "image_too_small"),
         "pdf-pdfminer/contrib/pdf-with-jbig2.pdf": ("pdf", "ok", None),
         "pdf-pypdf/encrypted_doc_no_id.pdf": ("pdf", "ok", None),
-        "pdf-pypdf/git.pdf": ("pdf", "failed", "no text layer (OCR found no text)"),
+        "pdf-pypdf/git.pdf": ("pdf", "empty", "no_text"),
         "pdf-pypdf/issue-3850-1bit-indexed-flate.pdf": ("pdf", "ok", None),
         "pdf-pypdf/reportlab-inline-image.pdf": ("pdf", "ok", None),
     }

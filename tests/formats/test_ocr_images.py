@@ -85,11 +85,11 @@ def test_with_ocr_off_an_image_is_skipped_undecoded_and_otherwise_a_bad_one_fail
     assert truncated.status == "failed" and truncated.error.startswith("corrupt image: ")
 
 
-def test_a_picture_without_text_is_skipped_as_no_text_found() -> None:
+def test_a_picture_without_text_is_empty_as_no_text_found() -> None:
     real_engine()
     gradient = Image.linear_gradient("L").resize((400, 300))
     result = indexer.extract("sky.png", _save(gradient, "PNG"))
-    assert (result.status, result.skipped) == ("skipped", "no text found by OCR")
+    assert (result.status, result.error) == ("empty", "no text found by OCR")
     assert result.metadata["ocr"]["pages"] == [1]
 
 

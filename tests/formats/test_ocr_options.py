@@ -13,6 +13,7 @@ from indexer.cli import main
 from indexer.config import Config, ConfigError, load_config
 from indexer.formats import ocr
 from indexer.pipeline.incremental.keys import CacheKeys
+from indexer.reasons import BY_CODE
 from indexer.registry import default_registry
 
 OCR_USERS = {"doc", "image", "pdf"}  # doc: a Word file made of pictures is OCR'd
@@ -59,8 +60,9 @@ def test_the_ocr_flag_turns_ocr_off_for_a_run(tmp_path: Path) -> None:
     args = ["run", str(source), "--out", str(out), "--ocr", "off", "--quiet", "--max-failures", "1"]
     assert main(args) == 0
     docs = documents(out)
-    assert (docs["scan.pdf"]["status"], docs["scan.pdf"]["reason"]) == ("failed", "no text layer")
-    assert (docs["photo.png"]["status"], docs["photo.png"]["reason"]) == ("skipped", "OCR is off")
+    assert (docs["scan.pdf"]["status"], docs["scan.pdf"]["reason"]) == ("skipped", "ocr_off")
+    assert (docs["photo.png"]["status"], docs["photo.png"]["reason"]) == ("skipped", "ocr_off")
+    assert "--ocr auto" in BY_CODE["ocr_off"].action  # the reason says what to do
 
 
 def _digests(config: Config) -> dict[str, str]:

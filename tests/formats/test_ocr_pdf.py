@@ -10,6 +10,7 @@ from PIL import Image
 import indexer
 from indexer import Options
 from indexer._samples import minimal_pdf
+from indexer._types import Chunk
 from indexer.formats.ocr import tesseract
 
 TEXT_PAGES = [["Page one has a text layer."], ["So does page two."], ["And page three."]]
@@ -96,7 +97,9 @@ def test_force_reads_every_page_and_off_reads_none(monkeypatch: pytest.MonkeyPat
     assert [c.text for c in forced.chunks] == ["forced"] * 3
     scan = scanmaker.pdf_with_image(Image.new("L", (850, 1100), 255), (0, 0, 612, 792))
     off = indexer.extract("s.pdf", scan, Options(ocr_mode="off"))
-    assert len(recorder.calls) == 3 and (off.status, off.error) == ("failed", "no text layer")
+    assert len(recorder.calls) == 3  # a scan with OCR off is passed over, not a failure
+    assert (off.status, off.error) == ("skipped", "ocr_off: no text layer")
+    assert off.chunks == (Chunk(text="[pdf extraction failed: ocr_off: no text layer]"),)
 
 
 def test_without_an_engine_a_scan_says_so_and_a_mixed_pdf_keeps_its_text(
@@ -105,7 +108,7 @@ def test_without_an_engine_a_scan_says_so_and_a_mixed_pdf_keeps_its_text(
     monkeypatch.setattr(tesseract, "installed", lambda: None)
     scan = scanmaker.pdf_with_image(Image.new("L", (850, 1100), 255), (0, 0, 612, 792))
     alone = indexer.extract("scan.pdf", scan)
-    assert (alone.status, alone.error) == ("failed", "no text layer (OCR not installed)")
+    assert (alone.status, alone.error) == ("skipped", "no text layer (OCR not installed)")
     assert alone.chunks[0].text == "[pdf extraction failed: no text layer (OCR not installed)]"
     mixed = indexer.extract("mixed.pdf", scanmaker.mixed_pdf(minimal_pdf(TEXT_PAGES), scan, at=3))
     assert mixed.status == "ok" and len(mixed.chunks) == 3
@@ -128,11 +131,11 @@ def test_a_page_the_engine_fails_on_degrades_the_document_and_names_the_page(
 
 
 @pytest.mark.slow  # OCR engine runs
-def test_a_scan_in_which_ocr_finds_nothing_fails_as_before_with_that_said() -> None:
+def test_a_scan_in_which_ocr_finds_nothing_is_empty_with_that_said() -> None:
     real_engine()
     scan = scanmaker.pdf_with_image(Image.new("L", (850, 1100), 255), (0, 0, 612, 792))
     result = indexer.extract("blank.pdf", scan)
-    assert (result.status, result.error) == ("failed", "no text layer (OCR found no text)")
+    assert (result.status, result.error) == ("empty", "no text layer (OCR found no text)")
 
 
 def _dpi(ocr_dpi: int) -> Options:

@@ -94,9 +94,9 @@ def test_broken_rtf_never_raises(source: bytes) -> None:
     assert not raised(indexer.extract("b.rtf", source))
 
 
-def test_a_document_without_text_fails_as_no_text_with_its_properties() -> None:
+def test_a_document_without_text_is_empty_as_no_text_with_its_properties() -> None:
     result = indexer.extract("objects.rtf", _real("tika/testRTFEmbeddedFiles.rtf"))
-    assert (result.status, result.error) == ("failed", "no text")
+    assert (result.status, result.error) == ("empty", "no text")
     assert result.chunks[0].text == "[rtf extraction failed: no text]"
     assert result.metadata["created"] == "2014-03-27T19:52:00"
 
@@ -112,7 +112,7 @@ def test_a_file_named_rtf_that_is_not_rtf_is_read_as_text_or_fails_clearly() -> 
 def test_every_real_rtf_gives_a_result_without_raising(path: Path) -> None:
     result = indexer.extract(path.name, path.read_bytes())
     assert not raised(result)
-    assert result.status == "ok" or (result.status, result.error) == ("failed", "no text")
+    assert result.status == "ok" or (result.status, result.error) == ("empty", "no text")
     assert "\\" not in result.text and "{" not in result.text.replace("{ some", "")
 
 
@@ -129,7 +129,7 @@ def test_every_real_rtf_gives_one_record_through_the_isolated_pool(tmp_path: Pat
     indexer.run(source, out, Config(workers=1, pdf_workers=2, max_failures=10))
     docs = document_records(out)
     assert sorted(d["path"] for d in docs) == sorted(f"{p.parent.name}-{p.name}" for p in files)
-    assert {(d["status"], d["reason"]) for d in docs} == {("ok", None), ("failed", "no text")}
+    assert {(d["status"], d["reason"]) for d in docs} == {("ok", None), ("empty", "no_text")}
     assert {d["kind"] for d in docs} == {"rtf"}
 
 

@@ -75,7 +75,7 @@ def test_an_archive_the_include_globs_match_keeps_its_own_document(tmp_path: Pat
     indexer.run(source, tmp_path / "out", config)
     docs = documents(tmp_path / "out")
     assert _outcome(docs["reports/q3.zip"]) == ("ok", None)
-    assert docs["reports/q3.zip"]["chunks"] == 1
+    assert docs["reports/q3.zip"]["chunks"] == 0  # its members are documents; no name list
     assert _outcome(docs["reports/q3.zip#a.csv"]) == ("ok", None)
 
 

@@ -618,7 +618,7 @@ def test_a_file_skipped_once_and_readable_again_is_extracted_as_a_fresh_run_woul
         indexer.run(source, out, CONFIG)
     rel = text.relative_to(source).as_posix()
     docs = documents(out)
-    assert (docs[rel]["status"], docs[rel]["reason"]) == ("skipped", "unreadable")
+    assert (docs[rel]["status"], docs[rel]["reason"]) == ("failed", "unreadable")
     again = indexer.run(source, out, CONFIG)
     assert _report(out)["unchanged"] is False
     assert committed(out) == fresh(source, tmp_path, CONFIG)

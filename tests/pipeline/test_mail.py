@@ -157,8 +157,10 @@ def test_attachments_become_children_carrying_the_mail_headers(tmp_path: Path) -
         "mail.eml#att/4/fwd.eml#att/1/inner.csv": ("csv", "ok"),
         "mail.eml#att/5/logo.svg": (None, "skipped"),
     }
-    assert docs["mail.eml#att/3/icon.png"]["reason"] == "image too small to hold text (16x16 px)"
-    assert docs["mail.eml#att/5/logo.svg"]["reason"] == "no extractor for image/svg+xml"
+    assert docs["mail.eml#att/3/icon.png"]["reason"] == "image_too_small"
+    assert docs["mail.eml#att/3/icon.png"]["reason_text"].endswith("text: 16x16 px.")
+    assert docs["mail.eml#att/5/logo.svg"]["reason"] == "no_extractor"
+    assert docs["mail.eml#att/5/logo.svg"]["reason_text"].endswith("type: image/svg+xml.")
     by_path = {c["path"]: c for c in _chunks(out)}
     pdf_chunk = by_path["mail.eml#att/1/report.pdf"]
     assert pdf_chunk["text"] == "Quarterly revenue grew."
@@ -265,7 +267,8 @@ def test_corpus_mail_attachments_are_found_and_extracted(corpus: Path, tmp_path:
     children = [p for p in docs if "#att/" in p]
     assert len(children) >= 10
     failed = {p: docs[p]["reason"] for p in children if docs[p]["status"] == "failed"}
-    assert failed == {"torture.eml#att/9/part-9.gif": f"corrupt image: {_BROKEN}"}
+    assert failed == {"torture.eml#att/9/part-9.gif": "corrupt"}
+    assert docs["torture.eml#att/9/part-9.gif"]["reason_text"].endswith(f"read: {_BROKEN}.")
     # A browser screenshot, attached as a PNG: read by OCR (the image tests measure how well)
     (shot,) = [p for p in children if p.startswith("russian-attachment-yahoo.eml#att/1/")]
     assert (docs[shot]["kind"], docs[shot]["status"]) == ("image", "ok")

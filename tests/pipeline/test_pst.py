@@ -50,7 +50,7 @@ def test_bytes_that_are_no_mailbox_give_one_unreadable_record(tmp_path: Path) ->
     docs = document_records(tmp_path / "out")
     assert [(d["path"], d["status"]) for d in docs] == [
         ("fake.pst", "ok"),
-        ("fake.pst#1", "skipped"),
+        ("fake.pst#1", "failed"),  # content that could not be read
     ]
     assert docs[1]["reason"] == "unreadable"
 

@@ -4,9 +4,10 @@ An archive's own document is the list of its members, one path a line, `meta`
 `{"part": "members"}`; its `metadata` gives the `format` and the member count.
 In a run, each member also becomes a child document `a.zip#<member path>`,
 extracted by its own extractor (see `indexer.pipeline.extract.members`). The
-format is read from the bytes, not the name. An archive that stops early
-(damage, a limit of `ContainerLimits`) is `failed` with the reason, after the
-members read before it.
+format is read from the bytes, not the name. An archive that stops early is
+`failed` (damage) or `skipped` (a limit of `ContainerLimits`) with the reason, after
+the members read before it. A run writes no chunk for the archive's own document:
+its members are documents of their own.
 """
 
 from __future__ import annotations

@@ -97,9 +97,10 @@ def _zip(data: bytes, budget: Budget) -> Iterator[Member]:
         if problem is None:
             member = _zip_member(archive, data, info, path, budget)
         else:
-            member = Member(path, size, None, problem)
+            # an encrypted member is content that could not be read: a failed record
+            member = Member(path, size, None, problem, damaged=problem == "encrypted")
         yield member
-        if member.problem == "unpacked_limit":
+        if member.problem is not None and member.problem.startswith("unpacked_limit"):
             raise budget.unpacked_limit()
 
 

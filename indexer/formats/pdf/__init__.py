@@ -4,8 +4,10 @@
 in reading order) or `pdfplumber` (`plumber.py`: tables as GFM Markdown). Pages without
 a usable text layer (scans) are read by OCR (`scanned.py`, by `Options.ocr_mode`): their
 chunks carry `"ocr": true` and `metadata["ocr"]` names the engine and the pages. A
-document that fails whole (not a PDF, encrypted, corrupt, no text layer) gives one
-chunk `[pdf extraction failed: <reason>]`, `degraded`, with `error` the reason; pages
+document that fails whole (not a PDF, encrypted, corrupt) or has no text layer gives one
+chunk `[pdf extraction failed: <reason>]`, `degraded`, with `error` the reason (a
+document with no text is `empty`: `indexer.reasons`); a scan with OCR off is `skipped`
+(`ocr_off: no text layer`); pages
 that fail in a readable one are listed in `metadata["failed_pages"]`. The parsers can
 hang or exhaust memory on hostile files, so the registry runs this extractor `isolated`.
 """
@@ -51,7 +53,11 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
         return _failed(exc.reason)
     from indexer.formats.pdf import scanned  # imports pypdfium2, as both engines do
 
-    return _assemble(doc, scanned.recognize(data, doc.pages, options))
+    result = _assemble(doc, scanned.recognize(data, doc.pages, options))
+    off = result.error == NO_TEXT and options.ocr_mode == "off"
+    if off and scanned.scanned_pages(data, doc.pages, options):  # a scan, not a blank page
+        return _failed(f"ocr_off: {NO_TEXT}", result.metadata)  # `skipped`, by its code
+    return result
 
 
 def _read(data: bytes, options: Options) -> PdfText:

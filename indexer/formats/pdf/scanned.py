@@ -16,7 +16,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pypdfium2 as pdfium
@@ -72,24 +72,42 @@ def recognize(data: bytes, pages: tuple[tuple[str, ...], ...], options: Options)
     """
     if options.ocr_mode == "off":
         return None
-    force = options.ocr_mode == "force"
-    few = [n for n, paras in enumerate(pages, start=1) if force or _chars(paras) < FEW_CHARS]
-    if not few:
-        return None
-    with warnings.catch_warnings(), ExitStack() as stack:
-        warnings.simplefilter("ignore")
-        try:
-            doc = pdfium.PdfDocument(data)
-        except pdfium.PdfiumError:
+    with ExitStack() as stack:
+        found = _planned(data, pages, options, stack)
+        if found is None:
             return None
-        stack.callback(doc.close)
-        plans = {n: dpi for n, dpi in _plans(doc, few, pages, options) if dpi}
-        if not plans:
-            return None
+        doc, plans = found
         engine = ocr.find_engine(options)
         if engine is None:
             return Scanned(unread=tuple(plans))
         return _read(doc, plans, engine)
+
+
+def scanned_pages(data: bytes, pages: tuple[tuple[str, ...], ...], options: Options) -> bool:
+    """True when some page of `data` is a scan that OCR in `auto` mode would read: with
+    OCR off, a document of such pages is passed over (`ocr_off`), not `empty`."""
+    with ExitStack() as stack:
+        return _planned(data, pages, replace(options, ocr_mode="auto"), stack) is not None
+
+
+def _planned(
+    data: bytes, pages: tuple[tuple[str, ...], ...], options: Options, stack: ExitStack
+) -> tuple[pdfium.PdfDocument, dict[int, int]] | None:
+    """The document open (closed by `stack`) and the dpi of each page to OCR; None when
+    there is none."""
+    force = options.ocr_mode == "force"
+    few = [n for n, paras in enumerate(pages, start=1) if force or _chars(paras) < FEW_CHARS]
+    if not few:
+        return None
+    stack.enter_context(warnings.catch_warnings())
+    warnings.simplefilter("ignore")
+    try:
+        doc = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError:
+        return None
+    stack.callback(doc.close)
+    plans = {n: dpi for n, dpi in _plans(doc, few, pages, options) if dpi}
+    return (doc, plans) if plans else None
 
 
 def _chars(paras: tuple[str, ...]) -> int:

@@ -6,7 +6,8 @@ is checked first (`office.container`, with `WORKBOOK_LIMITS`): a ZIP bomb, an en
 workbook and a corrupt one each give one failure chunk with `error` set
 (`refused: ...`, `encrypted`, `corrupt: ...`). A sheet whose cells pass `max_sheet_cells` is cut
 to the rows that fit (an xlsx before it is loaded, `sheets.xlsxscan`), and the result
-is `degraded` with `metadata["notes"]` saying so. An `.xls` that is really an
+is `degraded` with `metadata["notes"]` saying so; a workbook without a non-empty cell
+is `empty` (`no_text`). An `.xls` that is really an
 HTML table or delimited text, as web applications export them, goes to the
 html or csv extractor. The reader is native code that can panic or exhaust
 memory on hostile files, so the registry runs this extractor isolated.
@@ -21,7 +22,7 @@ from dataclasses import dataclass, replace
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from indexer._types import Extracted, Options, make_chunk
+from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
 from indexer.formats.office.container import (
     ENCRYPTED,
@@ -239,10 +240,9 @@ def _assemble(found: Found, options: Options) -> Extracted:
 
 
 def _without_cells(names: list[str], metadata: dict[str, Any]) -> Extracted:
-    """A workbook with no cell text (charts, text boxes, embedded files): its sheet names."""
+    """A workbook with no cell text (charts, text boxes, embedded files): `empty`
+    (`no_text`), its sheet names in `metadata` only."""
     if not names:
         return failed(KIND, "corrupt: a workbook without sheets")
     metadata["notes"] = [*metadata.get("notes", ()), "no sheet has a non-empty cell"]
-    chunks = tuple(make_chunk(f"## {name}", {"sheet": name}) for name in names)
-    text = "\n\n".join(chunk.text for chunk in chunks)
-    return Extracted(kind=KIND, text=text, chunks=chunks, degraded=True, metadata=metadata)
+    return failed(KIND, "no_text: no sheet has a non-empty cell", metadata)

@@ -111,4 +111,6 @@ def pool_failure(kind: str, exc: PoolError, timeout: float) -> Extracted:
     if exc.code == "timeout":
         detail = f"timeout after {timeout:g} s"
     chunk = Chunk(text=failure_text(kind, detail))
-    return Extracted(kind=kind, text="", chunks=(chunk,), degraded=True, error=exc.code)
+    # the code, then the detail for the record's `reason_text` (`indexer.reasons`)
+    error = exc.code if detail in ("", exc.code) else f"{exc.code}: {detail}"
+    return Extracted(kind=kind, text="", chunks=(chunk,), degraded=True, error=error)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 
 from indexer._types import Options
+from indexer._version import OUTPUT_FORMAT
 from indexer.chunking import VERSION as PACKER_VERSION
 from indexer.config import Config
 from indexer.pipeline.incremental.limits import LIMITS, general_limits
@@ -102,7 +103,8 @@ def _digest(options: Options, spec: ExtractorSpec, limits: str) -> str:
     nothing else; the packing is not in it (`packing_tag`). Extractors that use OCR
     count the installed engine's version too. A stored mail also records its
     attachments' keys and is reused only while they all still hold (`CacheKeys.current`)."""
-    raw = options.digest(spec.options_used) + f"|{spec.version}"
+    # The output format too: a stored output is rendered records, re-rendered when it changes
+    raw = options.digest(spec.options_used) + f"|{spec.version}|{OUTPUT_FORMAT}"
     if spec.isolated:
         raw += f"|{limits}"
     if options.ocr_mode != "off" and "ocr_engine" in (spec.options_used or ("ocr_engine",)):

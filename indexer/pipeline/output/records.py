@@ -19,6 +19,7 @@ import orjson
 
 from indexer._pickling import slotted_state
 from indexer._types import Extracted
+from indexer.reasons import explain, status_of
 
 if TYPE_CHECKING:  # the walk and its config are the parent's: a worker never imports them
     from indexer.pipeline.output.segments import Whole
@@ -49,9 +50,11 @@ class DocOutcome:
 
     @property
     def status(self) -> str:
-        """`skipped`, or the extraction's status (`ok`, `degraded`, `empty`, `failed`)."""
+        """`skipped` (`failed` for a walk's `unreadable`), or the extraction's status (`ok`,
+        `degraded`, `empty`, `failed`)."""
         if self.extracted is None:
-            return "skipped"
+            failed = self.skip is not None and status_of(self.skip, "skipped") == "failed"
+            return "failed" if failed else "skipped"
         if self.container:
             return "ok" if self.size else "empty"
         return self.extracted.status
@@ -131,7 +134,7 @@ def render(doc: DocOutcome) -> Rendered:
     did = doc_id(doc.path)
     block, count = chunk_block(doc, did)
     digest = hashlib.sha256(block).hexdigest()[:32]
-    record = document_record(doc, did, digest)
+    record = document_record(doc, did, digest, count)
     pages = 0 if doc.extracted is None else doc.extracted.metadata.get("pages", 0)
     return Rendered(
         path=doc.path,
@@ -175,7 +178,9 @@ def unit_docs(
 
 def chunk_block(doc: DocOutcome, did: str) -> tuple[bytes | bytearray, int]:
     """Return `doc`'s chunk records, one NDJSON line each in chunk order, joined; and
-    how many there are (none for skipped documents).
+    how many there are. None for a document with no text of its own: `failed`,
+    `skipped` or `empty` (their marker chunks are `extract()`'s, not text to embed), and
+    an archive's own document (the list of its members, each a document of its own).
 
     Each line is the bytes `orjson.dumps` gives for the record
     `{"id", "doc_id", "path", "kind", "chunk", "text", "meta", "degraded", "sha256"}`:
@@ -183,7 +188,7 @@ def chunk_block(doc: DocOutcome, did: str) -> tuple[bytes | bytearray, int]:
     chunk costs two `dumps` (its text, its meta) and a `%`, not a nine-key dict and
     its dump.
     """
-    if doc.extracted is None:
+    if doc.extracted is None or doc.status not in _WRITTEN or doc.kind == "archive":
         return b"", 0
     chunks = doc.extracted.chunks
     line = _chunk_line(doc, did, doc.extracted.degraded)
@@ -200,6 +205,8 @@ def chunk_block(doc: DocOutcome, did: str) -> tuple[bytes | bytearray, int]:
     return grown, len(chunks)
 
 
+_WRITTEN = ("ok", "degraded")
+"""The statuses whose chunks a run writes."""
 _SLICE = 4096
 """Chunks rendered per slice of a large document's block."""
 
@@ -226,21 +233,25 @@ def _literal(value: object) -> bytes:
     return orjson.dumps(value).replace(b"%", b"%%")
 
 
-def document_record(doc: DocOutcome, did: str, digest: str) -> dict[str, Any]:
-    """Return the document record of `doc`; `digest` hashes its chunk lines."""
+def document_record(doc: DocOutcome, did: str, digest: str, chunks: int) -> dict[str, Any]:
+    """Return the document record of `doc`; `digest` hashes its `chunks` chunk lines."""
     extracted = doc.extracted
+    metadata = {} if extracted is None else extracted.metadata
+    status = doc.status
+    reason, reason_text = explain(status, doc.reason, metadata)
     return {
         "path": doc.path,
         "doc_id": did,
         "kind": doc.kind,
         "bytes": doc.size,
         "sha256": doc.sha256,
-        "status": doc.status,
-        "reason": doc.reason,
+        "status": status,
+        "reason": reason,
+        "reason_text": reason_text,
         "extractor": doc.extractor,
-        "chunks": 0 if extracted is None else len(extracted.chunks),
+        "chunks": chunks,
         "digest": digest,
-        "metadata": {} if extracted is None else extracted.metadata,
+        "metadata": metadata,
     }
 
 

@@ -15,6 +15,7 @@ from indexer.pipeline.incremental.tree import Tree
 from indexer.pipeline.output.staged import Staged, manifest
 from indexer.pipeline.output.staging import CURRENT, commit
 from indexer.pipeline.run.begin import Begun, RunSpec
+from indexer.pipeline.run.failures import Failures, count_failures
 from indexer.pipeline.run.summary import RunSummary, summarize, write_report
 
 log = logging.getLogger("indexer")
@@ -27,6 +28,7 @@ def commit_run(spec: RunSpec, begun: Begun, staged: Staged, *, sweep: bool) -> R
     Raises (OSError, ...) only when the commit did not happen: the previous output
     is then intact.
     """
+    failures = _failures(begun, staged)  # before the commit: the previous output goes
     written = _commit(spec, begun, staged)
     try:
         tree = _tree(spec, staged, written)
@@ -35,10 +37,20 @@ def commit_run(spec: RunSpec, begun: Begun, staged: Staged, *, sweep: bool) -> R
         log.warning("%s is committed, but the state could not note it: %s", spec.out, exc)
     seconds = time.monotonic() - begun.started
     try:
-        write_report(spec.out, spec.config, staged.tally, seconds, staged.unchanged)
+        write_report(spec.out, spec.config, staged.tally, seconds, staged.unchanged, failures)
     except OSError as exc:
         log.warning("%s is committed, but its run.json could not be written: %s", spec.out, exc)
-    return summarize(spec.out, staged.tally, len(staged.manifest_files["shards"]), seconds)
+    shards = len(staged.manifest_files["shards"])
+    return summarize(spec.out, staged.tally, shards, seconds, failures)
+
+
+def _failures(begun: Begun, staged: Staged) -> Failures:
+    """The staged failures, new and known; an unchanged re-run's are all known."""
+    failed = staged.tally.by_status.get("failed", 0)
+    if staged.unchanged:
+        return Failures(known=failed)
+    documents = [d["name"] for d in staged.manifest_files["documents"]]
+    return count_failures(begun.staging, documents, begun.previous_output, failed)
 
 
 def _commit(spec: RunSpec, begun: Begun, staged: Staged) -> str | None:

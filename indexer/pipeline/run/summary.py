@@ -12,6 +12,7 @@ import orjson
 
 from indexer.config import Config
 from indexer.pipeline.output.staged import Tally
+from indexer.pipeline.run.failures import Failures
 
 RUN_REPORT = "run.json"
 
@@ -26,6 +27,12 @@ class RunSummary:
     chunks: int
     shards: int
     failed: int
+    """Failed documents, `failed_new` and `failed_known` together."""
+    failed_new: int = 0
+    """Failures that are new in this run (`failures.py`): these count against
+    `max_failures`, so a nightly run is red only for news."""
+    failed_known: int = 0
+    """Failures the previous output holds already, for the same path and content."""
     extracted: int
     """Documents extracted in this run."""
     reused: int
@@ -44,16 +51,45 @@ class RunSummary:
         """JSON-ready form."""
         return asdict(self)
 
+    def too_many_failures(self, allowed: int) -> bool:
+        """True when more than `allowed` failures are new: exit status 1."""
+        return self.failed_new > allowed
 
-def summarize(out: Path, tally: Tally, shards: int, seconds: float) -> RunSummary:
-    """The summary of a run committed into `out`."""
+    def line(self) -> str:
+        """The one summary line `indexer run` prints."""
+        statuses = ", ".join(f"{n} {s}" for s, n in self.by_status.items()) or "none"
+        changes = ", ".join(f"{self.changes.get(k, 0)} {k}" for k in _CHANGES)
+        repacked = f" ({self.repacked} re-packed)" if self.repacked else ""
+        failures = (
+            f"; failed: {self.failed_new} new, {self.failed_known} known" if self.failed else ""
+        )
+        return (
+            f"indexed {self.files} files into {self.documents} documents ({statuses}), "
+            f"{self.chunks} chunks in {self.shards} shards, "
+            f"{self.extracted} extracted, {self.reused} reused{repacked}; "
+            f"{changes}{failures}; {self.seconds:.1f} s -> {self.out}"
+        )
+
+
+_CHANGES = ("added", "changed", "removed")
+
+
+def summarize(
+    out: Path, tally: Tally, shards: int, seconds: float, failures: Failures | None = None
+) -> RunSummary:
+    """The summary of a run committed into `out`; `failures` split its failures (all new
+    when not given)."""
+    failed = tally.by_status.get("failed", 0)
+    split = failures or Failures(new=failed)
     return RunSummary(
         out=str(out),
         files=tally.files,
         documents=tally.documents,
         chunks=tally.chunks,
         shards=shards,
-        failed=tally.by_status.get("failed", 0),
+        failed=failed,
+        failed_new=split.new,
+        failed_known=split.known,
         extracted=tally.extracted_now,
         reused=tally.reused,
         repacked=tally.repacked,
@@ -64,8 +100,18 @@ def summarize(out: Path, tally: Tally, shards: int, seconds: float) -> RunSummar
     )
 
 
-def write_report(out: Path, config: Config, tally: Tally, seconds: float, unchanged: bool) -> None:
-    """Write `out/run.json`: the run's timings and throughput (never part of the output)."""
+def write_report(
+    out: Path,
+    config: Config,
+    tally: Tally,
+    seconds: float,
+    unchanged: bool,
+    failures: Failures | None = None,
+) -> None:
+    """Write `out/run.json`: the run's timings and throughput (never part of the output),
+    and its failures, new and known (all new when `failures` is not given)."""
+    failed = tally.by_status.get("failed", 0)
+    split = failures or Failures(new=failed)
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     report = {
@@ -77,6 +123,7 @@ def write_report(out: Path, config: Config, tally: Tally, seconds: float, unchan
         "reused": tally.reused,
         "repacked": tally.repacked,
         "changes": tally.changes,
+        "failed": {"new": split.new, "known": split.known},
         "bytes_read": tally.bytes_read,
         "pages": tally.pages,
         "files_per_s": round(tally.files / seconds, 1) if seconds else None,

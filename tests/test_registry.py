@@ -328,5 +328,9 @@ def test_a_result_of_the_wrong_shape_fails_naming_the_extractor_and_the_type(
     (source / "b.txt").write_bytes(b"fine")
     config = Config(workers=1, pdf_workers=1, max_failures=1)
     indexer.run(source, source.parent / "out", config, registry=registry)
-    records = [(d["status"], d["reason"]) for d in document_records(source.parent / "out")]
-    assert records == [("failed", reason), ("ok", None)]
+    docs = document_records(source.parent / "out")
+    assert [(d["status"], d["reason"]) for d in docs] == [
+        ("failed", "extractor_error"),
+        ("ok", None),
+    ]
+    assert f"TypeError: {detail}" in docs[0]["reason_text"]

@@ -64,9 +64,9 @@ def test_a_mailbox_file_of_no_bytes_is_empty_with_no_messages(tmp_path: Path) ->
     indexer.run(tmp_path / "src", tmp_path / "out", CONFIG)
     docs = document_records(tmp_path / "out")
     assert [(d["path"], d["kind"], d["status"], d["reason"]) for d in docs] == [
-        ("a.ost", "pst", "empty", None),
-        ("b.pst", "pst", "empty", None),
-        ("c.mbox", "mbox", "empty", None),
+        ("a.ost", "pst", "empty", "blank"),
+        ("b.pst", "pst", "empty", "blank"),
+        ("c.mbox", "mbox", "empty", "blank"),
     ]
 
 

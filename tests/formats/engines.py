@@ -44,11 +44,13 @@ class Recorder:
     def label(self) -> str:
         return "recorder"
 
-    def recognize(self, image: Image, *, dpi: int) -> str:
+    def recognize(self, image: Image, *, dpi: int) -> ocr.Reading:
         self.calls.append((image.size, dpi))
         if len(self.calls) in self.fail:
             raise ocr.OcrError(self.fail[len(self.calls)])
-        return self.real.recognize(image, dpi=dpi) if self.real else self.reply
+        if self.real:
+            return self.real.recognize(image, dpi=dpi)
+        return ocr.Reading(text=self.reply, confidence=90.0 if self.reply else None)
 
     def install(self, monkeypatch: pytest.MonkeyPatch) -> Recorder:
         """Make `find_engine` return this recorder (in this process)."""

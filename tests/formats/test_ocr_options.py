@@ -15,7 +15,7 @@ from indexer.formats import ocr
 from indexer.pipeline.incremental.keys import CacheKeys
 from indexer.registry import default_registry
 
-OCR_USERS = {"doc", "image", "pdf"}  # doc: a Word file made of pictures is OCR'd
+OCR_USERS = {"doc", "docx", "image", "pdf", "pptx"}  # office files: their pictures are OCR'd
 
 
 def test_the_ocr_table_sets_every_ocr_option(tmp_path: Path) -> None:

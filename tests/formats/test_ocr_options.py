@@ -99,7 +99,7 @@ def test_installing_a_language_pack_changes_those_keys_too(
     from indexer.formats.ocr import tesseract
 
     base = _digests(Config())
-    monkeypatch.setattr(tesseract, "languages", lambda found: ("deu", "eng", "osd"))
+    monkeypatch.setattr(tesseract, "languages", lambda found: ("eng", "osd", "zzz"))
     installed = _digests(Config())
     assert {name for name in base if base[name] != installed[name]} == OCR_USERS
 

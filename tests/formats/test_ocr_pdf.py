@@ -21,8 +21,15 @@ def test_an_image_only_pdf_is_read_by_ocr_with_its_pages_marked() -> None:
     data = scanmaker.scan_pdf([scanmaker.page(n, dpi=200, angle=0.6, seed=n) for n in (1, 2)])
     result = indexer.extract("scan.pdf", data)
     assert result.status == "ok"
-    assert result.metadata["ocr"] == {"engine": engine.label, "pages": [1, 2]}
+    ocr = result.metadata["ocr"]
+    assert (ocr["engine"], ocr["pages"], sorted(ocr["confidence"])) == (
+        engine.label,
+        [1, 2],
+        ["1", "2"],
+    )
+    assert min(ocr["confidence"].values()) >= 85 and "low_confidence" not in ocr
     assert {(c.meta["page"], c.meta["ocr"]) for c in result.chunks} == {(1, True), (2, True)}
+    assert {c.meta["ocr_confidence"] for c in result.chunks} == set(ocr["confidence"].values())
     for number in (1, 2):
         text = "\n\n".join(c.text for c in result.chunks if c.meta["page"] == number)
         assert scanmaker.word_f1(text, scanmaker.text_of(number)) >= 0.93

@@ -12,7 +12,8 @@ The measure: the page is split into dark and light by Otsu's threshold (the smal
 is the ink, so white on black reads as well as black on white), cut into vertical strips
 narrow enough that a tilted line stays level across one, and in each strip the runs of
 rows holding ink are the text lines. Their height, as a median weighted by the ink in
-each run, is the line height: specks of dust weigh next to nothing. A page with no ink
+each run, is the line height: specks of dust weigh next to nothing, and rules (rows
+inked nearly across the strip) are left out. A page with no ink
 runs, or whose two sides differ by less than `MIN_CONTRAST` grey levels (a blank page,
 a JPEG of one), cannot hold text and never reaches the engine.
 """
@@ -42,6 +43,8 @@ _LIGHT_CELLS = 48
 """The paper's light is estimated on a copy this many pixels on its short side."""
 _UNEVEN = 40
 """Paper whose light varies by more grey levels than this is evened out."""
+_RULE_INK = 200
+"""A run with a row this inked (78% of the strip) is a rule or a bar, not a text line."""
 _MEASURE_PIXELS = 4_000_000
 """Larger pages are measured on a reduced copy (their lines are tall enough for it)."""
 
@@ -146,15 +149,15 @@ def measure(grey: Image) -> Measure:
 
 
 def _runs(profile: bytes) -> list[tuple[int, int]]:
-    """(height, ink) of each run of at least two rows holding ink."""
-    out, length, mass = [], 0, 0
+    """(height, ink) of each run of at least two rows holding ink, rules left out."""
+    out, length, mass, peak = [], 0, 0, 0
     for value in (*profile, 0):
         if value > _ROW_INK:
-            length, mass = length + 1, mass + value
+            length, mass, peak = length + 1, mass + value, max(peak, value)
             continue
-        if length >= 2:
+        if length >= 2 and peak <= _RULE_INK:
             out.append((length, mass))
-        length, mass = 0, 0
+        length, mass, peak = 0, 0, 0
     return out
 
 

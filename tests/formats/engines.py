@@ -35,6 +35,8 @@ class Recorder:
 
     real: ocr.Engine | None = None
     reply: str = ""
+    confidence: float = 90.0
+    """The confidence it gives `reply`."""
     fail: dict[int, str] = field(default_factory=dict)
     """Call numbers (1-based) that raise `OcrError` with the given reason."""
     calls: list[tuple[tuple[int, int], int]] = field(default_factory=list)
@@ -50,7 +52,7 @@ class Recorder:
             raise ocr.OcrError(self.fail[len(self.calls)])
         if self.real:
             return self.real.recognize(image, dpi=dpi)
-        return ocr.Reading(text=self.reply, confidence=90.0 if self.reply else None)
+        return ocr.Reading(text=self.reply, confidence=self.confidence if self.reply else None)
 
     def install(self, monkeypatch: pytest.MonkeyPatch) -> Recorder:
         """Make `find_engine` return this recorder (in this process)."""

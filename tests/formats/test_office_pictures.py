@@ -78,6 +78,18 @@ def test_a_slides_picture_is_read_in_its_place_among_the_slides_shapes() -> None
     assert scanmaker.word_f1(slide.text, scanmaker.text_of(2)) >= 0.9
 
 
+def test_a_picture_read_under_the_confidence_threshold_gives_no_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    Recorder(reply="Na); SS) Vy", confidence=26.4).install(monkeypatch)
+    scan = scanmaker.png(scanmaker.page(2, dpi=200, angle=0.3, seed=3))
+    result = indexer.extract("deck.pptx", _slide_with_pictures({"photo.png": scan}))
+    assert [c.text for c in result.chunks] == ["# Roadmap\n\nBody below"]
+    ocr = result.metadata["ocr"]
+    assert (ocr["pictures"], ocr["low_confidence"]) == ([], ["ppt/media/photo.png"])
+    assert ocr["confidence"] == {"ppt/media/photo.png": 26.4}
+
+
 def _png(image: Image.Image) -> bytes:
     buffer = io.BytesIO()
     image.save(buffer, format="PNG")

@@ -6,8 +6,12 @@ logos are too small to hold text (the rule mail attachments follow), a photograp
 no text, a metafile (EMF, WMF) is no image OCR reads. A picture used several times is
 read once, its text placed where it first appears. At most `ocr_max_pages` pictures of
 a document reach the engine; the rest are counted in `metadata["ocr"]["not_read"]`.
-`metadata()` is the document's `metadata["ocr"]` (None when no picture was read):
-the engine, the parts read, each one's confidence and those under `LOW_CONFIDENCE`.
+A picture read under `LOW_CONFIDENCE` gives no text: its guesses would sit among the
+document's own words, in chunks that cannot carry the flag (a logo drawn as a picture,
+a photo's shadows read as `Na); SS) Vy`). `metadata()` is the document's
+`metadata["ocr"]` (None when no picture reached the engine): the engine, the parts
+whose text was placed, each one's confidence, and the parts left out as
+`low_confidence`.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from indexer._types import Options
+from indexer.formats.ocr import low_confidence
 from indexer.formats.office.blocks import Block
 from indexer.formats.office.container import ContainerError, Package
 
@@ -39,6 +44,8 @@ class PictureText:
         self.engine: str | None = None
         self.read: dict[str, float | None] = {}
         """Part name -> the confidence of the pictures whose text was placed."""
+        self.low: dict[str, float | None] = {}
+        """Part name -> the confidence of the pictures read too poorly to place."""
         self.failed: dict[str, str] = {}
         """Part name -> why the engine failed on it."""
         self.not_read = 0
@@ -60,7 +67,11 @@ class PictureText:
         result = self._read(part, data) if data else None
         if result is None or not result.chunks or result.error is not None:
             return []
-        self.read[part] = (result.metadata.get("ocr") or {}).get("confidence", {}).get("1")
+        confidence = (result.metadata.get("ocr") or {}).get("confidence", {}).get("1")
+        if low_confidence(confidence):
+            self.low[part] = confidence
+            return []
+        self.read[part] = confidence
         return [Block(chunk.text, "para", headings) for chunk in result.chunks]
 
     def _read(self, part: str, data: bytes) -> Extracted | None:
@@ -83,18 +94,15 @@ class PictureText:
 
     def metadata(self) -> dict[str, Any] | None:
         """`metadata["ocr"]` of the document, or None when no picture reached the engine."""
-        from indexer.formats.ocr import low_confidence
-
         if self._sent == 0 and not self.not_read:
             return None
         meta: dict[str, Any] = {
             "engine": self.engine,
             "pictures": sorted(self.read),
-            "confidence": dict(sorted(self.read.items())),
+            "confidence": dict(sorted({**self.read, **self.low}.items())),
         }
-        low = sorted(part for part, value in self.read.items() if low_confidence(value))
-        if low:
-            meta["low_confidence"] = low
+        if self.low:
+            meta["low_confidence"] = sorted(self.low)
         if self.failed:
             meta["failed"] = sorted(self.failed)
         if self.not_read:

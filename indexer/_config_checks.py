@@ -102,6 +102,13 @@ def option(kind: type[int] | type[str] | type[float]) -> Check:
     return check
 
 
+def languages(key: str, value: Any) -> str:
+    """Check OCR languages, a list (`["eng", "deu"]`) or `+`-joined; return them `+`-joined."""
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        value = "+".join(value)
+    return str(option(str)(key, value))
+
+
 def path_or_none(key: str, value: Any) -> str | None:
     if value is not None and (not isinstance(value, str) or not value.strip()):
         raise ConfigError(key, f"{key} = {value!r} is not allowed: expected a file path")

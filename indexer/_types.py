@@ -100,6 +100,8 @@ class Options:
     """The resolution PDF pages are rendered at for OCR (scans above it are scaled down)."""
     ocr_page_timeout: float = 60.0
     """Seconds the engine may take on one page before that page fails."""
+    ocr_max_pages: int = 100
+    """A document's pages past this many that need OCR are not read (it is `degraded`)."""
 
     def __post_init__(self) -> None:
         if self.rows_per_chunk < 1:
@@ -123,6 +125,8 @@ class Options:
             raise ValueError(f"ocr_dpi must be from 72 to 600, got {self.ocr_dpi}")
         if not 0 < self.ocr_page_timeout < 1e6:
             raise ValueError(f"ocr_page_timeout must be seconds > 0, got {self.ocr_page_timeout}")
+        if self.ocr_max_pages < 1:
+            raise ValueError(f"ocr_max_pages must be >= 1, got {self.ocr_max_pages}")
 
     def digest(self, names: tuple[str, ...] | None = None) -> str:
         """Return a short stable hash of these options (or only of `names`), for cache keys."""

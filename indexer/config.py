@@ -25,6 +25,7 @@ from indexer._config_checks import (
     choice,
     globs,
     integer,
+    languages,
     option,
     path_or_none,
     scheduler_address,
@@ -417,10 +418,11 @@ class Config:
     ocr_language: str = _key(
         "ocr",
         "eng",
-        check=option(str),
+        check=languages,
         output=True,
-        doc='Its language models, "+"-joined ("eng+deu"); each must be installed '
-        "(tesseract-ocr-deu).",
+        doc='Its language models, read together: a list (["eng", "deu"]) or "+"-joined\n'
+        '("eng+deu"). Each must be installed (Debian: tesseract-ocr-deu; scripts/install-ocr\n'
+        "CONFIG installs those a config names); a missing one skips images and scans naming it.",
     )
     ocr_dpi: int = _key(
         "ocr",
@@ -437,6 +439,14 @@ class Config:
         output=True,
         doc="Seconds the engine may take on one page; past it that page fails (the file's own\n"
         "[isolation] timeout still bounds the whole file).",
+    )
+    ocr_max_pages: int = _key(
+        "ocr",
+        100,
+        check=option(int),
+        output=True,
+        doc="A document's pages past this many that need OCR are not read: it is degraded,\n"
+        "with metadata.ocr.not_read (at about a second a page this fits the 120 s timeout).",
     )
     shard_bytes: int = _key(
         "output",
@@ -553,6 +563,7 @@ class Config:
             ocr_language=self.ocr_language,
             ocr_dpi=self.ocr_dpi,
             ocr_page_timeout=self.ocr_page_timeout,
+            ocr_max_pages=self.ocr_max_pages,
         )
 
     def packing(self) -> Packing:

@@ -79,6 +79,10 @@ REASONS: tuple[Reason, ...] = (
        "Run with `--ocr auto` to read it."),
     _r("ocr_not_installed", "skipped", "The document is a scan (pictures of text) and no OCR "
        "engine is installed.", "Install Tesseract (docs/ocr.md) and run again."),
+    _r("ocr_language_missing", "skipped", "The document is a scan (pictures of text) and a "
+       "language pack `[ocr] ocr_language` names is not installed.",
+       "Install the pack (`scripts/install-ocr CONFIG`, or `tesseract-ocr-<lang>`) and run "
+       "again."),
     _r("image_too_small", "skipped", "The image is too small to hold readable text.", _NOTHING),
     _r("unsupported_image", "skipped", "The document holds only pictures in formats OCR "
        "cannot read.", "Convert the pictures (to PNG) to read them."),
@@ -130,6 +134,7 @@ BY_CODE = {reason.code: reason for reason in REASONS}
 _LEGACY: tuple[tuple[str, str], ...] = (
     # the phrasings extractors and the pool use, by prefix (longest first where they nest)
     ("no text layer (OCR not installed", "ocr_not_installed"),
+    ("no text layer (OCR language", "ocr_language_missing"),
     ("no text layer (OCR failed", "ocr_failed"),
     ("no text layer", "no_text"),
     ("no text: only pictures", "no_text"),  # refined by `_PICTURES`
@@ -150,6 +155,7 @@ _LEGACY: tuple[tuple[str, str], ...] = (
     ("OCR failed", "ocr_failed"),
     ("OCR is off", "ocr_off"),
     ("OCR not installed", "ocr_not_installed"),
+    ("OCR language", "ocr_language_missing"),
     ("image too small", "image_too_small"),
     ("image too large", "image_too_large"),
     ("no extractor for application/x-unreadable-attachment", "unreadable"),

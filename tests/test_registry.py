@@ -176,14 +176,16 @@ def test_an_extractor_that_raises_gives_a_failed_result_with_the_raw_text() -> N
 
 def test_builtin_versions_come_from_one_table() -> None:
     """Each module's `VERSION` is its spec's; kinds that render through the html, csv or
-    image extractors (mail bodies, attachments, members, chapters, a Word file of
-    pictures) also count theirs."""
+    image extractors (mail bodies, attachments, members, chapters, the pictures
+    of office files) also count theirs."""
     import importlib
 
     from indexer.formats import VERSIONS
 
     embeds = {
         "doc": f"+image.{VERSIONS['image']}",
+        "docx": f"+image.{VERSIONS['image']}",
+        "pptx": f"+image.{VERSIONS['image']}",
         "archive": f"+image.{VERSIONS['image']}",
         "eml": f"+html.{VERSIONS['html']}+image.{VERSIONS['image']}",
         "msg": f"+html.{VERSIONS['html']}+rtf.{VERSIONS['rtf']}+image.{VERSIONS['image']}",

@@ -15,21 +15,22 @@ from indexer._spec import ExtractorSpec
 __all__ = ["ARCHIVE_EXTENSIONS", "BUILTIN_SPECS", "MAIL_DEPTH", "VERSIONS"]
 
 VERSIONS = {
-    "archive": "3", "csv": "1", "doc": "3", "docx": "1", "eml": "4", "epub": "2", "html": "2",
+    "archive": "3", "csv": "1", "doc": "3", "docx": "2", "eml": "4", "epub": "2", "html": "2",
     "image": "2", "json": "2", "msg": "2", "odp": "1", "odt": "1", "pdf": "3", "ppt": "1",
-    "pptx": "1", "rtf": "1", "spreadsheet": "4", "text": "1",
+    "pptx": "2", "rtf": "1", "spreadsheet": "4", "text": "1",
 }  # fmt: skip
 """Each built-in's output version: bump it here when the extractor's output changes,
 and incremental runs re-extract its documents. (Each module's `VERSION` reads it.)"""
 
 _LIMIT = ("max_chunk_chars",)
-_OCR = ("ocr_mode", "ocr_engine", "ocr_language", "ocr_dpi", "ocr_page_timeout")
+_OCR = ("ocr_mode", "ocr_engine", "ocr_language", "ocr_dpi", "ocr_page_timeout", "ocr_max_pages")
 ARCHIVE_EXTENSIONS = ("zip", "tar", "tgz", "tbz", "tbz2", "txz", "gz", "bz2", "xz")
-_OFFICE_USES = {"doc": ("image",), "epub": ("html",)} | dict.fromkeys(
-    ("docx", "odp", "odt", "ppt", "pptx"), ()
-)
+_OFFICE_USES = {
+    "doc": ("image",), "docx": ("image",), "epub": ("html",), "pptx": ("image",),
+} | dict.fromkeys(("odp", "odt", "ppt"), ())  # fmt: skip
 """Other extractors an office one hands content to, whose upgrades count too: an e-book's
-chapters are rendered by the html one, a Word file made of pictures is OCR'd by image's."""
+chapters are rendered by the html one, the pictures of Word and PowerPoint files are
+OCR'd by image's."""
 IMAGE_EXTENSIONS = ("png", "jpg", "jpeg", "tif", "tiff", "bmp", "gif", "webp")
 MAIL_DEPTH = 4
 """How deep messages in messages are followed (archives: `ContainerLimits.max_depth`)."""

@@ -1,14 +1,18 @@
 """`image`: PNG, JPEG, TIFF, BMP, GIF and WebP documents, read by OCR.
 
-A TIFF is read page by page; other formats by their first frame (an animation's
-later frames repeat it). Chunks are the paragraphs the engine found, with `{"page":
-n, "ocr": true}`; `metadata["ocr"]` names the engine and the pages it read.
+A TIFF is read page by page, up to `ocr_max_pages` (the rest are not decoded, and the
+image is `degraded` with a note); other formats by their first frame (an animation's
+later frames repeat it). Each page is prepared for the engine (`ocr.prepare`: small
+text enlarged, blank pages never sent). Chunks are the paragraphs the engine found,
+with `ocr.page_meta` (`{"page": n, "ocr": true, "ocr_confidence": c}`, and
+`"low_confidence": true` under `ocr.LOW_CONFIDENCE`); `metadata["ocr"]` names the
+engine, the pages it read and their confidence (`OcrPages.metadata`).
 
-An image is `skipped`, with the reason, when OCR is off or not installed (it is then
-not even decoded), or when it is too small to hold text (icons, spacers, bullets);
-`empty` (`no_text`, with a marker chunk) when the engine finds no text in it (a
-photograph). One that Pillow cannot decode is `failed`. The engine
-runs as a child process, so the registry marks this extractor `isolated`.
+An image is `skipped`, with the reason, when OCR is off or cannot run (no engine, a
+language pack missing: it is then not even decoded), or when it is too small to hold
+text (icons, spacers, bullets); `empty` (`no_text`, with a marker chunk) when the
+engine finds no text in it (a photograph). One that Pillow cannot decode is `failed`.
+The engine runs as a child process, so the registry marks this extractor `isolated`.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from indexer._extract import failure_text
 from indexer._types import Chunk, Extracted, Options
 from indexer.formats import VERSIONS, ocr
+from indexer.formats.ocr.pages import OcrPages
 
 if TYPE_CHECKING:
     from PIL.Image import Image
@@ -54,8 +59,9 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
     if options.ocr_mode == "off":
         return _skipped("OCR is off", {})
     engine = ocr.find_engine(options)
-    if engine is None:
-        return _skipped(ocr.NOT_INSTALLED, {})
+    why_not = ocr.NOT_INSTALLED if engine is None else ocr.unavailable(options)
+    if engine is None or why_not is not None:
+        return _skipped(why_not or ocr.NOT_INSTALLED, {})
     from PIL import Image, UnidentifiedImageError
 
     with warnings.catch_warnings():
@@ -78,56 +84,57 @@ def _read(image: Image, engine: ocr.Engine, options: Options) -> Extracted:
         return _skipped(f"image too small to hold text ({width}x{height} px)", metadata)
     if width * height > MAX_PIXELS:
         return _failed(f"image too large to OCR ({width}x{height} px)", metadata)
-    return _assemble(list(_pages(image, engine, options)), engine.label, metadata)
+    return _assemble(_pages(image, engine, options), metadata)
 
 
-def _pages(image: Image, engine: ocr.Engine, options: Options) -> Iterator[list[str] | str]:
-    """Yield each page's paragraphs, or why the engine failed on it.
+def _pages(image: Image, engine: ocr.Engine, options: Options) -> OcrPages:
+    """What the engine read on each page, up to `options.ocr_max_pages`.
 
     Raises `OSError` (or `EOFError`) for a frame that cannot be decoded.
     """
     from PIL import ImageOps
 
-    for frame in _frames(image):
+    out = OcrPages(engine=engine.label, total=_frame_count(image), limit=options.ocr_max_pages)
+    for number, frame in enumerate(_frames(image, out.limit), start=1):
         dpi = _declared_dpi(frame)
         grey = _greyscale(ImageOps.exif_transpose(frame))  # a photo taken sideways
         scale = _scale(grey.size, dpi, options.ocr_dpi)
         if scale < 1:
             size = (max(1, round(grey.width * scale)), max(1, round(grey.height * scale)))
             grey = grey.resize(size, reducing_gap=3.0)
-        try:
-            yield ocr.paragraphs(engine.recognize(grey, dpi=round(dpi * scale) if dpi else 0))
-        except ocr.OcrError as exc:
-            yield exc.reason
+        out.read(number, engine, grey, round(dpi * scale) if dpi else 0, _OCR_PIXELS)
+    return out
 
 
-def _assemble(pages: list[list[str] | str], label: str, metadata: dict[str, Any]) -> Extracted:
-    read = [n for n, page in enumerate(pages, start=1) if not isinstance(page, str)]
-    failed = [(n, page) for n, page in enumerate(pages, start=1) if isinstance(page, str)]
-    metadata.update(pages=len(pages), ocr={"engine": label, "pages": read})
-    if failed:
-        metadata["failed_pages"] = [n for n, _ in failed]
+def _assemble(pages: OcrPages, metadata: dict[str, Any]) -> Extracted:
+    metadata.update(pages=pages.total, ocr=pages.metadata())
+    if pages.failed:
+        metadata["failed_pages"] = sorted(pages.failed)
+    if pages.note:
+        metadata["notes"] = [pages.note]
     chunks = tuple(
-        Chunk(text=para, meta={"page": number, "ocr": True})
-        for number, page in enumerate(pages, start=1)
-        if not isinstance(page, str)
-        for para in page
+        Chunk(text=para, meta=ocr.page_meta(number, page.confidence))
+        for number, page in sorted(pages.texts.items())
+        for para in page.paragraphs
     )
     if not chunks:
-        if failed:
-            return _failed(f"OCR failed: {failed[0][1]}", metadata)
-        return _failed("no text found by OCR", metadata)  # `empty`: nothing to read
+        if pages.failed:
+            return _failed(f"OCR failed: {pages.failed[min(pages.failed)]}", metadata)
+        return _failed(pages.no_text(), metadata)  # `empty`: nothing to read
     text = "\n\n".join(chunk.text for chunk in chunks)
-    return Extracted(
-        kind="image", text=text, chunks=chunks, degraded=bool(failed), metadata=metadata
-    )
+    degraded = bool(pages.failed) or pages.capped > 0
+    return Extracted(kind="image", text=text, chunks=chunks, degraded=degraded, metadata=metadata)
 
 
-def _frames(image: Image) -> Iterator[Image]:
+def _frame_count(image: Image) -> int:
+    return getattr(image, "n_frames", 1) if image.format == "TIFF" else 1
+
+
+def _frames(image: Image, limit: int) -> Iterator[Image]:
     if image.format != "TIFF":
         yield image
         return
-    for index in range(getattr(image, "n_frames", 1)):
+    for index in range(min(limit, _frame_count(image))):
         image.seek(index)
         yield image
 

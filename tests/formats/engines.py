@@ -35,6 +35,8 @@ class Recorder:
 
     real: ocr.Engine | None = None
     reply: str = ""
+    confidence: float = 90.0
+    """The confidence it gives `reply`."""
     fail: dict[int, str] = field(default_factory=dict)
     """Call numbers (1-based) that raise `OcrError` with the given reason."""
     calls: list[tuple[tuple[int, int], int]] = field(default_factory=list)
@@ -44,11 +46,13 @@ class Recorder:
     def label(self) -> str:
         return "recorder"
 
-    def recognize(self, image: Image, *, dpi: int) -> str:
+    def recognize(self, image: Image, *, dpi: int) -> ocr.Reading:
         self.calls.append((image.size, dpi))
         if len(self.calls) in self.fail:
             raise ocr.OcrError(self.fail[len(self.calls)])
-        return self.real.recognize(image, dpi=dpi) if self.real else self.reply
+        if self.real:
+            return self.real.recognize(image, dpi=dpi)
+        return ocr.Reading(text=self.reply, confidence=self.confidence if self.reply else None)
 
     def install(self, monkeypatch: pytest.MonkeyPatch) -> Recorder:
         """Make `find_engine` return this recorder (in this process)."""

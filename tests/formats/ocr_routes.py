@@ -1,7 +1,8 @@
 """Which pages of which PDFs would be OCR'd: run in a child process, no page ever read.
 
 As a script it reads PDF paths on stdin and prints, per path, one JSON line: the pages
-the PDF extractor handed to the engine. The engine is a recorder that answers "" (so
+the PDF extractor rendered for OCR (handed to the engine, or found blank and kept from
+it: `pdf-pypdf/box.pdf`). The engine is a recorder that answers "" (so
 nothing is OCR'd for real), and hostile corpus files cannot take the test runner down.
 """
 
@@ -45,9 +46,10 @@ def _serve() -> None:
             path = line.rstrip("\n")
             before = len(recorder.calls)
             result = indexer.extract(path, Path(path).read_bytes())
-            pages = result.metadata.get("ocr", {}).get("pages", [])
-            assert len(pages) == len(recorder.calls) - before
-            print(json.dumps({"path": path, "pages": pages}), flush=True)
+            ocr = result.metadata.get("ocr", {})
+            read, blank = ocr.get("pages", []), ocr.get("blank", [])
+            assert len(read) == len(recorder.calls) - before  # blank pages are not sent
+            print(json.dumps({"path": path, "pages": sorted(read + blank)}), flush=True)
 
 
 if __name__ == "__main__":

@@ -74,6 +74,21 @@ def page(number: int, *, dpi: int, angle: float, seed: int) -> Image.Image:
     return image
 
 
+def inked(size: tuple[int, int]) -> Image.Image:
+    """A grey image of `size` with lines of text a 40th of its width tall: a page the engine
+    is given (unlike a blank one), read as it is at 150 dpi and finer (its lines are tall
+    enough not to be enlarged)."""
+    from PIL import ImageDraw
+
+    image = Image.new("L", size, 255)
+    draw = ImageDraw.Draw(image)
+    points = max(8, size[0] // 40)
+    font = ImageFont.load_default(size=points)
+    for top in range(points, max(points + 1, size[1] - 2 * points), 2 * points):
+        draw.text((points, top), "Ink on the page", fill=20, font=font)
+    return image
+
+
 def _wrap(text: str, font: ImageFont.FreeTypeFont | ImageFont.ImageFont, width: int) -> list[str]:
     lines: list[str] = []
     for word in text.split():

@@ -90,7 +90,8 @@ def test_a_picture_without_text_is_empty_as_no_text_found() -> None:
     gradient = Image.linear_gradient("L").resize((400, 300))
     result = indexer.extract("sky.png", _save(gradient, "PNG"))
     assert (result.status, result.error) == ("empty", "no text found by OCR")
-    assert result.metadata["ocr"]["pages"] == [1]
+    ocr = result.metadata["ocr"]  # evened out, the sky is blank: it never reaches the engine
+    assert (ocr["pages"], ocr["blank"]) == ([], [1])
 
 
 @pytest.mark.slow  # OCR engine runs
@@ -120,11 +121,23 @@ def test_a_page_past_its_timeout_fails_with_the_reason() -> None:
     assert result.metadata["failed_pages"] == [1]
 
 
-def test_a_language_that_is_not_installed_fails_naming_it() -> None:
+def test_a_language_pack_that_is_not_installed_skips_the_image_naming_the_package(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     real_engine()
+    recorder = Recorder(real=real_engine()).install(monkeypatch)
     data = scanmaker.png(scanmaker.page(1, dpi=200, angle=0, seed=1))
-    result = indexer.extract("scan.png", data, Options(ocr_language="zzz"))
-    assert result.error == "OCR failed: OCR language 'zzz' not installed"
+    result = indexer.extract("scan.png", data, Options(ocr_language="eng+zzz"))
+    assert (result.status, result.skipped) == (
+        "skipped",
+        "OCR language zzz not installed; install tesseract-ocr-zzz",
+    )
+    assert recorder.calls == []  # not even decoded
+    scan = scanmaker.scan_pdf([scanmaker.page(1, dpi=200, angle=0, seed=1)])
+    result = indexer.extract("scan.pdf", scan, Options(ocr_language="zzz"))
+    assert (
+        result.error == "no text layer (OCR language zzz not installed; install tesseract-ocr-zzz)"
+    )
 
 
 @pytest.mark.slow  # OCR engine runs

@@ -16,7 +16,7 @@ from indexer.pipeline.incremental.keys import CacheKeys
 from indexer.reasons import BY_CODE
 from indexer.registry import default_registry
 
-OCR_USERS = {"doc", "image", "pdf"}  # doc: a Word file made of pictures is OCR'd
+OCR_USERS = {"doc", "docx", "image", "pdf", "pptx"}  # office files: their pictures are OCR'd
 
 
 def test_the_ocr_table_sets_every_ocr_option(tmp_path: Path) -> None:
@@ -33,6 +33,14 @@ def test_the_ocr_table_sets_every_ocr_option(tmp_path: Path) -> None:
     )
 
 
+def test_languages_may_be_a_list_and_the_page_cap_is_set_in_the_table(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text('[ocr]\nocr_language = ["eng", "deu"]\nocr_max_pages = 7\n')
+    options = load_config(str(path), {}).extract_options()
+    assert (options.ocr_language, options.ocr_max_pages) == ("eng+deu", 7)
+    assert Config().extract_options().ocr_max_pages == 100
+
+
 @pytest.mark.parametrize(
     ("key", "value", "fragment"),
     [
@@ -42,6 +50,8 @@ def test_the_ocr_table_sets_every_ocr_option(tmp_path: Path) -> None:
         ("ocr_dpi", 1200, "72 to 600"),
         ("ocr_dpi", "300", "an integer"),
         ("ocr_page_timeout", 0, "seconds > 0"),
+        ("ocr_max_pages", 0, ">= 1"),
+        ("ocr_language", ["eng", 3], "a string"),
     ],
 )
 def test_a_bad_ocr_value_is_refused_naming_the_key(key: str, value: object, fragment: str) -> None:
@@ -83,6 +93,17 @@ def test_installing_or_upgrading_the_engine_changes_those_keys_too(
     monkeypatch.setattr(ocr, "identity", lambda name: f"{name} 99.0")
     upgraded = _digests(Config())
     assert {name for name in base if base[name] != upgraded[name]} == OCR_USERS
+
+
+def test_installing_a_language_pack_changes_those_keys_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from indexer.formats.ocr import tesseract
+
+    base = _digests(Config())
+    monkeypatch.setattr(tesseract, "languages", lambda found: ("eng", "osd", "zzz"))
+    installed = _digests(Config())
+    assert {name for name in base if base[name] != installed[name]} == OCR_USERS
 
 
 def test_with_ocr_off_the_keys_do_not_ask_for_the_engine(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -22,8 +22,15 @@ def test_an_image_only_pdf_is_read_by_ocr_with_its_pages_marked() -> None:
     data = scanmaker.scan_pdf([scanmaker.page(n, dpi=200, angle=0.6, seed=n) for n in (1, 2)])
     result = indexer.extract("scan.pdf", data)
     assert result.status == "ok"
-    assert result.metadata["ocr"] == {"engine": engine.label, "pages": [1, 2]}
+    ocr = result.metadata["ocr"]
+    assert (ocr["engine"], ocr["pages"], sorted(ocr["confidence"])) == (
+        engine.label,
+        [1, 2],
+        ["1", "2"],
+    )
+    assert min(ocr["confidence"].values()) >= 85 and "low_confidence" not in ocr
     assert {(c.meta["page"], c.meta["ocr"]) for c in result.chunks} == {(1, True), (2, True)}
+    assert {c.meta["ocr_confidence"] for c in result.chunks} == set(ocr["confidence"].values())
     for number in (1, 2):
         text = "\n\n".join(c.text for c in result.chunks if c.meta["page"] == number)
         assert scanmaker.word_f1(text, scanmaker.text_of(number)) >= 0.93
@@ -68,7 +75,7 @@ def test_a_page_is_ocrd_only_when_its_text_layer_is_unusable(
     routed: bool,
 ) -> None:
     recorder = Recorder(reply="read by OCR").install(monkeypatch)
-    image = Image.new("L", (400, 300), 200)
+    image = scanmaker.inked((400, 300))
     result = indexer.extract("page.pdf", scanmaker.pdf_with_image(image, box, text))
     assert len(recorder.calls) == (1 if routed else 0), case
     assert (result.text == "read by OCR") is routed, case
@@ -82,7 +89,7 @@ def test_a_scan_is_read_at_its_own_resolution_from_200_dpi_up_to_ocr_dpi(
     monkeypatch: pytest.MonkeyPatch, scan_dpi: int, ocr_dpi: int, read_at: int
 ) -> None:
     recorder = Recorder(reply="text").install(monkeypatch)
-    image = Image.new("L", (round(8.5 * scan_dpi), round(11 * scan_dpi)), 255)
+    image = scanmaker.inked((round(8.5 * scan_dpi), round(11 * scan_dpi)))
     indexer.extract("s.pdf", scanmaker.pdf_with_image(image, (0, 0, 612, 792)), _dpi(ocr_dpi))
     ((size, dpi),) = recorder.calls
     assert dpi == read_at
@@ -118,24 +125,32 @@ def test_without_an_engine_a_scan_says_so_and_a_mixed_pdf_keeps_its_text(
 def test_a_page_the_engine_fails_on_degrades_the_document_and_names_the_page(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    blank = Image.new("L", (850, 1100), 255)
-    scan = scanmaker.pdf_with_image(blank, (0, 0, 612, 792))
+    scan = scanmaker.pdf_with_image(scanmaker.inked((850, 1100)), (0, 0, 612, 792))
     two = scanmaker.mixed_pdf(scan, scan, at=2)
     Recorder(reply="page text", fail={2: "OCR timeout after 60 s"}).install(monkeypatch)
     partly = indexer.extract("two.pdf", two)
     assert (partly.status, partly.metadata["failed_pages"]) == ("degraded", [2])
-    assert partly.metadata["ocr"] == {"engine": "recorder", "pages": [1], "failed": [2]}
+    assert partly.metadata["ocr"] == {
+        "engine": "recorder",
+        "pages": [1],
+        "confidence": {"1": 90.0},
+        "failed": [2],
+    }
     Recorder(fail={1: "OCR engine killed by signal 9"}).install(monkeypatch)
     wholly = indexer.extract("one.pdf", scan)
     assert wholly.error == "no text layer (OCR failed: OCR engine killed by signal 9)"
 
 
 @pytest.mark.slow  # OCR engine runs
-def test_a_scan_in_which_ocr_finds_nothing_is_empty_with_that_said() -> None:
-    real_engine()
+def test_a_scan_in_which_ocr_finds_nothing_is_empty_with_that_said(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    recorder = Recorder(real=real_engine()).install(monkeypatch)
     scan = scanmaker.pdf_with_image(Image.new("L", (850, 1100), 255), (0, 0, 612, 792))
     result = indexer.extract("blank.pdf", scan)
     assert (result.status, result.error) == ("empty", "no text layer (OCR found no text)")
+    assert result.metadata["ocr"]["blank"] == [1]
+    assert recorder.calls == []  # a blank page never reaches the engine
 
 
 def _dpi(ocr_dpi: int) -> Options:

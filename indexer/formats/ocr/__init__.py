@@ -1,9 +1,11 @@
 """OCR engines behind one small interface: found on this machine, never downloaded.
 
 `find_engine(options)` returns the engine `options.ocr_engine` names, set up with the
-language and per-page timeout of `options`, or None when it is not installed. Its
-`recognize(image, dpi=...)` returns a page's text or raises `OcrError`. `paragraphs`
-turns that text into the paragraphs that become chunks.
+language and per-page timeout of `options`, or None when it is not installed;
+`unavailable(options)` says why OCR cannot run (no engine, a language pack missing).
+Its `recognize(image, dpi=...)` returns a page's `Reading` (text and mean word
+confidence) or raises `OcrError`. `paragraphs` turns that text into the paragraphs that
+become chunks; `page_meta` is the meta of an OCR'd page's chunks.
 
 Importing this package is cheap (no Pillow, no subprocess): the run's cache keys ask
 `identity()` which engine would read the scans, so that installing or upgrading one
@@ -16,23 +18,32 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from indexer._text import normalize_newlines, split_paragraphs
-from indexer.formats.ocr.engine import Engine, OcrError
+from indexer.formats.ocr.engine import Engine, OcrError, Reading
 
 if TYPE_CHECKING:
     from indexer._types import Options
 
 __all__ = [
+    "LOW_CONFIDENCE",
     "NOT_INSTALLED",
     "Engine",
     "OcrError",
+    "Reading",
     "describe",
     "find_engine",
     "identity",
+    "low_confidence",
+    "page_meta",
     "paragraphs",
+    "unavailable",
 ]
 
 NOT_INSTALLED = "OCR not installed"
 """The reason given where OCR was needed and no engine is installed."""
+LOW_CONFIDENCE = 60.0
+"""A page read with a mean word confidence under this is flagged `low_confidence`:
+clean print reads at 90 and more, a page Tesseract guesses at (noise, a photograph,
+a script its model does not know) under 60."""
 
 _ALNUM = re.compile(r"\w")
 _SPACES = re.compile(r"[ \t\u00a0]+")
@@ -50,12 +61,44 @@ def find_engine(options: Options) -> Engine | None:
     )
 
 
+def unavailable(options: Options) -> str | None:
+    """Return why OCR cannot read with `options` (no engine, which language pack is
+    missing), or None when it can."""
+    from indexer.formats.ocr import tesseract
+
+    found = tesseract.installed()
+    if found is None:
+        return NOT_INSTALLED
+    have = tesseract.languages(found)
+    missing = [lang for lang in options.ocr_language.split("+") if lang not in have]
+    if not missing:
+        return None
+    packs = ", ".join(f"tesseract-ocr-{lang.lower().replace('_', '-')}" for lang in missing)
+    return f"OCR language {'+'.join(missing)} not installed; install {packs}"
+
+
 def identity(name: str) -> str:
-    """Return `name version` of the engine called `name`, or `name: not installed`."""
+    """Return `name version (languages)` of the engine called `name`, or `name: not
+    installed`: installing a language pack re-extracts what it can now read."""
     from indexer.formats.ocr import tesseract
 
     found = tesseract.installed() if name == "tesseract" else None
-    return f"{name}: not installed" if found is None else f"{name} {found.version}"
+    if found is None:
+        return f"{name}: not installed"
+    return f"{name} {found.version} ({'+'.join(tesseract.languages(found))})"
+
+
+def page_meta(page: int, confidence: float | None) -> dict[str, Any]:
+    """The meta of the chunks of OCR'd page `page`: its confidence, flagged when low."""
+    meta: dict[str, Any] = {"page": page, "ocr": True, "ocr_confidence": confidence}
+    if low_confidence(confidence):
+        meta["low_confidence"] = True
+    return meta
+
+
+def low_confidence(confidence: float | None) -> bool:
+    """True for a page read under `LOW_CONFIDENCE` (or with no word at all)."""
+    return confidence is None or confidence < LOW_CONFIDENCE
 
 
 def describe() -> dict[str, Any]:

@@ -1,13 +1,14 @@
-"""What every OCR engine offers: `Engine.recognize(image) -> text`, `OcrError` when it cannot."""
+"""What every OCR engine offers: `Engine.recognize(image) -> Reading`, `OcrError` when it cannot."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from PIL.Image import Image
 
-__all__ = ["Engine", "OcrError"]
+__all__ = ["Engine", "OcrError", "Reading"]
 
 
 class OcrError(Exception):
@@ -18,6 +19,16 @@ class OcrError(Exception):
         self.reason = reason
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reading:
+    """What the engine read on one page."""
+
+    text: str
+    """The page's text: lines, paragraphs separated by a blank line."""
+    confidence: float | None = None
+    """The mean confidence (0-100) of the words read, one decimal; None when no word was."""
+
+
 class Engine(Protocol):
     """An OCR engine, ready to read pages in one language setting."""
 
@@ -26,7 +37,7 @@ class Engine(Protocol):
         """The engine's name and version (`tesseract 5.3.0`), for `metadata["ocr"]`."""
         ...
 
-    def recognize(self, image: Image, *, dpi: int) -> str:
-        """Return the text of `image` (greyscale, `dpi` dots per inch, 0 if unknown);
-        raises `OcrError`."""
+    def recognize(self, image: Image, *, dpi: int) -> Reading:
+        """Return what the engine reads in `image` (greyscale, `dpi` dots per inch, 0 if
+        unknown); raises `OcrError`."""
         ...

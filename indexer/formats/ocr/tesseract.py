@@ -2,6 +2,11 @@
 
 The page goes in as a PGM image that Pillow wrote, never as the document's own bytes:
 given anything but an image, `tesseract stdin` reads the input as a list of file names.
+It answers in TSV (a row per word, with its confidence), from which the text is laid
+out again as Tesseract's plain-text output lays it: words of a line joined by a space,
+lines of a paragraph by a newline, paragraphs by a blank line. With the `osd` model
+installed the page segmentation detects orientation first (`--psm 1`), so a page
+scanned sideways or upside down is read right side up.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from indexer.formats.ocr.engine import OcrError
+from indexer.formats.ocr.engine import OcrError, Reading
 
 if TYPE_CHECKING:
     from PIL.Image import Image
@@ -22,8 +27,10 @@ if TYPE_CHECKING:
 __all__ = ["Installed", "Tesseract", "installed", "languages"]
 
 _PROBE_TIMEOUT = 30.0
-# Page segmentation 3: fully automatic layout, no orientation detection.
-_PSM = "3"
+# Page segmentation 1: automatic layout after orientation and script detection (OSD);
+# 3 (the same without OSD) where the `osd` model is not installed.
+_PSM_OSD, _PSM_PLAIN = "1", "3"
+_WORD_LEVEL = "5"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,8 +60,9 @@ def installed() -> Installed | None:
     return Installed(binary=binary, version=lines[1])
 
 
+@functools.cache
 def languages(found: Installed) -> tuple[str, ...]:
-    """Return the language models the installed Tesseract lists, sorted."""
+    """Return the language models the installed Tesseract lists, sorted (cached)."""
     try:
         done = subprocess.run(
             [found.binary, "--list-langs"],
@@ -81,12 +89,14 @@ class Tesseract:
         """`tesseract <version>`."""
         return f"tesseract {self.installed.version}"
 
-    def recognize(self, image: Image, *, dpi: int) -> str:
-        """Return the text of `image` (`dpi` 0: unknown); raises `OcrError` (timeout,
-        missing language, crash)."""
-        command = [self.installed.binary, "stdin", "stdout", "-l", self.language, "--psm", _PSM]
+    def recognize(self, image: Image, *, dpi: int) -> Reading:
+        """Return what Tesseract reads in `image` (`dpi` 0: unknown); raises `OcrError`
+        (timeout, missing language, crash)."""
+        psm = _PSM_OSD if "osd" in languages(self.installed) else _PSM_PLAIN
+        command = [self.installed.binary, "stdin", "stdout", "-l", self.language, "--psm", psm]
         if dpi:  # else Tesseract estimates it from the text's height
             command += ["--dpi", str(dpi)]
+        command.append("tsv")
         try:
             done = subprocess.run(
                 command,
@@ -102,7 +112,26 @@ class Tesseract:
             raise OcrError(f"OCR engine did not start: {exc.strerror}") from None
         if done.returncode != 0:
             raise OcrError(_failure(done.returncode, done.stderr, self.language))
-        return done.stdout.decode("utf-8", "replace")
+        return _reading(done.stdout.decode("utf-8", "replace"))
+
+
+def _reading(tsv: str) -> Reading:
+    """The text and mean word confidence of Tesseract's TSV output."""
+    paragraphs: dict[tuple[str, str], dict[str, list[str]]] = {}
+    confidences: list[float] = []
+    for row in tsv.splitlines()[1:]:  # after the header
+        cells = row.split("\t")
+        if len(cells) != 12 or cells[0] != _WORD_LEVEL or not cells[11].strip():
+            continue
+        _, _, block, par, line, _, _, _, _, _, conf, word = cells
+        paragraphs.setdefault((block, par), {}).setdefault(line, []).append(word)
+        if float(conf) >= 0:
+            confidences.append(float(conf))
+    text = "\n\n".join(
+        "\n".join(" ".join(words) for words in lines.values()) for lines in paragraphs.values()
+    )
+    mean = round(sum(confidences) / len(confidences), 1) if confidences else None
+    return Reading(text=text, confidence=mean)
 
 
 def _pgm(image: Image) -> bytes:

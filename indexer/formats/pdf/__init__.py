@@ -22,6 +22,7 @@ from indexer.formats import VERSIONS, ocr
 from indexer.formats.pdf.text import PdfFailure, PdfText
 
 if TYPE_CHECKING:
+    from indexer.formats.ocr.pages import PageText
     from indexer.formats.pdf.scanned import Scanned
 
 __all__ = ["NOT_A_PDF", "NO_TEXT", "VERSION", "extract"]
@@ -76,23 +77,36 @@ def _assemble(doc: PdfText, scans: Scanned | None) -> Extracted:
     metadata: dict[str, Any] = {"pages": len(doc.pages)}
     if doc.title:
         metadata["title"] = doc.title
-    read = scans.pages if scans else {}
+    read = scans.read.texts if scans and scans.read else {}
     failed = sorted({*doc.failed_pages, *(scans.failed if scans else ())})
     if failed:
         metadata["failed_pages"] = failed
+    capped = scans.read.note if scans and scans.read else None
     if scans:
         metadata["ocr"] = scans.metadata()
+    if capped:
+        metadata["notes"] = [capped]
     chunks = tuple(
-        Chunk(
-            text=para, meta={"page": number, "ocr": True} if read.get(number) else {"page": number}
-        )
+        Chunk(text=para, meta=_meta(number, read.get(number)))
         for number, paras in enumerate(doc.pages, start=1)
-        for para in read.get(number) or paras
+        for para in (read[number].paragraphs if _has(read.get(number)) else paras)
     )
     if not chunks:
         return _failed(_why_empty(doc, scans), metadata)
     text = "\n\n".join(chunk.text for chunk in chunks)
-    return Extracted(kind="pdf", text=text, chunks=chunks, degraded=bool(failed), metadata=metadata)
+    degraded = bool(failed or capped)
+    return Extracted(kind="pdf", text=text, chunks=chunks, degraded=degraded, metadata=metadata)
+
+
+def _has(page: PageText | None) -> bool:
+    return page is not None and bool(page.paragraphs)
+
+
+def _meta(number: int, page: PageText | None) -> dict[str, Any]:
+    """A chunk's meta: the page, and for an OCR'd one the engine's confidence in it."""
+    if page is None or not page.paragraphs:
+        return {"page": number}
+    return ocr.page_meta(number, page.confidence)
 
 
 def _why_empty(doc: PdfText, scans: Scanned | None) -> str:
@@ -102,10 +116,12 @@ def _why_empty(doc: PdfText, scans: Scanned | None) -> str:
         return "corrupt: no page could be read"
     if scans is None:
         return NO_TEXT
-    if scans.unread:
-        return f"{NO_TEXT} ({ocr.NOT_INSTALLED})"
+    if scans.read is None:
+        return f"{NO_TEXT} ({scans.why_not})"
     if scans.failed:
         return f"{NO_TEXT} (OCR failed: {scans.failed[min(scans.failed)]})"
+    if scans.read.capped:
+        return f"{NO_TEXT} (OCR found no text in the first {scans.read.limit} pages it read)"
     return f"{NO_TEXT} (OCR found no text)"
 
 

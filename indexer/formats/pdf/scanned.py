@@ -9,6 +9,8 @@ born-digital PDF is never OCR'd. In `force` mode every page is.
 
 A page is rendered in grey at `ocr_dpi`, or at its scan's own resolution when that is
 between `NATIVE_DPI` and `ocr_dpi`: resampling a scan smears its specks into its letters.
+At most `ocr_max_pages` pages of a document are rendered for OCR (the rest are counted in
+`OcrPages.capped`); a rendered page that is blank (`ocr.prepare`) never reaches the engine.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pypdfium2 as pdfium
@@ -24,6 +26,7 @@ import pypdfium2.raw as pdfium_c
 
 from indexer._types import Options
 from indexer.formats import ocr
+from indexer.formats.ocr.pages import OcrPages
 
 __all__ = ["ANY_IMAGE_SHARE", "FEW_CHARS", "NATIVE_DPI", "SCAN_SHARE", "Scanned", "recognize"]
 
@@ -45,23 +48,28 @@ _FORM_DEPTH = 2
 class Scanned:
     """What OCR made of a document's scanned pages (1-based page numbers)."""
 
-    pages: dict[int, tuple[str, ...]] = field(default_factory=dict)
-    """The paragraphs of each page the engine read."""
-    failed: dict[int, str] = field(default_factory=dict)
-    """Why the engine failed on a page."""
+    read: OcrPages | None = None
+    """The pages OCR dealt with; None when it could not run."""
     unread: tuple[int, ...] = ()
-    """Pages that needed OCR while no engine is installed."""
-    engine: str | None = None
-    """The engine's label; None when none is installed."""
+    """Pages that needed OCR while it could not run (`why_not`)."""
+    why_not: str | None = None
+    """Why OCR could not run: no engine, a language pack missing."""
+
+    @property
+    def pages(self) -> dict[int, tuple[str, ...]]:
+        """The paragraphs of each page the engine read."""
+        return {n: page.paragraphs for n, page in (self.read.texts if self.read else {}).items()}
+
+    @property
+    def failed(self) -> dict[int, str]:
+        """Why the engine failed on a page."""
+        return self.read.failed if self.read else {}
 
     def metadata(self) -> dict[str, Any]:
         """`metadata["ocr"]` of the document."""
-        meta: dict[str, Any] = {"engine": self.engine, "pages": sorted(self.pages)}
-        if self.failed:
-            meta["failed"] = sorted(self.failed)
-        if self.unread:
-            meta["unread"] = list(self.unread)
-        return meta
+        if self.read is None:
+            return {"engine": None, "pages": [], "unread": list(self.unread)}
+        return self.read.metadata()
 
 
 def recognize(data: bytes, pages: tuple[tuple[str, ...], ...], options: Options) -> Scanned | None:
@@ -78,9 +86,10 @@ def recognize(data: bytes, pages: tuple[tuple[str, ...], ...], options: Options)
             return None
         doc, plans = found
         engine = ocr.find_engine(options)
-        if engine is None:
-            return Scanned(unread=tuple(plans))
-        return _read(doc, plans, engine)
+        why_not = ocr.NOT_INSTALLED if engine is None else ocr.unavailable(options)
+        if engine is None or why_not is not None:
+            return Scanned(unread=tuple(plans), why_not=why_not or ocr.NOT_INSTALLED)
+        return Scanned(read=_read(doc, plans, engine, options.ocr_max_pages))
 
 
 def scanned_pages(data: bytes, pages: tuple[tuple[str, ...], ...], options: Options) -> bool:
@@ -153,23 +162,18 @@ def _plan(page: pdfium.PdfPage, chars: int, options: Options) -> int:
     return max(1, min(dpi, int(budget)))
 
 
-def _read(doc: pdfium.PdfDocument, plans: dict[int, int], engine: ocr.Engine) -> Scanned:
-    pages: dict[int, tuple[str, ...]] = {}
-    failed: dict[int, str] = {}
-    for number, dpi in plans.items():
+def _read(
+    doc: pdfium.PdfDocument, plans: dict[int, int], engine: ocr.Engine, limit: int
+) -> OcrPages:
+    out = OcrPages(engine=engine.label, total=len(plans), limit=limit)
+    for number, dpi in list(plans.items())[:limit]:
         try:
-            pages[number] = tuple(ocr.paragraphs(_render_and_read(doc, number, dpi, engine)))
-        except ocr.OcrError as exc:
-            failed[number] = exc.reason
+            with ExitStack() as stack:
+                page = doc.get_page(number - 1)
+                stack.callback(page.close)
+                bitmap = page.render(scale=dpi / 72, grayscale=True)
+                stack.callback(bitmap.close)
+                out.read(number, engine, bitmap.to_pil(), dpi, _MAX_PIXELS)
         except Exception:  # pypdfium2 raises PdfiumError, and asserts on odd pages
-            failed[number] = "page cannot be rendered"
-    return Scanned(pages=pages, failed=failed, engine=engine.label)
-
-
-def _render_and_read(doc: pdfium.PdfDocument, number: int, dpi: int, engine: ocr.Engine) -> str:
-    with ExitStack() as stack:
-        page = doc.get_page(number - 1)
-        stack.callback(page.close)
-        bitmap = page.render(scale=dpi / 72, grayscale=True)
-        stack.callback(bitmap.close)
-        return engine.recognize(bitmap.to_pil(), dpi=dpi)
+            out.failed[number] = "page cannot be rendered"
+    return out

@@ -7,12 +7,15 @@ large one split with its header repeated). Then the parts beside the body, each 
 and with `meta` `{"headings": [], "part": ...}`: footnotes and endnotes (`notes`, as
 `[^n]: text`, the body's references marked `[^n]`), comments (`comments`), and the
 distinct headers (`header`, first) and footers (`footer`, last). Title, author and
-dates go in `metadata`. A Word 2003 XML file is read the same way.
+dates go in `metadata`. The text OCR reads in a picture (`office.picture_text`, under
+`ocr_mode`) follows the paragraph that shows it, and `metadata["ocr"]` lists the pictures
+read. A Word 2003 XML file is read the same way.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from indexer._types import Extracted, Options
@@ -31,6 +34,7 @@ from indexer.formats.office.ooxml import (
     relationships,
     rels_kind,
 )
+from indexer.formats.office.picture_text import PictureText
 
 __all__ = ["VERSION", "extract", "read"]
 
@@ -43,11 +47,12 @@ _WORDML = "{http://schemas.microsoft.com/office/word/2003/wordml}"
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
     """Extract a Word document; never raises for bad input (see `entry.run`)."""
-    return run("docx", _ACCEPTS, read, data, path, options)
+    return run("docx", _ACCEPTS, partial(read, path=path), data, path, options)
 
 
-def read(data: bytes, options: Options) -> Doc:
-    """Read a Word package (or Word 2003 XML) into blocks; raises `ContainerError`."""
+def read(data: bytes, options: Options, path: str = "") -> Doc:
+    """Read a Word package (or Word 2003 XML) into blocks, the text in its pictures by
+    OCR where they sit; raises `ContainerError`."""
     if not data.startswith(b"PK"):
         return _wordml(data)
     package = open_zip(data)
@@ -61,6 +66,8 @@ def read(data: bytes, options: Options) -> Doc:
     ctx = Context(styles, Numbering(_optional(package, rels, "numbering", doc)))
     ctx.alt_chunk = lambda name, path: _alt_chunk(package, name, path, options)
     ctx.chart = lambda name, path: chart_blocks(package, name, path)
+    pictures = PictureText(package, options, path)
+    ctx.picture = pictures.blocks
     body = root.find(_W + "body")
     boxes = prepare(root)
     walker = Walker(ctx, rels, boxes)
@@ -75,6 +82,10 @@ def read(data: bytes, options: Options) -> Doc:
         ("comments", comments(package, rels, ctx)),
         ("footer", feet),
     ]
+    read_by_ocr = pictures.metadata()
+    if read_by_ocr is not None:
+        doc.metadata["ocr"] = read_by_ocr
+        doc.degraded = doc.degraded or pictures.degraded
     return doc
 
 

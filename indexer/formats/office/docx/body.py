@@ -4,8 +4,9 @@ Block-level content in document order: paragraphs, headings (their text prefixed
 `#`s, the heading path updated), runs of list items as one list block, tables as GFM,
 content controls and tracked insertions as what they hold, deleted and moved-away text
 left out. A text box is detached from its anchor paragraph before the walk and its
-content follows that paragraph; of an `mc:AlternateContent`, only the first choice
-is read (the fallback repeats it).
+content follows that paragraph, as do its charts and the text OCR reads in its pictures
+(`Context.picture`); of an `mc:AlternateContent`, only the first choice is read (the
+fallback repeats it).
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ _M = "{http://schemas.openxmlformats.org/officeDocument/2006/math}"
 _R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 _DOC_PR = "{http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing}docPr"
 _CHART = "{http://schemas.openxmlformats.org/drawingml/2006/chart}chart"
+_BLIP = "{http://schemas.openxmlformats.org/drawingml/2006/main}blip"
+_R_EMBED = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}embed"
+_VML_IMAGE = "{urn:schemas-microsoft-com:vml}imagedata"
 P, TBL, R, T = W + "p", W + "tbl", W + "r", W + "t"
 _TXBX, _SDT, _SDT_CONTENT = W + "txbxContent", W + "sdt", W + "sdtContent"
 _ALT, _CHOICE = _MC + "AlternateContent", _MC + "Choice"
@@ -59,6 +63,8 @@ class Context:
         """Renders an imported HTML part (`w:altChunk`), by part name."""
         self.chart: Callable[[str, tuple[str, ...]], list[Block]] = lambda name, path: []
         """Renders a chart part, by part name."""
+        self.picture: Callable[[str, tuple[str, ...]], list[Block]] = lambda name, path: []
+        """Reads the text in a picture part (OCR), by part name."""
 
     def note(self, kind: str, note_id: str) -> str:
         """The label of a footnote (`f`) or endnote (`e`) reference: `[^n]`."""
@@ -94,8 +100,8 @@ class Walker:
         self.path = HeadingPath()
         self._items: list[str] = []
         self.fields = Fields()
-        self._charts: list[str] = []
-        """Chart parts met in the paragraph being read: they follow it."""
+        self._embedded: list[tuple[str, str]] = []
+        """(`chart` or `image`, part) met in the paragraph being read: they follow it."""
 
     def walk(self, container: Any) -> list[Block]:
         """Add the blocks of `container`'s children; return all blocks so far."""
@@ -133,11 +139,12 @@ class Walker:
             self.blocks.append(Block(text, "para", self.path.path))
         for box in self.boxes.get(p, ()):
             self.walk(box)
-        if self._charts:
-            charts, self._charts = self._charts, []
+        if self._embedded:
+            embedded, self._embedded = self._embedded, []
             self._end_list()
-            for name in charts:
-                self.blocks.extend(self.ctx.chart(name, self.path.path))
+            for kind, name in embedded:
+                render = self.ctx.chart if kind == "chart" else self.ctx.picture
+                self.blocks.extend(render(name, self.path.path))
 
     def _props(self, p: Any) -> tuple[int, tuple[str, int] | None]:
         ppr = p.find(_PPR)
@@ -207,9 +214,9 @@ class Walker:
                 out.append(self.ctx.note("e", child.get(W + "id") or ""))
             elif tag == W + "drawing":
                 out.extend(f" {alt} " for d in child.iter(_DOC_PR) if (alt := d.get("descr")))
-                for chart in child.iter(_CHART):
-                    name = self._target(chart.get(_R_ID), "chart", external=False)
-                    self._charts.extend([name] if name else [])
+                self._parts(child)
+            elif tag == W + "pict":  # a VML picture, as Word 2003 and converters write them
+                self._parts(child)
             elif tag == _FLD_CHAR:
                 self._field(child.get(_FLD_TYPE), out)
             elif tag == _INSTR:
@@ -222,6 +229,14 @@ class Walker:
                     self.inline(base, out)
             elif tag in (_ALT, _CHOICE):
                 self._run(child, out)
+
+    def _parts(self, drawing: Any) -> None:
+        """Note the charts and pictures `drawing` shows, to follow their paragraph."""
+        for node in drawing.iter(_CHART, _BLIP, _VML_IMAGE):
+            kind = "chart" if node.tag == _CHART else "image"
+            rid = node.get(_R_ID if node.tag != _BLIP else _R_EMBED)
+            name = self._target(rid, kind, external=False)
+            self._embedded.extend([(kind, name)] if name else [])
 
     def _field(self, kind: str | None, out: list[str]) -> None:
         if kind == "begin":

@@ -2,7 +2,9 @@
 
 Slides come in the presentation's order. A slide's chunk holds its title as a `#`
 heading, its text frames and tables (GFM) in reading order (`pptx.shapes`), its comments
-and its speaker notes after `Notes:`; `meta` is `{"slide": n}` (1-based). A slide
+and its speaker notes after `Notes:`; `meta` is `{"slide": n}` (1-based). The text OCR
+reads in a slide's pictures (`office.picture_text`, under `ocr_mode`) takes the
+picture's place, and `metadata["ocr"]` lists the pictures read. A slide
 longer than `max_chunk_chars` is split between blocks, and a block too long alone
 along its own syntax; every piece keeps the slide's `meta`. Title, author and dates
 go in `metadata`, with the slide count as `slides`.
@@ -26,6 +28,7 @@ from indexer.formats.office.ooxml import (
     relationships,
     rels_of_type,
 )
+from indexer.formats.office.picture_text import PictureText
 from indexer.formats.office.pptx.shapes import Positions, frame_lines, slide_blocks
 
 __all__ = ["VERSION", "extract", "read"]
@@ -39,13 +42,14 @@ _ACCEPTS = ("pptx",)
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
     """Extract a PowerPoint presentation; never raises for bad input (see `entry.run`)."""
-    return run("pptx", _ACCEPTS, read, data, path, options)
+    return run("pptx", _ACCEPTS, partial(read, path=path), data, path, options)
 
 
-def read(data: bytes, options: Options) -> Doc:
-    """Read a presentation package into one chunk (or a few) per slide; raises
-    `ContainerError`."""
+def read(data: bytes, options: Options, path: str = "") -> Doc:
+    """Read a presentation package into one chunk (or a few) per slide, its pictures'
+    text by OCR; raises `ContainerError`."""
     package = open_zip(data)
+    pictures = PictureText(package, options, path)
     main = main_part(package, "ppt/presentation.xml")
     root = part_xml(package, main)
     if root is None:
@@ -56,11 +60,15 @@ def read(data: bytes, options: Options) -> Doc:
     layouts: dict[str, Positions] = {}
     for number, name in enumerate(slides, start=1):
         try:
-            blocks = _slide(package, name, layouts)
+            blocks = _slide(package, name, layouts, pictures)
         except ContainerError:  # one broken slide loses its own text only
             doc.degraded = True
             continue
         doc.chunks = [*(doc.chunks or []), *slide_chunks(blocks, number, options)]
+    read_by_ocr = pictures.metadata()
+    if read_by_ocr is not None:
+        doc.metadata["ocr"] = read_by_ocr
+        doc.degraded = doc.degraded or pictures.degraded
     return doc
 
 
@@ -72,7 +80,9 @@ def _slide_parts(root: Any, rels: dict[str, Any]) -> list[str]:
     return names or rels_of_type(rels, "slide")
 
 
-def _slide(package: Package, name: str, layouts: dict[str, Positions]) -> list[Block]:
+def _slide(
+    package: Package, name: str, layouts: dict[str, Positions], pictures: PictureText
+) -> list[Block]:
     root = part_xml(package, name)
     if root is None:
         return []
@@ -80,8 +90,8 @@ def _slide(package: Package, name: str, layouts: dict[str, Positions]) -> list[B
     tree = root.find(f"{P}cSld/{P}spTree")
     if tree is None:
         return []
-    charts = partial(_chart, package, rels)
-    text = slide_blocks(tree, _positions(package, rels, layouts), charts)
+    embedded = partial(_embedded, package, rels, pictures)
+    text = slide_blocks(tree, _positions(package, rels, layouts), embedded)
     blocks = [Block("# " + " ".join(text.title), "heading", ())] if text.title else []
     blocks.extend(text.blocks)
     blocks.extend(_comments(package, rels))
@@ -105,11 +115,15 @@ def _positions(package: Package, rels: dict[str, Any], cache: dict[str, Position
     return cache[layout]
 
 
-def _chart(package: Package, rels: dict[str, Any], rid: str) -> list[Block]:
+def _embedded(
+    package: Package, rels: dict[str, Any], pictures: PictureText, rid: str
+) -> list[Block]:
     rel = rels.get(rid)
-    if rel is None or rel[0] != "chart" or rel[2]:
+    if rel is None or rel[2]:
         return []
-    return chart_blocks(package, rel[1])
+    if rel[0] == "image":
+        return pictures.blocks(rel[1])
+    return chart_blocks(package, rel[1]) if rel[0] == "chart" else []
 
 
 def _notes(package: Package, rels: dict[str, Any]) -> str:

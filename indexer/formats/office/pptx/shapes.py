@@ -3,7 +3,8 @@ reading order (top to bottom, then left to right).
 
 A placeholder without its own position takes its layout's (then its master's), as
 PowerPoint draws it; a group's shapes are ordered among themselves and sit where
-the group sits. Of an `mc:AlternateContent`, only the first choice is read.
+the group sits. Of an `mc:AlternateContent`, only the first choice is read. A picture
+gives its alternative text, then the text OCR reads in it (by the `embedded` renderer).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ _NOTES_FURNITURE = ("sldNum", "dt", "sldImg", "hdr", "ftr")
 """What a notes page shows besides its notes: not the speaker's text."""
 _CHART = "{http://schemas.openxmlformats.org/drawingml/2006/chart}chart"
 _R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+_R_EMBED = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}embed"
 _FAR = 1 << 62
 
 Position = tuple[int, int]
@@ -65,19 +67,19 @@ class Positions:
 class SlideText:
     """The title and the other blocks of one slide (or notes page)."""
 
-    def __init__(self, charts: Callable[[str], list[Block]], notes: bool) -> None:
+    def __init__(self, embedded: Callable[[str], list[Block]], notes: bool) -> None:
         self.title: list[str] = []
         self.blocks: list[Block] = []
-        self.charts = charts
-        """Renders a chart, by the relationship id the slide names it with."""
+        self.embedded = embedded
+        """Renders a chart or reads a picture, by the relationship id the slide names it with."""
         self.notes = notes
 
 
 def slide_blocks(
-    tree: Any, positions: Positions, charts: Callable[[str], list[Block]], *, notes: bool = False
+    tree: Any, positions: Positions, embedded: Callable[[str], list[Block]], *, notes: bool = False
 ) -> SlideText:
     """The text of the shape tree `tree`; on a notes page only its notes."""
-    out = SlideText(charts, notes)
+    out = SlideText(embedded, notes)
     for shape in _ordered(tree, positions):
         _shape(shape, out)
     return out
@@ -116,11 +118,13 @@ def _shape(shape: Any, out: SlideText) -> None:
         if table is not None:
             out.blocks.extend(table_blocks(_rows(table), ()))
         for chart in shape.iter(_CHART):
-            out.blocks.extend(out.charts(chart.get(_R_ID) or ""))
+            out.blocks.extend(out.embedded(chart.get(_R_ID) or ""))
     elif tag == P + "pic":
         alt = shape.find(f"{P}nvPicPr/{P}cNvPr")
         text = " ".join((alt.get("descr") or "").split()) if alt is not None else ""
         out.blocks.extend([Block(text, "para", ())] if text else [])
+        for blip in shape.iter(A + "blip"):
+            out.blocks.extend(out.embedded(blip.get(_R_EMBED) or ""))
     else:
         _text_shape(shape, out)
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any, TypeVar, cast
 
 import anyio
@@ -44,6 +45,10 @@ from indexer.procpool.worker import encode_frame
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+BUSY: ContextVar[Callable[[bool], None] | None] = ContextVar("BUSY", default=None)
+"""Called with True when a worker process takes a call made in this context, and with
+False when it gives it back: what is being read now, not what waits for a slot."""
 
 START_TIMEOUT = 60.0
 """Seconds a new worker may take to import and answer the init frame."""
@@ -122,11 +127,17 @@ class WorkerPool:
             if not self._open:
                 raise RuntimeError(f"{self.name}: pool is not open")
             worker = await self._checkout()
+            busy = BUSY.get()
+            if busy is not None:
+                busy(True)
             try:
                 reply = await self._exchange(worker, frame, timeout)
             except BaseException:
                 await self._discard(worker, kill=True)
                 raise
+            finally:
+                if busy is not None:
+                    busy(False)
             if reply[0] == "oom":
                 await self._discard(worker)
                 limit = f" (limit {self.memory_limit_mb} MB)" if self.memory_limit_mb else ""

@@ -30,7 +30,7 @@ def engine(name: str) -> Engine:
     if name == "dask":
         from indexer.pipeline.engines.dask.driver import stage as on_dask
 
-        return Engine(on_dask, progress=False)
+        return Engine(on_dask, progress=True)
     from indexer.pipeline.engines.local import stage as local
 
     return Engine(local, progress=True)

@@ -24,7 +24,9 @@ if TYPE_CHECKING:  # a re-run over an unchanged tree never imports the pools
 Pools = tuple["WorkerPool", "WorkerPool"]
 """The open (general, isolated) process pools an engine stages on."""
 OnProgress = Callable[[str, Any], None]
-"""Progress events: `walked` (a count), `started` (paths), `done` (a `FileOutcome`)."""
+"""Progress events: `walked` (a count), `started` (paths), `reading` / `read` (paths a
+process has taken / given back), `arrived` (`FileOutcome`s, as they come back),
+`done` (a `FileOutcome`, in walk order), `part` (a dask partition's `Tally`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

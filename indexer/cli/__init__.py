@@ -18,6 +18,7 @@ import orjson
 
 from indexer._malloc import cap_arenas, pad_heap
 from indexer.cli.exits import Exit, epilog
+from indexer.cli.parser import Parser, add_verbose
 
 _EPILOG = epilog()
 
@@ -25,18 +26,19 @@ _EPILOG = epilog()
 def _parser() -> argparse.ArgumentParser:
     from indexer._version import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="indexer",
         description="Turn a directory of documents into clean text and structure-aware chunks.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"indexer {__version__}")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log debug details to stderr")
+    add_verbose(parser, top=True)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_run(sub)
     ext = sub.add_parser("extract", help="extract one file and print the result (debugging)")
     ext.add_argument("file", type=Path)
+    add_verbose(ext)
     ext.add_argument("--json", action="store_true", help="print the full result as JSON")
     ext.add_argument("--pdf-engine", choices=("pdfium", "pdfplumber"), default="pdfium")
     ext.add_argument("--ocr", choices=_OCR_MODES, default="auto", help="OCR of scans and images")
@@ -59,7 +61,7 @@ def _parser() -> argparse.ArgumentParser:
 _OCR_MODES = ("auto", "off", "force")
 
 
-def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _add_run(sub: argparse._SubParsersAction[Parser]) -> None:
     from indexer.cli.run import add_run_arguments
 
     run = sub.add_parser(

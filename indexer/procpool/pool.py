@@ -143,6 +143,8 @@ class WorkerPool:
                 limit = f" (limit {self.memory_limit_mb} MB)" if self.memory_limit_mb else ""
                 raise WorkerOutOfMemory(f"out of memory{limit}")
             await self._checkin(worker)
+        if reply[-1]:  # what the call wrote on stderr: for -v, never the terminal otherwise
+            log.debug("%s: worker %d wrote on stderr: %s", self.name, worker.pid, reply[-1])
         if reply[0] == "error":
             raise WorkerError(reply[1], reply[2])
         return cast(T, reply[1])

@@ -4,6 +4,7 @@ opened, and the previous output staged again when the tree did not change."""
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -46,7 +47,9 @@ class RunSpec:
             os.scandir(src).close()
         except OSError as exc:
             raise ConfigError("source", f"{source} cannot be read: {exc.strerror}") from None
-        if dst == src or src in dst.parents:
+        if dst == src:
+            raise ConfigError("out", f"{out} is SOURCE itself; choose a folder outside it")
+        if src in dst.parents:
             raise ConfigError(
                 "out", f"{out} is inside the source folder; choose a folder outside it"
             )
@@ -55,7 +58,19 @@ class RunSpec:
         found = next(p for p in (dst, *dst.parents) if p.exists())  # OUT, or where it goes
         if not found.is_dir():
             raise ConfigError("out", f"{out} cannot be created: {found} is not a directory")
+        _writable(out, dst)
         return cls(source=src, out=dst, config=config, registry=registry, progress=progress)
+
+
+def _writable(out: Path, dst: Path) -> None:
+    """Create OUT and write a file in it; raises `ConfigError` when either fails (a
+    read-only disk, no permission): a usage error, before any work."""
+    try:
+        dst.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=dst):
+            pass
+    except OSError as exc:
+        raise ConfigError("out", f"{out} cannot be written: {exc.strerror}") from None
 
 
 @dataclass(slots=True, kw_only=True)

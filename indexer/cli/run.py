@@ -138,6 +138,20 @@ def _repacked(summary: Any) -> str:
     return f" ({summary.repacked} re-packed)" if summary.repacked else ""
 
 
+def _indexed(summary: Any) -> str:
+    """The summary line's start: files, documents and statuses, what the globs left out
+    counted apart (their records are `skipped`, reason `excluded`)."""
+    out = summary.excluded
+    by_status = dict(summary.by_status)
+    if out:
+        by_status["skipped"] -= out
+    statuses = ", ".join(f"{n} {s}" for s, n in by_status.items() if n) or "none"
+    text = (
+        f"indexed {summary.files - out} files into {summary.documents - out} documents ({statuses})"
+    )
+    return text + (f", {out} left out by --include/--exclude" if out else "")
+
+
 def _report(summary: Any, config: Config) -> int:
     if config.json:
         sys.stdout.buffer.write(
@@ -145,10 +159,8 @@ def _report(summary: Any, config: Config) -> int:
         )
         sys.stdout.flush()
     else:
-        statuses = ", ".join(f"{n} {s}" for s, n in summary.by_status.items()) or "none"
         print(
-            f"indexed {summary.files} files into {summary.documents} documents ({statuses}), "
-            f"{summary.chunks} chunks in {summary.shards} shards, "
+            f"{_indexed(summary)}, {summary.chunks} chunks in {summary.shards} shards, "
             f"{summary.extracted} extracted, {summary.reused} reused{_repacked(summary)}; "
             f"{_changes(summary.changes)}; {summary.seconds:.1f} s -> {summary.out}"
         )

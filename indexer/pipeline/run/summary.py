@@ -37,6 +37,8 @@ class RunSummary:
     changes: dict[str, int]
     """Documents added, changed and removed against the previous committed output."""
     seconds: float
+    excluded: int = 0
+    """Of `files`, those left out by the include/exclude globs (each a `skipped` record)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -59,6 +61,7 @@ def summarize(out: Path, tally: Tally, shards: int, seconds: float) -> RunSummar
         by_kind=dict(sorted(tally.by_kind.items())),
         changes=dict(tally.changes),
         seconds=round(seconds, 3),
+        excluded=tally.excluded,
     )
 
 

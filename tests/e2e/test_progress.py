@@ -151,8 +151,7 @@ def test_the_slow_note_names_a_batch_a_process_has_not_one_waiting() -> None:
     bar.total = 10
     bar("started", ["queued.csv"])  # a worker task took it, but no process has it yet
     bar("reading", ("big.pdf", "next.pdf"))
-    read_since = time.monotonic() - 5
-    bar._reading[("big.pdf", "next.pdf")] = read_since
+    bar._reading[("big.pdf", "next.pdf")] = [time.monotonic() - 5]
     line = bar.line(120)
     assert "reading big.pdf +1 (5s)" in line and "queued.csv" not in line
     bar("read", ("big.pdf", "next.pdf"))

@@ -47,7 +47,9 @@ class Progress:
         self.bytes = 0
         self.failed = 0
         self._started = time.monotonic()
-        self._reading: dict[tuple[str, ...], float] = {}
+        self._reading: dict[tuple[str, ...], list[float]] = {}
+        """Batches a process holds: when each of their calls began (a batch of PDFs is
+        several calls, on several processes)."""
         self._drawn = False
 
     def __call__(self, event: str, value: Any) -> None:
@@ -58,9 +60,9 @@ class Progress:
             for outcome in value:
                 self._arrived(outcome)
         elif event == "reading":
-            self._reading[tuple(value)] = time.monotonic()
+            self._reading.setdefault(tuple(value), []).append(time.monotonic())
         elif event == "read":
-            self._reading.pop(tuple(value), None)
+            self._read(tuple(value))
         elif event == "part":
             self._part(value)
 
@@ -76,6 +78,13 @@ class Progress:
             self.children += len(outcome.docs) - 1
         self.bytes += outcome.bytes_read
         self.failed += sum(doc.status == "failed" for doc in outcome.docs)
+
+    def _read(self, paths: tuple[str, ...]) -> None:
+        calls = self._reading.get(paths)
+        if calls:
+            calls.pop(0)
+            if not calls:
+                del self._reading[paths]
 
     def _part(self, tally: Tally) -> None:
         self.done += tally.files
@@ -120,7 +129,7 @@ class Progress:
         """What a worker process has been reading longest, when that is a while."""
         if not self._reading:
             return None
-        paths, since = min(self._reading.items(), key=lambda kv: kv[1])
+        paths, since = min(((p, calls[0]) for p, calls in self._reading.items()), key=_second)
         if now - since <= _SLOW:
             return None
         more = f" +{len(paths) - 1}" if len(paths) > 1 else ""
@@ -138,6 +147,10 @@ class Progress:
             self.stream.write(_ERASE)
             self.stream.flush()
             self._drawn = False
+
+
+def _second(pair: tuple[tuple[str, ...], float]) -> float:
+    return pair[1]
 
 
 def _fit(parts: list[str], slow: str | None, width: int) -> str:

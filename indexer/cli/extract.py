@@ -87,7 +87,10 @@ def extract_command(args: argparse.Namespace) -> int:
 
 def _config(args: argparse.Namespace) -> Config:
     """The run's settings: the config file, the flags, one worker of each kind."""
-    given: dict[str, object] = {"workers": 1, "pdf_workers": 1, "quiet": True}
+    # The file was named on purpose: a dot-file is extracted, not passed over.
+    given: dict[str, object] = {
+        "workers": 1, "pdf_workers": 1, "quiet": True, "skip_hidden": False,
+    }  # fmt: skip
     if args.pdf_engine is not None:
         given["pdf_engine"] = args.pdf_engine
     if args.ocr is not None:

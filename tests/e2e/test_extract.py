@@ -89,6 +89,14 @@ def test_a_file_run_skips_is_skipped_and_a_failed_one_exits_1(
     assert "status: failed" in capsys.readouterr().out
 
 
+def test_a_dot_file_named_on_purpose_is_extracted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, got = _extracted(tmp_path, ".notes", b"hidden but asked for\n", capsys)
+    assert (code, got["document"]["status"]) == (0, "ok")
+    assert [c["text"] for c in got["chunks"]] == ["hidden but asked for"]
+
+
 def test_stdin_with_a_name_and_plain_text(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "indexer", "extract", "-", "--name", "mail.mbox", "--text"],

@@ -49,7 +49,7 @@ class RunContext:
     walked: Iterator[Entry] | None = None
     """The walk of `source`, when the run has begun it (else the engine walks)."""
     on_progress: OnProgress | None = None
-    """Receives progress events, for engines that report them (`Engine.progress`)."""
+    """Receives progress events (`OnProgress`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

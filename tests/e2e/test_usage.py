@@ -153,3 +153,17 @@ def test_a_native_librarys_panic_stays_off_the_terminal(tmp_path: Path) -> None:
     (line,) = (tmp_path / "o" / "documents-00000.ndjson").read_text().splitlines()
     doc = json.loads(line)
     assert doc["status"] == "failed" and "no entry found for key" in doc["reason"]
+
+
+def test_the_dask_engine_without_dask_says_an_install_command_that_works(
+    source: Path, tmp_path: Path
+) -> None:
+    probe = (
+        "import sys; sys.modules['distributed'] = None; from indexer.cli import main;"
+        "sys.exit(main(sys.argv[1:]))"
+    )
+    argv = ["run", str(source), "--out", str(tmp_path / "o"), "--engine", "dask"]
+    proc = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True)
+    assert proc.returncode == Exit.USAGE, proc.stderr
+    assert "pip install 'dask[distributed]'" in proc.stderr
+    assert "indexer[dask]" not in proc.stderr and len(proc.stderr.splitlines()) == 1

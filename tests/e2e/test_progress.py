@@ -156,3 +156,16 @@ def test_the_slow_note_names_a_batch_a_process_has_not_one_waiting() -> None:
     assert "reading big.pdf +1 (5s)" in line and "queued.csv" not in line
     bar("read", ("big.pdf", "next.pdf"))
     assert "reading" not in bar.line(120)
+
+
+@pytest.mark.parametrize("width", [30, 59, 79, 119])
+def test_a_narrow_line_keeps_the_count_and_the_slow_file_before_the_rest(width: int) -> None:
+    bar = Progress()
+    bar.total = 315
+    bar("arrived", [_outcome(i, f"f{i}.txt", children=1) for i in range(38)])
+    path = "a/rather/long/folder/name/report-2024.pdf"
+    bar._reading[(path, "b.pdf")] = [time.monotonic() - 12]
+    line = bar.line(width)
+    assert len(line) <= width and line.startswith(("38/315 files", "[")), line
+    # The slow file's name outranks the rate, the bytes and the bar, not the count.
+    assert ("report-2024.pdf +1 (12s)" in line) == (width > 30), line

@@ -103,27 +103,28 @@ class Progress:
 
     def line(self, width: int) -> str:
         """The current status line, at most `width` characters: the parts that do not
-        fit are left out, least useful first."""
+        fit are left out, least useful first (`_KEEP`)."""
         now = time.monotonic()
         elapsed = max(now - self._started, 1e-6)
         total = self.total
         done = self.done if total is None else min(self.done, total)
         shown = f"{done}/{total}" if total is not None else f"{done}/{max(self.walked, done)}+"
         filled = int(_BAR * done / total) if total else 0
-        parts = [f"{shown} files"]
+        parts = {"bar": f"[{'#' * filled}{'.' * (_BAR - filled)}]", "count": f"{shown} files"}
         if self.children:
-            parts.append(f"+{self.children} members")
+            parts["members"] = f"+{self.children} members"
         if self.failed:
-            parts.append(f"{self.failed} failed")
-        parts.append(f"{self.bytes / 1e6:.1f} MB")
+            parts["failed"] = f"{self.failed} failed"
+        parts["mb"] = f"{self.bytes / 1e6:.1f} MB"
         rate = self.done / elapsed
         if total is not None and rate > 0:
             left = max(0, round((total - done) / rate))
-            parts.append(f"ETA {left // 60}:{left % 60:02d}")
-        parts.append(f"{rate:.0f} files/s")
+            parts["eta"] = f"ETA {left // 60}:{left % 60:02d}"
+        parts["rate"] = f"{rate:.0f} files/s"
         slow = self._slowest(now)
-        bar = f"[{'#' * filled}{'.' * (_BAR - filled)}]"
-        return _fit([bar, *parts], slow, width)
+        if slow is not None:
+            parts["slow"] = slow
+        return _fit(parts, width)
 
     def _slowest(self, now: float) -> str | None:
         """What a worker process has been reading longest, when that is a while."""
@@ -153,18 +154,31 @@ def _second(pair: tuple[tuple[str, ...], float]) -> float:
     return pair[1]
 
 
-def _fit(parts: list[str], slow: str | None, width: int) -> str:
-    """`parts` joined, dropping the bar first and then the last parts until the line
-    fits `width`; the slow file's note gets what room is left, shortened from its left."""
-    kept = list(parts)
-    while len(kept) > 1 and len("  ".join(kept)) > width:
-        kept.pop(0 if kept[0].startswith("[") else -1)
-    text = "  ".join(kept)[:width]
-    room = width - len(text) - 2
-    if slow is not None and room >= 16:
-        note = slow if len(slow) <= room else "..." + slow[len(slow) - room + 3 :]
-        text += "  " + note
-    return text
+_KEEP = ("count", "slow", "eta", "failed", "members", "bar", "mb", "rate")
+"""The line's parts, most worth keeping first, when the terminal is too narrow for all."""
+_SLOW_MIN = 40
+"""The slow note is shortened (from the left of its path) down to this many characters."""
+
+
+def _fit(parts: dict[str, str], width: int) -> str:
+    """`parts` (in display order) joined, leaving out the least worth keeping until the
+    line fits `width`; the slow note takes the room left, shortened from its left."""
+    kept = dict(parts)
+
+    def length() -> int:
+        sizes = [min(len(t), _SLOW_MIN) if k == "slow" else len(t) for k, t in kept.items()]
+        return sum(sizes) + 2 * (len(sizes) - 1)
+
+    for name in reversed(_KEEP):
+        if length() <= width or len(kept) == 1:
+            break
+        kept.pop(name, None)
+    slow = kept.get("slow")
+    if slow is not None:
+        room = width - (length() - min(len(slow), _SLOW_MIN))
+        cut = "reading ..."  # the path's end names the file; its start is the folders
+        kept["slow"] = slow if len(slow) <= room else cut + slow[len(slow) - room + len(cut) :]
+    return "  ".join(kept.values())[:width]
 
 
 def _columns(stream: TextIO) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -17,17 +18,27 @@ EXCEPTION_PREFIX = "exception in"
 
 
 def extract(
-    path: str, data: bytes, options: Options | None = None, *, registry: Registry | None = None
+    path: str | os.PathLike[str],
+    data: bytes | None = None,
+    options: Options | None = None,
+    *,
+    registry: Registry | None = None,
 ) -> Extracted:
-    """Extract `data`, named `path`, with the extractor its extension selects.
+    """Extract `data`, named `path`, with the extractor its extension selects; without
+    `data`, the file at `path` is read (an `OSError` reading it is raised: there is no
+    document yet to fail).
 
     Returns an `Extracted` whose chunks keep the four invariants: never raises;
     empty or whitespace-only input gives no chunks; other input gives at least one
     non-blank chunk, none longer than `options.max_chunk_chars`; equal input gives
     equal output.
     """
-    spec = (registry or default_registry()).for_path(path)
-    return run_extractor(spec, path, data, options or DEFAULT_OPTIONS)
+    name = os.fspath(path)
+    if data is None:
+        with open(name, "rb") as f:
+            data = f.read()
+    spec = (registry or default_registry()).for_path(name)
+    return run_extractor(spec, name, data, options or DEFAULT_OPTIONS)
 
 
 def run_extractor(spec: ExtractorSpec, path: str, data: bytes, options: Options) -> Extracted:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, Field, asdict, dataclass, field, fields
 from typing import Any, Literal
@@ -261,6 +262,9 @@ class Config:
         doc="Globs a file's path (relative to SOURCE) must match; [] = every file. Gitignore-ish:\n"
         '"*.pdf" matches at any depth, "reports/**" everything under reports/, "/a.txt" only at '
         "the top.",
+        flag="--include",
+        flag_type=list,
+        help="a glob files must match (repeatable; replaces the config's list)",
     )
     exclude: tuple[str, ...] = _key(
         "walk",
@@ -268,6 +272,9 @@ class Config:
         check=globs,
         output=True,
         doc="Globs that exclude a file, or a whole directory (one record) when they match it.",
+        flag="--exclude",
+        flag_type=list,
+        help="a glob of files or folders to leave out (repeatable; replaces the config's list)",
     )
     skip_hidden: bool = _key(
         "walk",
@@ -580,7 +587,7 @@ class Config:
                 prefix=self.chunk_prefix,
             )
         except ValueError as exc:
-            raise ConfigError("chunking", f"[chunking]: {exc}") from exc
+            raise ConfigError("chunking", _packing_error(self, str(exc))) from exc
 
     def _check_tokenizer(self) -> None:
         """Refuse a tokenizer that is missing, too large or not loadable: at startup,
@@ -605,6 +612,22 @@ class Config:
         keys = [k for k in OUTPUT_KEYS if self.chunking == "packed" or k not in _PACKING_KEYS]
         raw = orjson.dumps({k: values[k] for k in keys}, option=orjson.OPT_SORT_KEYS)
         return hashlib.sha256(raw).hexdigest()
+
+
+_PACKING_NAMES = {
+    "mode": "chunking", "target": "chunk_target", "maximum": "chunk_max",
+    "minimum": "chunk_min", "overlap": "chunk_overlap", "unit": "chunk_unit",
+}  # fmt: skip
+"""`Packing`'s field names, as the keys a user writes."""
+
+
+def _packing_error(config: Config, message: str) -> str:
+    """`Packing`'s refusal in the user's words: the keys it names, with their values."""
+    named = [k for f, k in _PACKING_NAMES.items() if re.search(rf"\b{f}\b", message)]
+    for field_name, key in _PACKING_NAMES.items():
+        message = re.sub(rf"\b{field_name}\b", key, message)
+    values = ", ".join(f"{k} = {getattr(config, k)!r}" for k in named)
+    return f"[chunking] {values}: {message}" if values else f"[chunking]: {message}"
 
 
 _FIELDS: tuple[Field[Any], ...] = fields(Config)
@@ -696,6 +719,10 @@ def _read_file(path: str | os.PathLike[str]) -> dict[str, Any]:
         ) from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError("config", f"config file {os.fsdecode(path)!r}: {exc}") from exc
+    except UnicodeDecodeError as exc:  # TOML is UTF-8; tomllib raises this outside its errors
+        raise ConfigError(
+            "config", f"config file {os.fsdecode(path)!r} is not UTF-8 (byte {exc.start})"
+        ) from exc
     values: dict[str, Any] = {}
     data = _renamed(data, os.fsdecode(path))
     for table, body in data.items():

@@ -47,9 +47,12 @@ def test_every_flag_of_indexer_run_sets_its_declared_key(tmp_path: Path) -> None
     parser = argparse.ArgumentParser()
     add_run_arguments(parser)
     for flag in FLAGS:
-        value = [] if flag.type is None else [{int: "7", float: "7", str: "dask"}[flag.type]]
+        typed = {int: "7", float: "7", str: "dask", list: "*.pdf"}
+        value = [] if flag.type is None else [typed[flag.type]]
         args = parser.parse_args(["src", "--out", "out", flag.flag, *value])
-        expected = True if flag.type is None else flag.type(value[0])
+        expected: object = True if flag.type is None else flag.type(value[0])
+        if flag.type is list:  # repeatable: each flag adds one glob
+            expected = ["*.pdf"]
         assert getattr(args, flag.key) == expected, flag
     assert {f.flag for f in FLAGS} >= {"--workers", "--timeout", "--max-memory", "--full"}
 

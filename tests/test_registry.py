@@ -223,13 +223,6 @@ def test_builtins_are_imported_only_when_first_called() -> None:
     assert "indexer.formats.csv" in repr(spec.extract)
 
 
-def test_the_version_is_written_once() -> None:
-    """`indexer.__version__` (in manifests, `--version`) is the installed package's."""
-    from importlib.metadata import version
-
-    assert indexer.__version__ == version("indexer")
-
-
 def test_plugin_lookup_is_skipped_only_when_nothing_can_declare_one(
     tmp_path: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -18,6 +18,8 @@ import orjson
 
 from indexer._malloc import cap_arenas, pad_heap
 from indexer.cli.exits import Exit, epilog
+from indexer.cli.extract import OCR_MODES, add_extract_arguments, extract_command
+from indexer.cli.parser import Parser, add_verbose
 
 _EPILOG = epilog()
 
@@ -25,42 +27,28 @@ _EPILOG = epilog()
 def _parser() -> argparse.ArgumentParser:
     from indexer._version import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="indexer",
         description="Turn a directory of documents into clean text and structure-aware chunks.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"indexer {__version__}")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log debug details to stderr")
+    add_verbose(parser, top=True)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_run(sub)
-    ext = sub.add_parser("extract", help="extract one file and print the result (debugging)")
-    ext.add_argument("file", type=Path)
-    ext.add_argument("--json", action="store_true", help="print the full result as JSON")
-    ext.add_argument("--pdf-engine", choices=("pdfium", "pdfplumber"), default="pdfium")
-    ext.add_argument("--ocr", choices=_OCR_MODES, default="auto", help="OCR of scans and images")
-    ext.add_argument(
-        "--whole-page", action="store_true", help="web pages: the whole page, not the article"
-    )
-    ext.add_argument(
-        "--show-dropped",
-        action="store_true",
-        help="web pages: also print what main-content extraction left out, and why",
-    )
+    ext = sub.add_parser("extract", help="run the pipeline on one file and print its records")
+    add_extract_arguments(ext)
     _add_search(sub)
     sub.add_parser("capabilities", help="print what this installation can extract, as JSON")
     conf = sub.add_parser("conformance", help="check the extractors-v1 invariants")
     conf.add_argument("--corpus", type=Path, help="also check every file under this directory")
     conf.add_argument("--json", action="store_true", help="print the full scorecard as JSON")
-    conf.add_argument("--ocr", choices=_OCR_MODES, default="auto", help="OCR of scans and images")
+    conf.add_argument("--ocr", choices=OCR_MODES, default="auto", help="OCR of scans and images")
     return parser
 
 
-_OCR_MODES = ("auto", "off", "force")
-
-
-def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _add_run(sub: argparse._SubParsersAction[Parser]) -> None:
     from indexer.cli.run import add_run_arguments
 
     run = sub.add_parser(
@@ -72,7 +60,7 @@ def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_run_arguments(run)
 
 
-def _add_search(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _add_search(sub: argparse._SubParsersAction[Parser]) -> None:
     from indexer.cli.search import add_search
 
     add_search(sub)
@@ -91,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
     )
     if args.command == "extract":
-        return _extract(args)
+        return extract_command(args)
     if args.command == "search":
         from indexer.cli.search import search_command
 
@@ -103,45 +91,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     from indexer.cli.run import run_command
 
     return run_command(args)
-
-
-def _extract(args: argparse.Namespace) -> int:
-    from dataclasses import asdict
-
-    from indexer._extract import extract
-    from indexer._types import Options
-
-    try:
-        data = args.file.read_bytes()
-    except OSError as exc:
-        print(f"indexer: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
-        return Exit.USAGE
-    options = Options(
-        pdf_engine=args.pdf_engine, html_main_content=not args.whole_page, ocr_mode=args.ocr
-    )
-    result = extract(str(args.file), data, options)
-    dropped = _dropped(data) if args.show_dropped and result.kind == "html" else []
-    if args.json:
-        payload = {**asdict(result), "status": result.status}
-        if args.show_dropped:
-            payload["dropped"] = [{"why": why, "text": text} for why, text in dropped]
-        sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
-        return Exit.OK
-    print(f"kind: {result.kind}  status: {result.status}  chunks: {len(result.chunks)}")
-    if result.error:
-        print(f"error: {result.error}")
-    for i, chunk in enumerate(result.chunks):
-        meta = orjson.dumps(chunk.meta).decode()
-        print(f"--- chunk {i} {meta}\n{chunk.text}")
-    for why, text in dropped:
-        print(f"--- dropped: {why}\n{text}")
-    return Exit.OK
-
-
-def _dropped(data: bytes) -> list[tuple[str, str]]:
-    from indexer.formats import html
-
-    return html.dropped(data)
 
 
 def _capabilities() -> int:

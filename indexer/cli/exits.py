@@ -1,11 +1,12 @@
-"""`indexer`'s exit codes: declared once here; `--help`, the README table and the CLI use them."""
+"""`indexer`'s exit codes: declared once here; `--help`, the README table (a test
+compares them) and the CLI use them."""
 
 from __future__ import annotations
 
 import signal
 from enum import IntEnum
 
-__all__ = ["Exit", "epilog", "signal_exit"]
+__all__ = ["MEANING", "Exit", "epilog", "markdown_table", "signal_exit"]
 
 
 class Exit(IntEnum):
@@ -21,14 +22,16 @@ class Exit(IntEnum):
 
 
 MEANING = {
-    Exit.OK: "success: every document accounted for, failures within --max-failures",
-    Exit.FAILURES: "too many failed documents (output still complete and committed), "
-    "or a sink failed after the commit, or a conformance check failed",
-    Exit.USAGE: "usage or configuration error, or an empty SOURCE over a non-empty OUT "
-    "without --allow-empty (nothing was done)",
-    Exit.FATAL: "fatal error (disk full, unreadable SOURCE): nothing committed, "
-    "the previous output intact",
-    Exit.LOCKED: "another run holds the lock on OUT (EX_TEMPFAIL: try again later)",
+    Exit.OK: "success: every document accounted for, new failures within `--max-failures`",
+    Exit.FAILURES: "too many new failed documents (not failed with the same content before; "
+    "the output is still complete and committed), or a sink failed after the commit, or a "
+    "conformance check failed, or `indexer extract` met a failed document",
+    Exit.USAGE: "usage or configuration error: a bad flag or key, a SOURCE that is not a "
+    "readable folder, an OUT that cannot be written, a file `extract` cannot read, or an "
+    "empty SOURCE over a non-empty OUT without `--allow-empty`; nothing was done",
+    Exit.FATAL: "fatal error during the run (disk full, an I/O error, no dask workers): "
+    "nothing committed, the previous output (if any) intact",
+    Exit.LOCKED: "another run holds the lock on OUT (`EX_TEMPFAIL`: try again later)",
     Exit.SIGINT: "interrupted by SIGINT before the commit: the previous output intact",
     Exit.SIGTERM: "terminated by SIGTERM before the commit: the previous output intact",
 }
@@ -42,5 +45,11 @@ def signal_exit(signum: int) -> Exit:
 
 def epilog() -> str:
     """The exit-code table `--help` prints."""
-    rows = "\n".join(f"  {code.value:<4} {MEANING[code]}" for code in Exit)
+    rows = "\n".join(f"  {code.value:<4} {MEANING[code].replace('`', '')}" for code in Exit)
     return f"exit codes:\n{rows}\n"
+
+
+def markdown_table() -> str:
+    """The exit-code table as the README shows it (a test compares the two)."""
+    rows = "\n".join(f"| {code.value} | {MEANING[code]} |" for code in Exit)
+    return f"| code | meaning |\n|---|---|\n{rows}\n"

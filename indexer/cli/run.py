@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import gc
 import logging
+import re
 import signal
 import sys
 from pathlib import Path
@@ -13,8 +14,11 @@ from typing import Any
 import orjson
 
 from indexer.cli.exits import Exit, signal_exit
+from indexer.cli.parser import add_verbose, word_or
 from indexer.config import FLAGS, Config, load_config
 from indexer.errors import ConfigError, LockHeld
+
+_FLAG_OF = {flag.key: flag.flag for flag in FLAGS}
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,23 +26,25 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("source", type=Path, metavar="SOURCE", help="folder to index")
     parser.add_argument("--out", type=Path, required=True, metavar="OUT", help="output folder")
     parser.add_argument("--config", type=Path, metavar="FILE", help="TOML config (see configs/)")
+    add_verbose(parser)
     for flag in FLAGS:  # each overrides one config key; None means "not given"
-        kind: dict[str, Any] = (
-            {"action": "store_true"} if flag.type is None else {"type": flag.type}
-        )
+        kind: dict[str, Any] = {"type": flag.type}
+        if flag.type is None:
+            kind = {"action": "store_true"}
+        elif flag.type is list:
+            kind = {"action": "append", "metavar": "GLOB"}
+        elif flag.type in (int, float):  # the config's check says what is allowed
+            kind = {"type": word_or(flag.type), "metavar": flag.key.upper()}
         parser.add_argument(flag.flag, dest=flag.key, default=None, help=flag.help, **kind)
 
 
 def run_command(args: argparse.Namespace) -> int:
     """Execute `indexer run`; return its exit code."""
-    overrides = {flag.key: getattr(args, flag.key) for flag in FLAGS}
+    given = {flag.key: v for flag in FLAGS if (v := getattr(args, flag.key)) is not None}
     try:
-        config = load_config(
-            str(args.config) if args.config else None,
-            {k: v for k, v in overrides.items() if v is not None},
-        )
+        config = load_config(str(args.config) if args.config else None, given)
     except ConfigError as exc:
-        print(f"indexer: config error: {exc}", file=sys.stderr)
+        print(f"indexer: {_in_flag_words(exc, given)}", file=sys.stderr)
         return Exit.USAGE
     # The run allocates millions of short-lived, acyclic objects (records, byte
     # strings) that reference counting frees: the cyclic collector runs rarely.
@@ -72,6 +78,16 @@ def _run(source: Path, out: Path, config: Config) -> int:
             name = signal.Signals(interrupts.caught).name
             print(f"indexer: {name} came after the commit; the run completed", file=sys.stderr)
         return _report(summary, config)
+
+
+def _in_flag_words(error: ConfigError, given: dict[str, Any]) -> str:
+    """`error`'s message, naming the flag the user typed when the key came from one."""
+    key = error.key
+    if key not in given or key not in _FLAG_OF:
+        return f"config error: {error.message}"
+    flag, message = _FLAG_OF[key], error.message
+    message = message.replace(f"{key} = {given[key]!r}", f"{flag} {given[key]}")
+    return re.sub(rf"(?<![-\w]){re.escape(key)}\b", flag, message)
 
 
 def _interrupted(out: Path, signum: int) -> int:

@@ -14,9 +14,10 @@ from pathlib import Path
 import orjson
 
 from indexer.cli.exits import Exit
+from indexer.cli.parser import Parser
 
 
-def add_search(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_search(sub: argparse._SubParsersAction[Parser]) -> None:
     """Declare the `search` subcommand and its arguments."""
     search = sub.add_parser("search", help="search an indexed OUT (BM25, with snippets)")
     search.add_argument("out", type=Path, metavar="OUT", help="an output folder of indexer run")

@@ -28,6 +28,7 @@ import logging
 import sys
 import time
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any, TypeVar, cast
 
 import anyio
@@ -47,6 +48,10 @@ from indexer.procpool.handle import BROKEN, WorkerHandle, describe_exit, kill_gr
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+BUSY: ContextVar[Callable[[bool], None] | None] = ContextVar("BUSY", default=None)
+"""Called with True when a worker process takes a call made in this context, and with
+False when it gives it back: what is being read now, not what waits for a slot."""
 
 START_TIMEOUT = 60.0
 """Seconds a new worker may take to import and answer the init frame."""
@@ -127,6 +132,9 @@ class WorkerPool:
                 raise RuntimeError(f"{self.name}: pool is not open")
             worker = await self._checkout()
             started = time.monotonic()
+            busy = BUSY.get()
+            if busy is not None:
+                busy(True)
             try:
                 reply = await self._exchange(worker, frame, timeout)
             except BaseException as exc:
@@ -134,12 +142,17 @@ class WorkerPool:
                     exc.seconds = time.monotonic() - started
                 await self._discard(worker, kill=True)
                 raise
+            finally:
+                if busy is not None:
+                    busy(False)
             seconds = time.monotonic() - started
             if reply[0] == "oom":
                 await self._discard(worker)
                 limit = f" (limit {self.memory_limit_mb} MB)" if self.memory_limit_mb else ""
                 raise _timed(WorkerOutOfMemory(f"out of memory{limit}"), seconds)
             await self._checkin(worker)
+        if reply[-1]:  # what the call wrote on stderr: for -v, never the terminal otherwise
+            log.debug("%s: worker %d wrote on stderr: %s", self.name, worker.pid, reply[-1])
         if reply[0] == "error":
             raise _timed(WorkerError(reply[1], reply[2]), seconds)
         return cast(T, reply[1])

@@ -6,8 +6,8 @@ a prefix, then a pickle and its out-of-band buffers. The parent sends
 an init frame (`{"sys_path": [...]}`), the child answers `("ready", pid)`; then each
 call frame `(func, args)` gets exactly one reply:
 
-- `("ok", result)`
-- `("error", type_name, message)`: `func` raised; the worker stays usable
+- `("ok", result, noise)`
+- `("error", type_name, message, noise)`: `func` raised; the worker stays usable
 - `("oom",)`: `MemoryError`; the worker exits after sending it
 
 End of input means "exit now, status 0"; a call frame that fails its checks, exit
@@ -17,12 +17,17 @@ this protocol unnoticed: the pipes sit at `PROTOCOL_FDS` and up, away from the
 descriptors code guesses at, and a reply that is corrupt all the same fails its
 frame's checks in the parent.
 
+`noise` is what the call wrote on fd 2 (a native library's panic message, a C
+parser's warnings), at most `NOISE_BYTES`: the worker's fd 2 is a file of its own, so
+third-party noise never reaches the terminal; the parent logs it at debug level.
+
 This module is imported by the parent too (for `Shared`, `PIPE_BYTES`), so it imports
 nothing heavy.
 """
 
 from __future__ import annotations
 
+import contextlib
 import faulthandler
 import logging
 import os
@@ -55,6 +60,9 @@ PROTOCOL_EXIT = 4
 
 MESSAGE_CHARS = 1000
 """An error message is cut to this length: some exceptions quote their whole input."""
+
+NOISE_BYTES = 4000
+"""What a call wrote on fd 2 is kept up to this many bytes."""
 
 _PR_SET_PDEATHSIG = 1
 
@@ -105,7 +113,8 @@ def main(argv: list[str]) -> int:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     # The parent decides when to stop us: a Ctrl-C reaches it, not the call in flight.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # A segfault then leaves a Python traceback on stderr, which the parent passes through.
+    _capture_stderr()
+    # A segfault leaves a Python traceback in the captured stderr (see `_noise`).
     faulthandler.enable()
     # Parsers log a warning per malformed object; with no handler Python would print each
     # to stderr. Failures reach the parent as replies, so the child's log stays quiet.
@@ -132,11 +141,39 @@ def _serve(frame: bytearray, buffers: list[bytearray]) -> tuple[bytes | memoryvi
     try:
         func, args = pickle.loads(frame, buffers=buffers)
         frame.clear()  # the call's arguments are unpickled: their bytes need not stay twice
-        return frame_parts(("ok", _call(func, args)))
+        return frame_parts(("ok", _call(func, args), _noise()))
     except MemoryError:
         return None
     except Exception as exc:
-        return frame_parts(("error", type(exc).__qualname__, _message(exc)))
+        return frame_parts(("error", type(exc).__qualname__, _message(exc), _noise()))
+
+
+def _capture_stderr() -> None:
+    """Point fd 2 at an unlinked file of this process's own: what libraries write there
+    (Rust panics, C warnings) is read back after each call (`_noise`), not shown."""
+    try:
+        fd = os.memfd_create("indexer-worker-stderr")
+    except (AttributeError, OSError):  # not Linux: an unlinked temporary file
+        import tempfile
+
+        with tempfile.TemporaryFile() as f:
+            fd = os.dup(f.fileno())
+    os.dup2(fd, 2)
+    os.close(fd)
+
+
+def _noise() -> str:
+    """What was written on fd 2 since the last call (at most `NOISE_BYTES`), then empty it."""
+    with contextlib.suppress(Exception):
+        sys.stderr.flush()
+    try:
+        size = os.lseek(2, 0, os.SEEK_CUR)
+        data = os.pread(2, min(size, NOISE_BYTES), 0) if size else b""
+        os.ftruncate(2, 0)
+        os.lseek(2, 0, os.SEEK_SET)
+    except OSError:  # fd 2 is not a file we own (a worker started by hand)
+        return ""
+    return data.decode("utf-8", "replace")
 
 
 def _call(func: Callable[..., Any], args: tuple[Any, ...]) -> Any:

@@ -192,7 +192,7 @@ def test_json_summary_for_cron(tmp_path: Path, capsys: pytest.CaptureFixture[str
     [
         (["--workers", "0"], "workers"),
         (["--timeout", "-1"], "timeout"),
-        (["--pdf-engine", "magic"], "pdf_engine"),
+        (["--pdf-engine", "magic"], "--pdf-engine"),
     ],
 )
 def test_bad_options_exit_2_naming_the_option(

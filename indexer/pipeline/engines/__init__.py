@@ -15,10 +15,10 @@ from indexer.pipeline.output.staged import Staged
 
 @dataclass(frozen=True, slots=True)
 class Engine:
-    """An engine: its `stage` function, and whether it reports progress events."""
+    """An engine: its `stage` function (which reports progress events to
+    `RunContext.on_progress`)."""
 
     stage: Callable[[RunContext], Awaitable[Staged]]
-    progress: bool
 
 
 def engine(name: str) -> Engine:
@@ -30,7 +30,7 @@ def engine(name: str) -> Engine:
     if name == "dask":
         from indexer.pipeline.engines.dask.driver import stage as on_dask
 
-        return Engine(on_dask, progress=False)
+        return Engine(on_dask)
     from indexer.pipeline.engines.local import stage as local
 
-    return Engine(local, progress=True)
+    return Engine(local)

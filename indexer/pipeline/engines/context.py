@@ -25,7 +25,9 @@ if TYPE_CHECKING:  # a re-run over an unchanged tree never imports the pools
 Pools = tuple["WorkerPool", "WorkerPool"]
 """The open (general, isolated) process pools an engine stages on."""
 OnProgress = Callable[[str, Any], None]
-"""Progress events: `walked` (a count), `started` (paths), `done` (a `FileOutcome`)."""
+"""Progress events: `walked` (a count), `started` (paths), `reading` / `read` (paths a
+process has taken / given back), `arrived` (`FileOutcome`s, as they come back),
+`done` (a `FileOutcome`, in walk order), `part` (a dask partition's `Tally`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -49,7 +51,7 @@ class RunContext:
     walked: Iterator[Entry] | None = None
     """The walk of `source`, when the run has begun it (else the engine walks)."""
     on_progress: OnProgress | None = None
-    """Receives progress events, for engines that report them (`Engine.progress`)."""
+    """Receives progress events (`OnProgress`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from indexer.pipeline.output.records import FileOutcome, container_outcome, skip
 from indexer.pipeline.output.segments import Whole
 from indexer.pipeline.output.staged import Staged
 from indexer.pipeline.walk.mailbox import is_container
+from indexer.procpool.pool import BUSY
 
 _WALK_BATCH = 256
 """Walk entries read per thread hop."""
@@ -162,8 +164,19 @@ class _Flow:
     ) -> None:
         async with recv_work, send_out, self._failing():
             async for work in recv_work:
-                self.notify("started", [item.entry.rel for item in work])
-                await send_out.send(await self.extractor.process(work))
+                paths = tuple(item.entry.rel for item in work)
+                self.notify("started", list(paths))
+                # The pools say when a process has the batch's call: the progress line
+                # names what is being read, not what waits in a queue.
+                token = BUSY.set(partial(self._busy, paths))
+                try:
+                    outcomes = await self.extractor.process(work)
+                finally:
+                    BUSY.reset(token)
+                await send_out.send(outcomes)
+
+    def _busy(self, paths: tuple[str, ...], busy: bool) -> None:
+        self.notify("reading" if busy else "read", paths)
 
 
 def _wholes(ctx: RunContext) -> Path | None:

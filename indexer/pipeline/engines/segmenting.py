@@ -119,6 +119,7 @@ def summary(digest: str, shards: int, tally: Tally, paths: list[str]) -> dict[st
         "digest": digest, "shards": shards, "files": tally.files, "chunks": tally.chunks,
         "pages": tally.pages, "by_status": dict(sorted(tally.by_status.items())),
         "by_kind": dict(sorted(tally.by_kind.items())), "paths": paths,
+        **({"excluded": tally.excluded} if tally.excluded else {}),
     }  # fmt: skip
 
 
@@ -126,6 +127,7 @@ def add_whole(tally: Tally, seg: dict[str, Any]) -> None:
     """Count a segment taken whole as the slow path counts its reused files."""
     paths: list[str] = seg["paths"]
     tally.files += seg["files"]
+    tally.excluded += seg.get("excluded", 0)
     tally.documents += len(paths)
     tally.chunks += seg["chunks"]
     tally.pages += seg["pages"]

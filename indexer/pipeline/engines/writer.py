@@ -82,6 +82,7 @@ class Writer:
         window, waiting = self.window, self._waiting
         async with recv_out, _syncs_waited(self.shards):
             async for outcomes in recv_out:  # a whole batch per message: fewer loop turns
+                self.notify("arrived", outcomes)
                 for outcome in outcomes:
                     waiting[outcome.seq] = outcome
                     window.arrived(outcome)

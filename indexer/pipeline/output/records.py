@@ -110,6 +110,8 @@ class Rendered:
     kind: str | None
     pages: int = 0
     seconds: float = 0.0
+    excluded: bool = False
+    """Left out by the walk's include/exclude globs: counted apart from what was indexed."""
 
 
 _slotted_state = cast(Callable[[Rendered], tuple[Any, ...]], Rendered.__getstate__)
@@ -147,6 +149,7 @@ def render(doc: DocOutcome) -> Rendered:
         kind=doc.kind,
         pages=pages if isinstance(pages, int) else 0,
         seconds=doc.seconds,
+        excluded=doc.skip == "excluded",
     )
 
 

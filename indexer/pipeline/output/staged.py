@@ -36,10 +36,14 @@ class Tally:
     by_kind: dict[str, int] = field(default_factory=dict)
     slowest: list[tuple[float, str]] = field(default_factory=list)
     changes: dict[str, int] = field(default_factory=dict)
+    excluded: int = 0
+    """Walk files (not members) left out by the include/exclude globs; among `files`."""
 
     def add(self, outcome: FileOutcome, chunks: int) -> None:
         """Count one written file outcome."""
         self.files += not outcome.in_archive
+        if not outcome.in_archive:
+            self.excluded += sum(doc.excluded for doc in outcome.docs)
         self.chunks += chunks
         self.bytes_read += outcome.bytes_read
         self.extracted_now += outcome.extracted_now
@@ -91,6 +95,8 @@ def manifest(config: Config, registry: Registry, staged: Staged) -> dict[str, An
             "chunks": tally.chunks,
             "by_status": dict(sorted(tally.by_status.items())),
             "by_kind": dict(sorted(tally.by_kind.items())),
+            # Only when some are: a run without globs keeps its manifest's bytes.
+            **({"excluded": tally.excluded} if tally.excluded else {}),
         },
         **staged.manifest_files,
     }

@@ -4,6 +4,7 @@ opened, and the previous output staged again when the tree did not change."""
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -48,6 +49,7 @@ class RunSpec:
         found = next(p for p in (dst, *dst.parents) if p.exists())  # OUT, or where it goes
         if not found.is_dir():
             raise ConfigError("out", f"{out} cannot be created: {found} is not a directory")
+        _writable(out, dst)
         return cls(source=source, out=dst, config=config, registry=registry, progress=progress)
 
 
@@ -60,9 +62,22 @@ def _checked_folder(root: Path, dst: Path) -> Path:
         os.scandir(src).close()
     except OSError as exc:
         raise ConfigError("source", f"{root} cannot be read: {exc.strerror}") from None
-    if dst == src or src in dst.parents:
+    if dst == src:
+        raise ConfigError("out", f"{dst} is SOURCE itself; choose a folder outside it")
+    if src in dst.parents:
         raise ConfigError("out", f"{dst} is inside the source folder; choose a folder outside it")
     return src
+
+
+def _writable(out: Path, dst: Path) -> None:
+    """Create OUT and write a file in it; raises `ConfigError` when either fails (a
+    read-only disk, no permission): a usage error, before any work."""
+    try:
+        dst.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=dst):
+            pass
+    except OSError as exc:
+        raise ConfigError("out", f"{out} cannot be written: {exc.strerror}") from None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -161,6 +176,7 @@ def _stage_unchanged(spec: RunSpec, begun: Begun) -> None:
         files=counts["files"], documents=counts["documents"], chunks=counts["chunks"],
         reused=tree.reused, pages=tree.pages, by_status=dict(counts["by_status"]),
         by_kind=dict(counts["by_kind"]), changes={"added": 0, "changed": 0, "removed": 0},
+        excluded=counts.get("excluded", 0),
     )  # fmt: skip
     manifest_files = {"documents": old["documents"], "shards": old["shards"]}
     begun.staged = Staged(

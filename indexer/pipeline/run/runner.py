@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Coroutine
+from dataclasses import fields
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
 
-from indexer.config import Config
+from indexer.config import Config, load_config
 from indexer.pipeline.output.staging import staging_discarded
 from indexer.pipeline.run.begin import RunSpec, begin
 from indexer.pipeline.run.commit import commit_run
@@ -43,11 +44,13 @@ def run(
     *,
     registry: Registry | None = None,
     progress: bool = False,
+    **options: Any,
 ) -> RunSummary:
     """Index every file under `source` into `out`; return the committed run's summary.
 
     `source` is a folder, or any `Source` (`pipeline.walk.source`: a listing with
-    version tokens, and the entries' bytes).
+    version tokens, and the entries' bytes). `options` are config keys laid over
+    `config` (`run(src, out, workers=1, ocr_mode="off")`), checked as a config file's are.
 
     Raises `ConfigError` for an unusable source or output folder (or a SOURCE that
     holds nothing at all over an OUT that indexes documents, unless
@@ -56,7 +59,17 @@ def run(
     nothing is committed and `out`'s previous output is intact. Starts an event loop
     of its own only when the tree changed.
     """
+    config = with_options(config, options)
     return execute(source, out, config, registry=registry, progress=progress)
+
+
+def with_options(config: Config | None, options: dict[str, Any]) -> Config:
+    """`config` (or the defaults) with `options` laid over it; raises `ConfigError`
+    for an unknown key or a bad value."""
+    if not options:
+        return config or Config()
+    base = {} if config is None else {f.name: getattr(config, f.name) for f in fields(Config)}
+    return load_config(None, {**base, **options})
 
 
 async def index(
@@ -66,11 +79,13 @@ async def index(
     *,
     registry: Registry | None = None,
     progress: bool = False,
+    **options: Any,
 ) -> RunSummary:
     """`run()` for async callers: its blocking steps run in a worker thread and the
     engine in the caller's event loop. Cancelled, it stops before its commit."""
     call = partial(
-        execute, source, out, config, registry=registry, progress=progress,
+        execute, source, out, with_options(config, options), registry=registry,
+        progress=progress,
         enter=anyio.from_thread.run,
     )  # fmt: skip
     return await anyio.to_thread.run_sync(call)

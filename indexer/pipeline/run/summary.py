@@ -46,6 +46,8 @@ class RunSummary:
     seconds: float
     sinks: dict[str, str] = field(default_factory=dict)
     """Each sink applied after the commit (`[output] sinks`): "ok: ..." or "failed: ..."."""
+    excluded: int = 0
+    """Of `files`, those left out by the include/exclude globs (each a `skipped` record)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -56,15 +58,22 @@ class RunSummary:
         return self.failed_new > allowed
 
     def line(self) -> str:
-        """The one summary line `indexer run` prints."""
-        statuses = ", ".join(f"{n} {s}" for s, n in self.by_status.items()) or "none"
+        """The one summary line `indexer run` prints: what the globs left out is counted
+        apart (their records are `skipped`, reason `excluded`)."""
+        out = self.excluded
+        by_status = dict(self.by_status)
+        if out:
+            by_status["skipped"] -= out
+        statuses = ", ".join(f"{n} {s}" for s, n in by_status.items() if n) or "none"
+        left_out = f", {out} left out by --include/--exclude" if out else ""
         changes = ", ".join(f"{self.changes.get(k, 0)} {k}" for k in _CHANGES)
         repacked = f" ({self.repacked} re-packed)" if self.repacked else ""
         failures = (
             f"; failed: {self.failed_new} new, {self.failed_known} known" if self.failed else ""
         )
         return (
-            f"indexed {self.files} files into {self.documents} documents ({statuses}), "
+            f"indexed {self.files - out} files into {self.documents - out} documents "
+            f"({statuses}){left_out}, "
             f"{self.chunks} chunks in {self.shards} shards, "
             f"{self.extracted} extracted, {self.reused} reused{repacked}; "
             f"{changes}{failures}; {self.seconds:.1f} s -> {self.out}"
@@ -97,6 +106,7 @@ def summarize(
         by_kind=dict(sorted(tally.by_kind.items())),
         changes=dict(tally.changes),
         seconds=round(seconds, 3),
+        excluded=tally.excluded,
     )
 
 

@@ -69,9 +69,9 @@ async def _stage(spec: RunSpec, begun: Begun) -> Staged:
 
 
 async def _with_progress(spec: RunSpec, ctx: RunContext) -> Staged:
-    """Run the engine, with a progress line on a terminal when the engine reports it."""
+    """Run the engine, with a progress line on a terminal."""
     chosen = engine(spec.config.engine)
-    if not (spec.progress and chosen.progress):
+    if not spec.progress:
         return await chosen.stage(ctx)
     # Imported here: only a run on a terminal draws one.
     from indexer.pipeline.run.progress import Progress

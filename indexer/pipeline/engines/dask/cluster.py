@@ -48,7 +48,8 @@ async def connect(config: Config) -> AsyncIterator[Client]:
     except ImportError as exc:
         raise ConfigError(
             "engine",
-            f"engine = 'dask' needs dask[distributed] (pip install 'indexer[dask]'): {exc}",
+            f"engine = 'dask' needs dask[distributed]: pip install 'dask[distributed]' "
+            f"(from a clone: pip install -e '.[dask]'): {exc}",
         ) from exc
     with _quiet_distributed(), dask.config.set(WORKER_CONFIG):
         cluster = None

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 import anyio
 from anyio.streams.memory import MemoryObjectSendStream
 
-from indexer.pipeline.engines.context import RunContext
+from indexer.pipeline.engines.context import OnProgress, RunContext
 from indexer.pipeline.engines.dask.assemble import Assembler, PartResult
 from indexer.pipeline.engines.dask.cluster import connect, unless_slow, watch_workers
 from indexer.pipeline.engines.dask.worker import (
@@ -89,7 +89,8 @@ async def _stage_parts(ctx: RunContext, parts: Path) -> Staged:
             async with anyio.create_task_group() as tg:
                 where = ctx.config.scheduler or "a local cluster"
                 tg.start_soon(watch_workers, client, ctx.config.worker_wait, where)
-                await _run_partitions(client, template, assembler, marking_seen(entries, ctx.state))
+                walked = marking_seen(entries, ctx.state)
+                await _run_partitions(client, template, assembler, walked, ctx.on_progress)
                 tg.cancel_scope.cancel()
         finally:
             await _release(client, token)
@@ -118,14 +119,21 @@ def _template(ctx: RunContext, parts: Path, token: str) -> PartTask:
 
 
 async def _run_partitions(
-    client: Client, template: PartTask, assembler: Assembler, entries: Iterator[Entry]
+    client: Client,
+    template: PartTask,
+    assembler: Assembler,
+    entries: Iterator[Entry],
+    notify: OnProgress | None,
 ) -> None:
     threads = sum((await client.nthreads()).values())  # type: ignore[no-untyped-call]
     send, recv = anyio.create_memory_object_stream["Future[PartResult]"](max(4, 2 * threads))
     async with anyio.create_task_group() as tg, recv:
         tg.start_soon(_submit, client, template, send, entries)
         async for future in recv:
-            await assembler.add(await future)
+            result = await future
+            await assembler.add(result)
+            if notify is not None:
+                notify("part", result.tally)
 
 
 async def _submit(

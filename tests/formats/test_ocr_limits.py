@@ -53,7 +53,7 @@ def test_a_pdf_of_blank_scans_renders_only_the_capped_pages_and_sends_none_to_th
     )
     assert recorder.calls == []
     assert (result.status, result.error) == (
-        "failed",
+        "empty",
         "no text layer (OCR found no text in the first 8 pages it read)",
     )
     ocr = result.metadata["ocr"]

@@ -155,6 +155,6 @@ def test_blank_and_evenly_grey_images_never_reach_the_engine(
         buffer = io.BytesIO()
         image.save(buffer, format="PNG" if name.endswith("png") else "JPEG")
         result = indexer.extract(name, buffer.getvalue())
-        assert (result.status, result.skipped) == ("skipped", "no text found by OCR"), name
+        assert (result.status, result.error) == ("empty", "no text found by OCR"), name
         assert result.metadata["ocr"]["blank"] == [1]
     assert recorder.calls == []

@@ -70,11 +70,13 @@ def _checked_folder(root: Path, dst: Path) -> Path:
 
 
 def _writable(out: Path, dst: Path) -> None:
-    """Create OUT and write a file in it; raises `ConfigError` when either fails (a
-    read-only disk, no permission): a usage error, before any work."""
+    """Write a file in OUT, or in the nearest folder above it that exists (OUT itself
+    is created later, only once the run's settings are all checked); raises
+    `ConfigError` when that fails (a read-only disk, no permission): a usage error,
+    before any work."""
     try:
-        dst.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=dst):
+        found = next(p for p in (dst, *dst.parents) if p.exists())
+        with tempfile.TemporaryFile(dir=found):
             pass
     except OSError as exc:
         raise ConfigError("out", f"{out} cannot be written: {exc.strerror}") from None

@@ -45,5 +45,5 @@ def test_a_plugin_writing_garbage_to_descriptors_fails_only_its_own_files(
         "d.forges": ("failed", "crashed"),
         **{f"note-{i}.txt": ("ok", None) for i in range(4)},
     }
-    chunks = (out / "chunks-00000.ndjson").read_text()
-    assert "[forge extraction failed: protocol error: bad frame magic" in chunks
+    records = {d["path"]: d for d in document_records(out)}
+    assert "protocol error: bad frame magic" in records["c.forge"]["reason_text"]

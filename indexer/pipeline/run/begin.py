@@ -142,8 +142,7 @@ def _refuse_emptied(src: Source, dst: Path, config: Config) -> None:
     index, and `changes.ndjson` would tell every consumer to remove every document."""
     if config.allow_empty:
         return
-    anything = WalkPolicy(skip_hidden=False, claims=_claimed)  # claimed: nothing is sniffed
-    if next(iter(src.walk(anything)), None) is not None:
+    if _holds_anything(src):
         return
     try:
         documents = orjson.loads((dst / MANIFEST).read_bytes())["counts"]["documents"]
@@ -156,6 +155,16 @@ def _refuse_emptied(src: Source, dst: Path, config: Config) -> None:
             "nothing was committed (is SOURCE mounted?). To index the empty folder "
             "anyway, pass --allow-empty (allow_empty = true)",
         )
+
+
+def _holds_anything(src: Source) -> bool:
+    """A local folder holds anything when it has any entry at all (an empty folder in
+    it too: a disk that did not mount has none); another source when it lists one."""
+    if isinstance(src, LocalFolder):
+        with os.scandir(src.root) as entries:
+            return next(entries, None) is not None
+    anything = WalkPolicy(skip_hidden=False, claims=_claimed)  # claimed: nothing is sniffed
+    return next(iter(src.walk(anything)), None) is not None
 
 
 def _claimed(rel: str) -> bool:

@@ -15,7 +15,7 @@ from indexer._spec import ExtractorSpec
 __all__ = ["ARCHIVE_EXTENSIONS", "BUILTIN_SPECS", "VERSIONS"]
 
 VERSIONS = {
-    "archive": "2", "csv": "1", "doc": "3", "docx": "1", "eml": "3", "epub": "1", "html": "2",
+    "archive": "2", "csv": "2", "doc": "3", "docx": "1", "eml": "3", "epub": "1", "html": "2",
     "image": "1", "json": "2", "msg": "1", "odp": "1", "odt": "1", "pdf": "2", "ppt": "1",
     "pptx": "1", "rtf": "1", "spreadsheet": "3", "text": "1",
 }  # fmt: skip

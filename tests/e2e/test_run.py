@@ -295,8 +295,8 @@ def test_fifo_symlinks_and_odd_names_each_get_a_record(tmp_path: Path) -> None:
     out = tmp_path / "out"
     indexer.run(source, out, Config(workers=2, pdf_workers=1, max_file_bytes=4096))
     docs = {d["path"]: (d["status"], d["reason"]) for d in document_records(out)}
-    assert docs.pop("real.txt") == ("ok", None)
-    assert docs.pop("alias.txt") == ("ok", None)
+    assert docs.pop("real.txt") == ("ok", "")
+    assert docs.pop("alias.txt") == ("ok", "")
     assert docs.pop("pipe.txt") == ("skipped", "not_regular_file")
     assert docs.pop("dangling.txt") == ("skipped", "dangling_symlink")
     assert docs.pop("loop-a.txt") == ("skipped", "symlink_loop")
@@ -305,4 +305,4 @@ def test_fifo_symlinks_and_odd_names_each_get_a_record(tmp_path: Path) -> None:
     assert docs.pop("dirlink") == ("skipped", "directory_symlink")
     assert docs.pop("huge.txt") == ("skipped", "too_large")
     [(odd_name, odd)] = docs.items()
-    assert odd == ("ok", None) and odd_name.startswith("caf") and odd_name.endswith(".txt")
+    assert odd == ("ok", "") and odd_name.startswith("caf") and odd_name.endswith(".txt")

@@ -160,9 +160,11 @@ def _split(piece: _Piece, budget: _Budget) -> list[_Piece]:
     head = _table_head(piece)
     header = head if head and _repeatable(head, budget) else ""
     limit = max(64, min(budget.chars, budget.maximum) - len(header))
-    parts = _cut(piece.text[len(header) :], header, limit, budget)
-    if head and not header:
+    if head and not header:  # cut after the head, never inside it
+        parts = [head.rstrip("\n"), *_cut(piece.text[len(head) :], "", limit, budget)]
         parts = _headed(parts, head, limit, budget)
+    else:
+        parts = _cut(piece.text[len(header) :], header, limit, budget)
     return [_Piece(header + part, piece.block, piece.meta) for part in parts]
 
 

@@ -255,18 +255,16 @@ def _group(header_line: str, records: list[str], options: Options) -> Iterator[C
 
 
 def _pieces(header_line: str, record: str, row: int, max_chars: int) -> Iterator[Chunk]:
-    """A record too long for one chunk, cut at word boundaries into chunks that start with
-    the header line (only the first, when it would take over half of each), so that no
-    chunk is the header alone; each piece keeps its `label: value` names."""
+    """A record too long for one chunk, cut at word boundaries: the first piece starts
+    with the header line, so that no chunk is the header alone, and every piece names its
+    columns (`label: value`); the header is not repeated (the labels say it)."""
     meta = {"rows": [row, row]}
     room = max_chars - len(header_line) - 1
     if room < 64:  # a header that fills a chunk: it is one, then the record's pieces
         yield make_chunk(header_line, meta)
         yield from (make_chunk(p, dict(meta)) for p in split_text(record, max_chars))
         return
-    repeat = 2 * len(header_line) <= max_chars
     first = split_text(record, room)[0]  # a prefix of the record
     rest = record[len(first) :].strip()
     yield make_chunk(f"{header_line}\n{first}", meta)
-    for part in split_text(rest, room if repeat else max_chars) if rest else ():
-        yield make_chunk(f"{header_line}\n{part}" if repeat else part, dict(meta))
+    yield from (make_chunk(p, dict(meta)) for p in (split_text(rest, max_chars) if rest else ()))

@@ -140,3 +140,16 @@ def test_any_blocks_and_metadata_thaw_as_they_were_frozen(
     thawed, _ = thaw(freeze(unit, 1))
     assert thawed == unit
     assert [list(c.meta) for c in thawed.doc.chunks] == [list(m) for _, m in pairs]  # key order
+
+
+def test_a_mails_own_chunks_name_it_and_a_long_subject_is_cut() -> None:
+    metadata = {"subject": "s" * 5000, "from": "Ann <ann@example.com>", "message_id": "<m@x>"}
+    chunks = (Chunk(text="body", meta={"part": "body"}),)
+    extracted = Extracted(kind="eml", text="", chunks=chunks, metadata=metadata)
+    doc = DocOutcome(path="m.eml", kind="eml", size=9, sha256="h", extracted=extracted)
+    (line,) = render(doc).block.splitlines()
+    mail = orjson.loads(line)["meta"]["mail"]
+    assert mail == {
+        "subject": "s" * 199 + "…", "from": "Ann <ann@example.com>", "date": "",
+        "message_id": "<m@x>",
+    }  # fmt: skip

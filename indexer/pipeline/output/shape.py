@@ -21,6 +21,9 @@ NONE = -1
 
 MAIL = ("subject", "from", "date", "message_id")
 """The keys of a chunk's `mail`: the message it belongs to or is attached to."""
+MAIL_CHARS = 200
+"""The longest value of a chunk's `mail` (a subject may run to pages, and every chunk
+of the message carries it)."""
 
 CHUNK_META: dict[str, Any] = {
     "blocks": [NONE, NONE],
@@ -100,7 +103,7 @@ def chunk_meta(meta: Mapping[str, Any], mail: Mapping[str, Any] | None = None) -
         out["headings"] = HEADING_JOIN.join(" ".join(str(h).split()) for h in headings)
     found = meta.get("mail") or mail
     if isinstance(found, Mapping):
-        out["mail"] = {key: str(found.get(key) or "") for key in MAIL}
+        out["mail"] = {key: _capped(str(found.get(key) or "")) for key in MAIL}
     return out
 
 
@@ -117,6 +120,10 @@ def metadata(found: Mapping[str, Any]) -> dict[str, Any]:
             value = {k: _spaced(value.get(k)) for k in OCR}
         out[key] = value
     return out
+
+
+def _capped(value: str) -> str:
+    return value if len(value) <= MAIL_CHARS else f"{value[: MAIL_CHARS - 1].rstrip()}…"
 
 
 def _spaced(value: Any) -> str:

@@ -301,7 +301,7 @@ def test_a_crash_is_recorded_alike_whether_the_worker_or_the_run_read_the_file(
     docs = document_records(out)
     assert [(d["path"], d["reason"], bool(d["sha256"])) for d in docs] == [
         ("bad.segv", "crashed", True),
-        ("note.txt", None, True),
+        ("note.txt", "", True),
     ]
     # The tree did not change, but a crash is tried again: never re-committed as is.
     assert _report(out)["unchanged"] is False

@@ -76,7 +76,7 @@ def _run(src: Path, out: Path, workers: int) -> Measured:
         for path in sorted(out.glob("documents-*.ndjson"))
         for line in path.read_bytes().splitlines()
     ]
-    pages = sum(len(d["metadata"].get("ocr", {}).get("pages", [])) for d in docs)
+    pages = sum(len(d["metadata"]["ocr"]["pages"].split()) for d in docs)  # space-separated
     measured.extra = {"documents": len(docs), "pages": pages}
     return measured
 

@@ -9,10 +9,12 @@ OUTPUT_FORMAT = 5
 """The output's format, in `manifest.json` as `output_format`: 5 is packed retrieval
 chunks in shards cut by path hash, with the document records split alike
 (`SHARD_LAYOUT`), each record's `reason` a code with its `reason_text`
-(`indexer.reasons`), no chunk of a failed, skipped or empty document; 4 had free-form
-reasons and marker chunks; 3 had one `documents.ndjson`; 2 was packed chunks in shards of
-`shard_files` entries. A run with `chunking = "blocks"` writes extractors-v1's chunks,
-whose manifest has no such key (and `shard_layout` only)."""
+(`indexer.reasons`), no chunk of a failed, skipped or empty document, and every record
+in the stable shape of `indexer/schemas/` (no null, every key in every record); 4 had
+free-form reasons, marker chunks, nulls and each kind's keys only; 3 had one
+`documents.ndjson`; 2 was packed chunks in shards of `shard_files` entries. A run with
+`chunking = "blocks"` writes extractors-v1's chunks, in the same shape, whose manifest
+has no such key (and `shard_layout` only)."""
 
 SHARD_LAYOUT = "path-hash-2"
 """How shards are cut (`pipeline.output.boundaries`), in `manifest.json` as `shard_layout`:

@@ -3,7 +3,9 @@
 Extractors return extractors-v1's per-kind chunks; here they are *blocks*. `pack`
 joins consecutive blocks of one document into chunks of about `target` (never over
 `maximum`; a chunk under `minimum` takes a neighbour), without crossing a hard
-boundary: a new top-level heading, a mail part, a sheet, a slide, a chapter. A block
+boundary: a new top-level heading, a mail part, a sheet, a slide, a chapter; a block
+that is only context (a mail's header summary, a table's header line) always shares a
+chunk with what it introduces. A block
 (a paragraph, a JSON record, a row group) is cut only when it is over `maximum`: at
 sentence, then word boundaries, a table's header rows repeated in every piece. Each
 chunk's `meta` merges its blocks' (heading path in common, page and row ranges) and
@@ -26,12 +28,15 @@ from indexer._types import Chunk, Packing
 
 __all__ = ["VERSION", "Packing", "pack"]
 
-VERSION = "2"
+VERSION = "3"
 """Bumped whenever `pack` gives other chunks for the same blocks and settings: packed
 runs key their stored outputs with it, so an upgrade re-packs what earlier runs stored."""
 
 _HARD_KEYS = ("part", "sheet", "slide", "chapter", "mail")
-"""Blocks differing in one of these never share a chunk."""
+"""Blocks differing in one of these never share a chunk, but for a lead and its part."""
+_LEADS = {"headers": "body"}
+"""A part that is only context (a mail's header summary) and the part it leads: the
+lead shares a chunk with the start of what follows, never a chunk of its own."""
 _JOIN = "\n\n"
 _SHEET_HEAD_LINES = 6
 """`## name`, up to three title lines and the header row, then a first record."""
@@ -45,6 +50,8 @@ class _Piece:
     text: str
     block: int
     meta: dict[str, Any]
+    lead: bool = False
+    """Only context: it never ends a chunk (`_LEADS`)."""
 
 
 def pack(
@@ -64,8 +71,7 @@ def pack(
         context = _context(title, section[0].meta, most)
         reserved = len(context) + len(_JOIN) if packing.prefix and context else 0
         budget = _Budget(packing, size, max_chars, reserved)
-        pieces = [p for p in section for p in _split(p, budget)]
-        groups = _group(pieces, budget)
+        groups = _group(_pieces(section, budget), budget)
         texts = _overlapped([_JOIN.join(p.text for p in g) for g in groups], packing, size)
         for text, group in zip(texts, groups, strict=True):
             meta = _merged(group)
@@ -116,7 +122,9 @@ def _sections(blocks: Sequence[Chunk]) -> Iterator[list[_Piece]]:
 
 
 def _boundary(before: dict[str, Any], after: dict[str, Any]) -> bool:
-    if any(before.get(k) != after.get(k) for k in _HARD_KEYS):
+    part = before.get("part")
+    led = part in _LEADS and _LEADS[part] == after.get("part")
+    if any(before.get(k) != after.get(k) for k in _HARD_KEYS[led:]):  # "part" is first
         return True
     return bool(_top(before) != _top(after))
 
@@ -127,14 +135,49 @@ def _top(meta: dict[str, Any]) -> Any:
     return headings[0] if headings else None
 
 
+def _pieces(section: list[_Piece], budget: _Budget) -> list[_Piece]:
+    """The blocks of `section` as pieces that fit `budget`. A lead (`_LEADS`) that leaves
+    room is marked, and the block after it cut to fit beside it."""
+    out: list[_Piece] = []
+    after: _Budget | None = None
+    for block in section:
+        pieces = _split(block, after or budget)
+        after = None
+        if block.meta.get("part") in _LEADS and len(pieces) == 1 and block is not section[-1]:
+            room = budget.reserved + len(block.text) + len(_JOIN)
+            if 2 * room <= min(budget.chars, budget.maximum):
+                pieces[0].lead = True
+                after = _Budget(budget.packing, budget.size, budget.max_chars, room)
+        out.extend(pieces)
+    return out
+
+
 def _split(piece: _Piece, budget: _Budget) -> list[_Piece]:
-    """`piece` as it is when it fits, else cut (tables keep their header rows)."""
+    """`piece` as it is when it fits, else cut (tables keep their header rows; a header
+    too wide to repeat starts the first piece, never a piece alone)."""
     if budget.fits(piece.text):
         return [piece]
-    header = _table_header(piece, budget)
+    head = _table_head(piece)
+    header = head if head and _repeatable(head, budget) else ""
     limit = max(64, min(budget.chars, budget.maximum) - len(header))
-    parts = _cut(piece.text[len(header) :], header, limit, budget)
+    if head and not header:  # cut after the head, never inside it
+        parts = [head.rstrip("\n"), *_cut(piece.text[len(head) :], "", limit, budget)]
+        parts = _headed(parts, head, limit, budget)
+    else:
+        parts = _cut(piece.text[len(header) :], header, limit, budget)
     return [_Piece(header + part, piece.block, piece.meta) for part in parts]
+
+
+def _headed(parts: list[str], head: str, limit: int, budget: _Budget) -> list[str]:
+    """`parts` with a first part that is the table's header alone joined to the start of
+    the second, which is cut where the two fit (the rest of it a part of its own)."""
+    if len(parts) < 2 or parts[0] != head.rstrip("\n") or limit - len(head) < 64:
+        return parts
+    start = split_text(parts[1], limit - len(head))[0]  # a prefix of parts[1]
+    rest = parts[1][len(start) :].strip()
+    if not budget.fits(head + start):
+        return parts
+    return [head + start, *([rest] if rest else []), *parts[2:]]
 
 
 def _cut(text: str, header: str, limit: int, budget: _Budget) -> list[str]:
@@ -161,10 +204,10 @@ def _even(text: str, limit: int) -> list[str]:
     return parts if high == limit else split_text(text, high)
 
 
-def _table_header(piece: _Piece, budget: _Budget) -> str:
-    """The lines a cut table repeats in every piece: a Markdown table's header rows, a
-    CSV block's header line, a sheet block's lines before its first record (`## name`,
-    titles, the header row); none when they would take half of a chunk."""
+def _table_head(piece: _Piece) -> str:
+    """The lines a cut table repeats in every piece, each ending in a newline: a Markdown
+    table's header rows, a CSV block's header line, a sheet block's lines before its
+    first record (`## name`, titles, the header row); "" for a block that is no table."""
     lines = piece.text.split("\n")
     if len(lines) > 2 and lines[0].startswith("|") and lines[1].lstrip("| :-") == "":
         head = lines[:2]
@@ -172,9 +215,12 @@ def _table_header(piece: _Piece, budget: _Budget) -> str:
         head = lines[: _first_record(lines)] if "sheet" in piece.meta else lines[:1]
     else:
         return ""
-    text = "".join(f"{line}\n" for line in head)
-    half = budget.fits_sizes(2 * len(text), 2 * budget.size(text))
-    return text if half and len(head) < len(lines) else ""
+    return "".join(f"{line}\n" for line in head) if len(head) < len(lines) else ""
+
+
+def _repeatable(head: str, budget: _Budget) -> bool:
+    """Whether `head` may repeat in every piece: when it takes at most half of one."""
+    return budget.fits_sizes(2 * len(head), 2 * budget.size(head))
 
 
 def _first_record(lines: list[str]) -> int:
@@ -200,7 +246,9 @@ def _group(pieces: list[_Piece], budget: _Budget) -> list[list[_Piece]]:
         grown = (chars + joint[0] + alone[0], size + joint[1] + alone[1])
         if not current:
             chars, size = alone
-        elif not budget.fits_sizes(*grown) or (size >= minimum and grown[1] > target):
+        elif not budget.fits_sizes(*grown) or (
+            size >= minimum and grown[1] > target and not current[-1].lead
+        ):
             groups.append(current)
             current, (chars, size) = [], alone
         else:

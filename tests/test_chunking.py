@@ -28,6 +28,10 @@ def para(n: int, tag: str = "w") -> str:
     return " ".join(f"{tag}{i}" for i in range(n))
 
 
+def _top(block: Chunk) -> str | None:
+    return (block.meta.get("headings") or [None])[0]
+
+
 @st.composite
 def blocks(draw: st.DrawFn) -> list[Chunk]:
     out = []
@@ -66,8 +70,26 @@ def test_a_chunk_never_crosses_a_part_or_a_top_level_heading(given_blocks: list[
     for chunk in pack(given_blocks, SMALL, 4000):
         first, last = chunk.meta["blocks"]
         inside = given_blocks[first : last + 1]
-        assert len({b.meta.get("part") for b in inside}) == 1
+        parts = [b.meta.get("part") for b in inside]
+        # a mail's header summary leads the body's start: the one part that may be crossed
+        led = parts.count("headers")
+        assert len(set(parts)) == 1 or parts == ["headers"] * led + ["body"] * (len(parts) - led)
         assert len({(b.meta.get("headings") or [None])[0] for b in inside}) == 1
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(blocks())
+def test_a_mail_header_summary_is_never_a_chunk_alone(given_blocks: list[Chunk]) -> None:
+    chunks = pack(given_blocks, SMALL, 4000)
+    for chunk in chunks:
+        first, last = chunk.meta["blocks"]
+        nxt = given_blocks[last + 1] if last + 1 < len(given_blocks) else None
+        alone = first == last and given_blocks[first].meta.get("part") == "headers"
+        small = 2 * len(given_blocks[first].text) + 4 <= SMALL.maximum
+        if alone and small and nxt is not None and nxt.meta.get("part") == "body":
+            if _top(nxt) != _top(given_blocks[first]):
+                continue  # a new top-level heading: a boundary still
+            pytest.fail(f"header summary alone: {chunk.text!r}")
 
 
 def test_blocks_mode_gives_the_extractors_chunks_exactly() -> None:
@@ -237,6 +259,36 @@ def test_a_header_taking_over_half_a_chunk_is_not_repeated_and_no_chunk_is_over(
     assert sum(c.text.startswith(header) for c in chunks) == 1
     assert all(len(c.text) <= SMALL.maximum for c in chunks)
     assert words(chunks) == text.split()
+
+
+def test_a_csv_header_too_wide_to_repeat_starts_the_first_piece_and_is_never_alone() -> None:
+    header = ",".join(f"Column{i}" for i in range(150))  # 1,339 characters: over half
+    record = " | ".join(f"Column{i}: value {i}" for i in range(150))  # 3,186
+    text = f"{header}\n{record}"
+    chunks = pack([Chunk(text=text, meta={"rows": [1, 1]})], Packing(), 4000)
+    assert len(chunks) > 1
+    assert chunks[0].text.startswith(f"{header}\nColumn0: value 0")
+    assert all(c.text.strip() != header for c in chunks)
+    assert all(len(c.text) <= Packing().maximum for c in chunks)
+    assert words(chunks) == text.split()
+
+
+def test_a_mail_header_summary_packs_with_the_body_start_however_long_the_body() -> None:
+    summary = "From: Ann <ann@example.com>\nTo: team@example.com\nSubject: Q3 numbers"
+    body = [para(400, "b"), para(30, "c")]  # the first body block over the maximum
+    given = [Chunk(text=summary, meta={"part": "headers"})]
+    given += [Chunk(text=t, meta={"part": "body"}) for t in body]
+    chunks = pack(given, Packing(), 4000)
+    assert chunks[0].text.startswith(f"{summary}\n\nb0 b1")
+    assert chunks[0].meta["part"] == "headers" and chunks[0].meta["blocks"] == [0, 1]
+    assert all(c.meta["part"] == "body" for c in chunks[1:])
+    assert all(len(c.text) <= Packing().maximum for c in chunks)
+    assert words(chunks) == words(given)
+
+
+def test_a_mail_without_a_body_is_its_header_summary() -> None:
+    given = [Chunk(text="From: a@b\nSubject: hi", meta={"part": "headers"})]
+    assert [c.text for c in pack(given, Packing(), 4000)] == ["From: a@b\nSubject: hi"]
 
 
 def test_a_block_over_the_maximum_is_cut_into_pieces_of_about_equal_size() -> None:

@@ -15,7 +15,7 @@ from indexer._spec import ExtractorSpec
 __all__ = ["ARCHIVE_EXTENSIONS", "BUILTIN_SPECS", "MAIL_DEPTH", "VERSIONS"]
 
 VERSIONS = {
-    "archive": "3", "csv": "1", "doc": "3", "docx": "2", "eml": "4", "epub": "2", "html": "2",
+    "archive": "3", "csv": "2", "doc": "3", "docx": "2", "eml": "4", "epub": "2", "html": "2",
     "image": "2", "json": "2", "msg": "2", "odp": "1", "odt": "1", "pdf": "3", "ppt": "1",
     "pptx": "2", "rtf": "1", "spreadsheet": "4", "text": "1",
 }  # fmt: skip

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 
 from indexer._spec import extension_of
-from indexer._text import decode, gc_paused, normalize_newlines
+from indexer._text import decode, gc_paused, normalize_newlines, split_text
 from indexer._types import Chunk, Extracted, Options, make_chunk
 from indexer.formats import VERSIONS
 
@@ -247,5 +247,24 @@ def _group(header_line: str, records: list[str], options: Options) -> Iterator[C
                 size += 1 + len(records[end])
                 end += 1
             text = "\n".join([header_line, *records[start:end]])
-        yield make_chunk(text, {"rows": [start + 1, end]})
+        if len(text) > options.max_chunk_chars:  # one record too long for a chunk
+            yield from _pieces(header_line, records[start], start + 1, options.max_chunk_chars)
+        else:
+            yield make_chunk(text, {"rows": [start + 1, end]})
         start = end
+
+
+def _pieces(header_line: str, record: str, row: int, max_chars: int) -> Iterator[Chunk]:
+    """A record too long for one chunk, cut at word boundaries: the first piece starts
+    with the header line, so that no chunk is the header alone, and every piece names its
+    columns (`label: value`); the header is not repeated (the labels say it)."""
+    meta = {"rows": [row, row]}
+    room = max_chars - len(header_line) - 1
+    if room < 64:  # a header that fills a chunk: it is one, then the record's pieces
+        yield make_chunk(header_line, meta)
+        yield from (make_chunk(p, dict(meta)) for p in split_text(record, max_chars))
+        return
+    first = split_text(record, room)[0]  # a prefix of the record
+    rest = record[len(first) :].strip()
+    yield make_chunk(f"{header_line}\n{first}", meta)
+    yield from (make_chunk(p, dict(meta)) for p in (split_text(rest, max_chars) if rest else ()))

@@ -206,7 +206,22 @@ def test_sniff_delimiter_only_when_the_header_has_no_comma(header: str, delimite
 def test_fields_longer_than_the_stdlib_limit_are_kept() -> None:
     big = "y" * 200_000
     result = csv_extractor.chunk(f'a,b\n"{big}",1\n', OPTIONS)
-    assert [c.text for c in result.chunks] == [f"a,b\na: {big} | b: 1"]
+    assert result.chunks[0].text.startswith("a,b\na: yyy")
+    assert all(len(c.text) <= 4000 for c in result.chunks)
+    kept = "".join(c.text for c in result.chunks).removeprefix("a,b\n")
+    assert "".join(kept.split()) == "".join(f"a: {big} | b: 1".split())
+
+
+def test_a_record_too_long_for_a_chunk_starts_with_its_header_never_alone() -> None:
+    header = ",".join(f"Column{i}" for i in range(150))  # 1,339 characters
+    row = ",".join(f"value {i}" for i in range(150))
+    result = extract("wide.csv", f"{header}\n{row}\n{row}\n".encode())
+    texts = [c.text for c in result.chunks]
+    assert len(texts) == 4
+    assert texts[0].startswith(f"{header}\nColumn0: value 0") and texts[2] == texts[0]
+    assert texts[1].startswith("Column") and not texts[1].startswith(header)
+    assert all(len(t) <= 4000 and t.strip() != header for t in texts)
+    assert [c.meta["rows"] for c in result.chunks] == [[1, 1], [1, 1], [2, 2], [2, 2]]
 
 
 def test_extract_splits_a_row_longer_than_max_chunk_chars() -> None:

@@ -17,6 +17,7 @@ from indexer.capabilities import capabilities
 from indexer.config import Config
 from indexer.conformance import check
 from indexer.formats.office.samples import OFFICE_SAMPLES
+from indexer.pipeline.output import shape
 from indexer.registry import Registry, default_registry
 
 KINDS = {"docx": "docx", "docm": "docx", "dotx": "docx", "pptx": "pptx", "odt": "odt",
@@ -90,6 +91,7 @@ def test_office_attachments_become_extracted_child_documents(tmp_path: Path) -> 
     slide = by_path["mail.eml#att/2/slides.pptx"][0]
     assert slide["text"] == "# Roadmap\n\nBody below"
     assert {key: value for key, value in dict(slide["meta"]).items() if key != "blocks"} == {
+        **{key: value for key, value in shape.CHUNK_META.items() if key != "blocks"},
         "slide": 1,
         "mail": {
             "subject": "Decks",

@@ -129,7 +129,7 @@ def test_every_real_rtf_gives_one_record_through_the_isolated_pool(tmp_path: Pat
     indexer.run(source, out, Config(workers=1, pdf_workers=2, max_failures=10))
     docs = document_records(out)
     assert sorted(d["path"] for d in docs) == sorted(f"{p.parent.name}-{p.name}" for p in files)
-    assert {(d["status"], d["reason"]) for d in docs} == {("ok", None), ("empty", "no_text")}
+    assert {(d["status"], d["reason"]) for d in docs} == {("ok", ""), ("empty", "no_text")}
     assert {d["kind"] for d in docs} == {"rtf"}
 
 

@@ -18,7 +18,7 @@ from indexer.registry import default_registry
 PDF = minimal_pdf([["Quarterly revenue grew by twelve percent."]])
 
 
-def _outcome(doc: dict[str, Any]) -> tuple[str, str | None]:
+def _outcome(doc: dict[str, Any]) -> tuple[str, str]:
     return doc["status"], doc["reason"]
 
 
@@ -52,12 +52,12 @@ def test_an_include_glob_for_pdfs_finds_the_pdfs_inside_archives_that_do_not_mat
     got = {path: _outcome(doc) for path, doc in docs.items()}
     assert got == {
         "a.zip": ("skipped", "excluded"),
-        "a.zip#report.pdf": ("ok", None),
+        "a.zip#report.pdf": ("ok", ""),
         "a.zip#notes.txt": ("skipped", "excluded"),
         "a.zip#inner.zip": ("skipped", "excluded"),
-        "a.zip#inner.zip#deep.pdf": ("ok", None),
+        "a.zip#inner.zip#deep.pdf": ("ok", ""),
         "a.zip#inner.zip#x.txt": ("skipped", "excluded"),
-        "top.pdf": ("ok", None),
+        "top.pdf": ("ok", ""),
         "top.txt": ("skipped", "excluded"),
     }
     assert docs["a.zip"]["kind"] == "archive" and docs["a.zip"]["chunks"] == 0
@@ -74,9 +74,9 @@ def test_an_archive_the_include_globs_match_keeps_its_own_document(tmp_path: Pat
     config = Config(workers=1, pdf_workers=1, include=("reports/**",))
     indexer.run(source, tmp_path / "out", config)
     docs = documents(tmp_path / "out")
-    assert _outcome(docs["reports/q3.zip"]) == ("ok", None)
+    assert _outcome(docs["reports/q3.zip"]) == ("ok", "")
     assert docs["reports/q3.zip"]["chunks"] == 0  # its members are documents; no name list
-    assert _outcome(docs["reports/q3.zip#a.csv"]) == ("ok", None)
+    assert _outcome(docs["reports/q3.zip#a.csv"]) == ("ok", "")
 
 
 def test_the_walk_opens_an_archive_only_when_an_include_glob_could_match_a_member(
@@ -120,8 +120,8 @@ def test_what_an_archive_attached_to_a_mail_holds_follows_the_mail_not_the_globs
     got = {path: _outcome(doc) for path, doc in documents(tmp_path / "out").items()}
     assert got == {
         "loose.log": ("skipped", "excluded"),
-        "m.eml": ("ok", None),
-        "m.eml#att/1/bundle.zip": ("ok", None),
-        "m.eml#att/1/bundle.zip#in/a.txt": ("ok", None),
-        "m.eml#att/1/bundle.zip#in/debug.log": ("ok", None),
+        "m.eml": ("ok", ""),
+        "m.eml#att/1/bundle.zip": ("ok", ""),
+        "m.eml#att/1/bundle.zip#in/a.txt": ("ok", ""),
+        "m.eml#att/1/bundle.zip#in/debug.log": ("ok", ""),
     }

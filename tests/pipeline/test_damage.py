@@ -257,6 +257,6 @@ def test_a_text_format_worker_that_allocates_without_bound_fails_only_its_docume
     records = map(json.loads, document_lines(tmp_path / "out"))
     assert [(d["path"], d["status"], d["reason"]) for d in records] == [
         ("a.greedy", "failed", "out_of_memory"),
-        ("b.txt", "ok", None),
+        ("b.txt", "ok", ""),
     ]
     assert summary.failed == 1

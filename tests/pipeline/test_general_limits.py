@@ -16,7 +16,7 @@ SMALL = Config(workers=1, pdf_workers=1, max_failures=10, max_file_bytes=1 << 20
 """General workers capped at 2,048 MB of address space (`max_memory_mb`'s default)."""
 
 
-def _statuses(out: Path) -> dict[str, tuple[str, str | None]]:
+def _statuses(out: Path) -> dict[str, tuple[str, str]]:
     lines = document_lines(out)
     return {d["path"]: (d["status"], d["reason"]) for d in map(json.loads, lines)}
 
@@ -40,6 +40,6 @@ def test_out_of_memory_kept_under_one_cap_is_tried_again_under_a_raised_cap(
                     max_memory_mb=6000)  # fmt: skip
     again = indexer.run(source, out, raised, registry=registry)
     assert again.extracted == 1, "only the failure is extracted again"
-    assert _statuses(out) == {"big.needy": ("ok", None), "note.txt": ("ok", None)}
+    assert _statuses(out) == {"big.needy": ("ok", ""), "note.txt": ("ok", "")}
     chunks = (out / "chunks-00000.ndjson").read_text()
     assert "needed 3000 MB" in chunks

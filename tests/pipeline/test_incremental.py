@@ -301,7 +301,7 @@ def test_a_crash_is_recorded_alike_whether_the_worker_or_the_run_read_the_file(
     docs = document_records(out)
     assert [(d["path"], d["reason"], bool(d["sha256"])) for d in docs] == [
         ("bad.segv", "crashed", True),
-        ("note.txt", None, True),
+        ("note.txt", "", True),
     ]
     # The tree did not change, but a crash is tried again: never re-committed as is.
     assert _report(out)["unchanged"] is False
@@ -341,7 +341,7 @@ def test_a_failure_of_the_isolation_limits_is_retried_once_then_kept(tmp_path: P
     marker.unlink()  # the machine is fine tonight
     second = indexer.run(source, out, config, registry=registry)
     assert (second.extracted, _report(out)["unchanged"]) == (2, False), "both tried again"
-    assert statuses()["once.flaky"] == ("ok", None)
+    assert statuses()["once.flaky"] == ("ok", "")
     assert statuses()["bad.segv"] == ("failed", "crashed")
     kept = committed(out)
     third = indexer.run(source, out, config, registry=registry)  # the same crash twice: kept

@@ -15,6 +15,7 @@ from outputs import document_lines
 import indexer
 from indexer._samples import minimal_pdf
 from indexer.config import Config
+from indexer.pipeline.output import shape
 from indexer.pipeline.walk import mbox
 from indexer.registry import default_registry
 
@@ -155,7 +156,7 @@ def test_attachments_become_children_carrying_the_mail_headers(tmp_path: Path) -
         "mail.eml#att/3/icon.png": ("image", "skipped"),
         "mail.eml#att/4/fwd.eml": ("eml", "ok"),
         "mail.eml#att/4/fwd.eml#att/1/inner.csv": ("csv", "ok"),
-        "mail.eml#att/5/logo.svg": (None, "skipped"),
+        "mail.eml#att/5/logo.svg": ("", "skipped"),
     }
     assert docs["mail.eml#att/3/icon.png"]["reason"] == "image_too_small"
     assert docs["mail.eml#att/3/icon.png"]["reason_text"].endswith("text: 16x16 px.")
@@ -164,7 +165,7 @@ def test_attachments_become_children_carrying_the_mail_headers(tmp_path: Path) -
     by_path = {c["path"]: c for c in _chunks(out)}
     pdf_chunk = by_path["mail.eml#att/1/report.pdf"]
     assert pdf_chunk["text"] == "Quarterly revenue grew."
-    assert pdf_chunk["meta"] == {
+    assert pdf_chunk["meta"] == shape.CHUNK_META | {
         "page": 1,
         "pages": [1, 1],
         "blocks": [0, 0],
@@ -219,9 +220,9 @@ def test_maildir_messages_are_mail_and_tmp_is_skipped(tmp_path: Path) -> None:
     indexer.run(source, out, CONFIG)
     docs = _docs(out)
     assert {p: (d["kind"], d["status"], d["reason"]) for p, d in docs.items()} == {
-        "Maildir/cur/1700000000.M1P1.host:2,S": ("eml", "ok", None),
-        "Maildir/new/1700000001.M2P2.host": ("eml", "ok", None),
-        "Maildir/tmp/": (None, "skipped", "maildir_tmp"),
+        "Maildir/cur/1700000000.M1P1.host:2,S": ("eml", "ok", ""),
+        "Maildir/new/1700000001.M2P2.host": ("eml", "ok", ""),
+        "Maildir/tmp/": ("", "skipped", "maildir_tmp"),
     }
 
 

@@ -43,7 +43,7 @@ def test_packed_output_is_byte_identical_with_one_and_three_workers(
         for line in data.splitlines()
     ]
     assert max(r["meta"]["blocks"][1] - r["meta"]["blocks"][0] for r in records) > 2
-    prefixed = [r for r in records if "context" in r["meta"]]
+    prefixed = [r for r in records if r["meta"]["context"]]
     assert prefixed and all(r["text"].startswith(f"{r['meta']['context']}\n\n") for r in prefixed)
 
 

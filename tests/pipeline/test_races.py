@@ -88,7 +88,7 @@ def test_a_file_deleted_between_the_walk_and_the_read_is_skipped_as_vanished(
     summary = indexer.run(source, out, CONFIG, registry=registry)
     assert summary.failed == 0
     assert [(d["path"], d["status"], d["reason"]) for d in document_records(out)] == [
-        ("a.remove", "ok", None),
+        ("a.remove", "ok", ""),
         ("b.txt", "skipped", "vanished"),
     ]
 

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from indexer._types import Chunk, Extracted
+from indexer.pipeline.output import shape
 from indexer.pipeline.output.blocks import child_frame, freeze, thaw
 from indexer.pipeline.output.records import DocOutcome, doc_id, render
 from indexer.pipeline.output.stored import decode, encode
@@ -26,14 +27,17 @@ META = st.dictionaries(TEXT, JSON, max_size=4)
 
 
 def _as_dumped(doc: DocOutcome) -> bytes:
-    """The chunk block as the output format defines it: each record dumped whole."""
+    """The chunk block as the output format defines it: each record dumped whole, in the
+    stable shape (`shape`: no nulls, every meta key)."""
     did = doc_id(doc.path)
     assert doc.extracted is not None
     records: list[dict[str, Any]] = [
         {
-            "id": f"{did}:{i}", "doc_id": did, "path": doc.path, "kind": doc.kind,
-            "chunk": i, "text": chunk.text, "meta": chunk.meta,
-            "degraded": doc.extracted.degraded, "sha256": doc.sha256,
+            "id": f"{did}:{i}", "doc_id": did, "path": doc.path, "kind": doc.kind or "",
+            "chunk": i, "text": chunk.text, "meta": {**shape.chunk_meta(chunk.meta), **(
+                {} if "blocks" in chunk.meta else {"blocks": [i, i]}
+            )},
+            "degraded": doc.extracted.degraded, "sha256": doc.sha256 or "",
         }
         for i, chunk in enumerate(doc.extracted.chunks)
     ]  # fmt: skip
@@ -136,3 +140,16 @@ def test_any_blocks_and_metadata_thaw_as_they_were_frozen(
     thawed, _ = thaw(freeze(unit, 1))
     assert thawed == unit
     assert [list(c.meta) for c in thawed.doc.chunks] == [list(m) for _, m in pairs]  # key order
+
+
+def test_a_mails_own_chunks_name_it_and_a_long_subject_is_cut() -> None:
+    metadata = {"subject": "s" * 5000, "from": "Ann <ann@example.com>", "message_id": "<m@x>"}
+    chunks = (Chunk(text="body", meta={"part": "body"}),)
+    extracted = Extracted(kind="eml", text="", chunks=chunks, metadata=metadata)
+    doc = DocOutcome(path="m.eml", kind="eml", size=9, sha256="h", extracted=extracted)
+    (line,) = render(doc).block.splitlines()
+    mail = orjson.loads(line)["meta"]["mail"]
+    assert mail == {
+        "subject": "s" * 199 + "…", "from": "Ann <ann@example.com>", "date": "",
+        "message_id": "<m@x>",
+    }  # fmt: skip

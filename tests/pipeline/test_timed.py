@@ -74,8 +74,8 @@ def test_a_hang_among_pdfs_of_one_call_fails_alone(tmp_path: Path) -> None:
     lines = document_lines(out)
     docs = {d["path"]: (d["status"], d["reason"]) for d in map(json.loads, lines)}
     assert docs == {
-        "a.pdf": ("ok", None),
+        "a.pdf": ("ok", ""),
         "b.hang": ("failed", "timeout"),
-        "c.pdf": ("ok", None),
-        "d.pdf": ("ok", None),
+        "c.pdf": ("ok", ""),
+        "d.pdf": ("ok", ""),
     }

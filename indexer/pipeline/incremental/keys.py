@@ -79,12 +79,13 @@ class CacheKeys:
 
 
 def packing_tag(options: Options) -> str:
-    """What packed chunks depend on besides the blocks: the settings, the packer's version,
-    the size no chunk may pass and the tokenizer's file, by content."""
+    """What rendered chunks depend on besides the blocks: the records' format, and for
+    packed ones the settings, the packer's version, the size no chunk may pass and the
+    tokenizer's file, by content."""
     packing = options.packing
     if packing.mode == "blocks":
-        return "blocks"
-    tag = f"{packing!r}|{options.max_chunk_chars}|packer.{PACKER_VERSION}"
+        return f"blocks|format.{OUTPUT_FORMAT}"
+    tag = f"{packing!r}|{options.max_chunk_chars}|packer.{PACKER_VERSION}|format.{OUTPUT_FORMAT}"
     return tag if packing.tokenizer is None else f"{tag}|{_file_digest(packing.tokenizer)}"
 
 

@@ -87,7 +87,7 @@ def _load_line(previous: Previous, line: bytes) -> None:
     previous[_path_of(line)] = fingerprint(line)
     if b'"pages":' in line:  # most documents have no page count: no parse
         value = orjson.loads(line)["metadata"].get("pages", 0)
-        previous.pages += value if isinstance(value, int) else 0
+        previous.pages += max(value, 0) if isinstance(value, int) else 0  # -1: none
 
 
 def _path_of(line: bytes) -> str:

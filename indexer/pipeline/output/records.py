@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any, cast
 import orjson
 
 from indexer._pickling import slotted_state
-from indexer._types import Extracted
+from indexer._types import Chunk, Extracted
+from indexer.pipeline.output import shape
 from indexer.reasons import explain, status_of
 
 if TYPE_CHECKING:  # the walk and its config are the parent's: a worker never imports them
@@ -196,15 +197,23 @@ def chunk_block(doc: DocOutcome, did: str) -> tuple[bytes | bytearray, int]:
     chunks = doc.extracted.chunks
     line = _chunk_line(doc, did, doc.extracted.degraded)
     dump = orjson.dumps
+    mail = doc.extracted.metadata if doc.kind in _MAIL_KINDS else None
+
+    def meta(i: int, chunk: Chunk) -> bytes:
+        shaped = shape.chunk_meta(chunk.meta, mail)
+        if "blocks" not in chunk.meta:  # a blocks run: each chunk is its own block
+            shaped["blocks"] = [i, i]
+        return dump(shaped)
+
     if len(chunks) <= _SLICE:
-        block = b"".join([line % (i, i, dump(c.text), dump(c.meta)) for i, c in enumerate(chunks)])
+        block = b"".join([line % (i, i, dump(c.text), meta(i, c)) for i, c in enumerate(chunks)])
         return block, len(chunks)
     # Many chunks: a slice of lines at a time into one buffer, which is the block (a
     # list of every line, then their join, held the document's output twice).
     grown = bytearray()
     for at in range(0, len(chunks), _SLICE):
         part = enumerate(chunks[at : at + _SLICE], at)
-        grown += b"".join([line % (i, i, dump(c.text), dump(c.meta)) for i, c in part])
+        grown += b"".join([line % (i, i, dump(c.text), meta(i, c)) for i, c in part])
     return grown, len(chunks)
 
 
@@ -212,6 +221,8 @@ _WRITTEN = ("ok", "degraded")
 """The statuses whose chunks a run writes."""
 _SLICE = 4096
 """Chunks rendered per slice of a large document's block."""
+_MAIL_KINDS = ("eml", "msg")
+"""Kinds whose documents are messages: their chunks' `meta.mail` is their own headers."""
 
 
 def _chunk_line(doc: DocOutcome, did: str, degraded: bool) -> bytes:
@@ -222,10 +233,10 @@ def _chunk_line(doc: DocOutcome, did: str, degraded: bool) -> bytes:
             b'{"id":', _literal(did)[:-1], b':%d"',  # "<doc id>:<chunk>"
             b',"doc_id":', _literal(did),
             b',"path":', _literal(doc.path),
-            b',"kind":', _literal(doc.kind),
+            b',"kind":', _literal(shape.text(doc.kind)),
             b',"chunk":%d,"text":%b,"meta":%b',
             b',"degraded":', _literal(degraded),
-            b',"sha256":', _literal(doc.sha256),
+            b',"sha256":', _literal(shape.text(doc.sha256)),
             b"}\n",
         )
     )  # fmt: skip
@@ -237,7 +248,8 @@ def _literal(value: object) -> bytes:
 
 
 def document_record(doc: DocOutcome, did: str, digest: str, chunks: int) -> dict[str, Any]:
-    """Return the document record of `doc`; `digest` hashes its `chunks` chunk lines."""
+    """Return the document record of `doc`; `digest` hashes its `chunks` chunk lines.
+    Every record has every key, none null (`shape`)."""
     extracted = doc.extracted
     metadata = {} if extracted is None else extracted.metadata
     status = doc.status
@@ -245,16 +257,16 @@ def document_record(doc: DocOutcome, did: str, digest: str, chunks: int) -> dict
     return {
         "path": doc.path,
         "doc_id": did,
-        "kind": doc.kind,
+        "kind": shape.text(doc.kind),
         "bytes": doc.size,
-        "sha256": doc.sha256,
+        "sha256": shape.text(doc.sha256),
         "status": status,
-        "reason": reason,
-        "reason_text": reason_text,
-        "extractor": doc.extractor,
+        "reason": shape.text(reason),
+        "reason_text": shape.text(reason_text),
+        "extractor": shape.text(doc.extractor),
         "chunks": chunks,
         "digest": digest,
-        "metadata": metadata,
+        "metadata": shape.metadata(metadata),
     }
 
 

@@ -326,6 +326,6 @@ def test_a_result_of_the_wrong_shape_fails_naming_the_extractor_and_the_type(
     docs = document_records(source.parent / "out")
     assert [(d["status"], d["reason"]) for d in docs] == [
         ("failed", "extractor_error"),
-        ("ok", None),
+        ("ok", ""),
     ]
     assert f"TypeError: {detail}" in docs[0]["reason_text"]

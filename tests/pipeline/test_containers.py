@@ -17,6 +17,7 @@ import indexer
 from indexer import registry as registry_module
 from indexer._spec import CONTEXT_CHARS
 from indexer.config import Config
+from indexer.pipeline.output.shape import MAIL_CHARS
 
 CONFIG = Config(workers=2, pdf_workers=2, max_failures=100)
 
@@ -83,15 +84,15 @@ def test_a_plugin_container_is_nested_through_its_entry_point_alone(
     indexer.run(source, out, CONFIG)
     docs = {p: (d["kind"], d["status"], d["reason"]) for p, d in documents(out).items()}
     assert docs == {
-        "box.tarlist": ("tarlist", "ok", None),
-        "box.tarlist#notes.txt": ("text", "ok", None),
-        "box.tarlist#sheet.csv": ("csv", "ok", None),
-        "box.tarlist#blob.dat": (None, "skipped", "binary"),  # judged as a file in a folder
-        "outer.zip": ("archive", "ok", None),
-        "outer.zip#in/box.tarlist": ("tarlist", "ok", None),
-        "outer.zip#in/box.tarlist#notes.txt": ("text", "ok", None),
-        "outer.zip#in/box.tarlist#sheet.csv": ("csv", "ok", None),
-        "outer.zip#in/box.tarlist#blob.dat": (None, "skipped", "binary"),
+        "box.tarlist": ("tarlist", "ok", ""),
+        "box.tarlist#notes.txt": ("text", "ok", ""),
+        "box.tarlist#sheet.csv": ("csv", "ok", ""),
+        "box.tarlist#blob.dat": ("", "skipped", "binary"),  # judged as a file in a folder
+        "outer.zip": ("archive", "ok", ""),
+        "outer.zip#in/box.tarlist": ("tarlist", "ok", ""),
+        "outer.zip#in/box.tarlist#notes.txt": ("text", "ok", ""),
+        "outer.zip#in/box.tarlist#sheet.csv": ("csv", "ok", ""),
+        "outer.zip#in/box.tarlist#blob.dat": ("", "skipped", "binary"),
     }
     chunks = _chunks(out)
     texts = {c["path"]: c["text"] for c in chunks}
@@ -128,7 +129,10 @@ def test_what_a_mail_passes_to_its_children_is_bounded(tmp_path: Path) -> None:
     indexer.run(source, out, CONFIG)
     chunks = _chunks(out)
     child = [c for c in chunks if c["path"] == "m.eml#att/1/notes.txt"]
-    assert child and {c["meta"]["mail"]["subject"] for c in child} == {"s" * CONTEXT_CHARS}
+    # the context the children receive is cut at CONTEXT_CHARS, and the chunks' `mail`
+    # values at the record shape's MAIL_CHARS (below it), with an ellipsis
+    assert child and {c["meta"]["mail"]["subject"] for c in child} == {"s" * (MAIL_CHARS - 1) + "…"}
+    assert MAIL_CHARS < CONTEXT_CHARS
     assert documents(out)["m.eml"]["status"] == "ok"
 
 

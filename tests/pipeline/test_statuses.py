@@ -67,7 +67,7 @@ def test_every_record_has_a_reason_its_code_declares_and_ok_none(tmp_path: Path)
         keys = list(record)
         assert keys[keys.index("reason") + 1] == "reason_text"
         if record["status"] == "ok":
-            assert (record["reason"], record["reason_text"]) == (None, None)
+            assert (record["reason"], record["reason_text"]) == ("", "")
         else:
             assert BY_CODE[record["reason"]].status == record["status"], record
             assert record["reason_text"].endswith(".")

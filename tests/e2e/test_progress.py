@@ -107,8 +107,15 @@ def test_the_line_fits_the_terminal_and_is_redrawn_in_place(
     assert not any("ETA -" in f for f in frames)
 
 
-def test_a_narrowed_terminal_gets_a_narrower_line(tree: Path, tmp_path: Path) -> None:
-    screen, code, after = _run_on_a_terminal(tree, tmp_path / "out", 120, resize=60)
+def test_a_narrowed_terminal_gets_a_narrower_line(tmp_path: Path) -> None:
+    # enough files on one worker that the line is redrawn several times after the resize
+    tree = tmp_path / "src"
+    for i in range(3000):
+        name = f"a-rather-long-folder-name-{i % 7}/and-a-long-file-name-{i:04d}.txt"
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree / name).write_text(f"paragraph {i}\n\n" + "words and more words\n" * 40)
+    extra = ("--workers", "1")
+    screen, code, after = _run_on_a_terminal(tree, tmp_path / "out", 120, resize=60, extra=extra)
     assert code == 0 and after > 0, screen
     later = _frames(screen[after:])[1:]  # the frame drawn as the size changed may be wide
     assert later and all(len(f) < 60 for f in later), later

@@ -39,11 +39,11 @@ def test_a_plugin_writing_garbage_to_descriptors_fails_only_its_own_files(
     assert main([*argv, "--pdf-workers", "1", "--max-failures", "1"]) == 1
     docs = {d["path"]: (d["status"], d["reason"]) for d in document_records(out)}
     assert docs == {
-        "a.scribble": ("ok", None),
-        "b.scribbles": ("ok", None),
+        "a.scribble": ("ok", ""),
+        "b.scribbles": ("ok", ""),
         "c.forge": ("failed", "crashed"),
         "d.forges": ("failed", "crashed"),
-        **{f"note-{i}.txt": ("ok", None) for i in range(4)},
+        **{f"note-{i}.txt": ("ok", "") for i in range(4)},
     }
     records = {d["path"]: d for d in document_records(out)}
     assert "protocol error: bad frame magic" in records["c.forge"]["reason_text"]

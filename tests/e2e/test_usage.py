@@ -152,7 +152,7 @@ def test_a_native_librarys_panic_stays_off_the_terminal(tmp_path: Path) -> None:
     assert proc.stderr.count("\n") == 1, proc.stderr  # the failure count, nothing else
     (line,) = (tmp_path / "o" / "documents-00000.ndjson").read_text().splitlines()
     doc = json.loads(line)
-    assert doc["status"] == "failed" and "no entry found for key" in doc["reason"]
+    assert doc["status"] == "failed" and "no entry found for key" in doc["reason_text"]
 
 
 def test_the_dask_engine_without_dask_says_an_install_command_that_works(

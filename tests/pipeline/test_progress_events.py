@@ -13,6 +13,7 @@ from indexer.config import Config
 from indexer.pipeline.engines.context import RunContext
 from indexer.pipeline.engines.local import stage
 from indexer.pipeline.run.progress import Progress
+from indexer.pipeline.walk.source import LocalFolder
 from indexer.registry import default_registry
 
 pytestmark = pytest.mark.slow  # a whole staging on real pools
@@ -43,7 +44,11 @@ def test_files_count_as_they_come_back_not_when_the_walk_order_reaches_them(
 
     config = Config(workers=1, pdf_workers=1, batch_files=8)
     ctx = RunContext(
-        source=source, staging=staging, config=config, registry=registry, on_progress=note
+        source=LocalFolder(source),
+        staging=staging,
+        config=config,
+        registry=registry,
+        on_progress=note,
     )
     anyio.run(stage, ctx)
     # The texts came back while the slow files ahead of them in walk order were read:

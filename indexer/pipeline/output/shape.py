@@ -54,11 +54,13 @@ CHUNK_META: dict[str, Any] = {
 HEADING_JOIN = " > "
 """How a chunk's heading path is written in `meta.headings` (as in `meta.context`)."""
 
-OCR = ("engine", "pages", "failed", "unread", "blank", "low_confidence", "confidence")
+OCR = (
+    "engine", "pages", "pictures", "failed", "unread", "blank", "low_confidence", "confidence",
+)  # fmt: skip
 """The string keys of a document's `metadata.ocr`: the engine, and its pages read,
 failed, left unread (no engine installed), blank (never sent to the engine) and read
-under the confidence threshold, space-separated; `confidence` is the pages' mean word
-confidence, in the order of `pages`."""
+under the confidence threshold, space-separated (an office file's are its `pictures`);
+`confidence` is each one's mean word confidence, in the order of `pages` (`pictures`)."""
 OCR_COUNTS = ("max_pages", "not_read")
 """The number keys of `metadata.ocr`: the page cap and the pages past it (`-1`: none)."""
 
@@ -135,8 +137,9 @@ def metadata(found: Mapping[str, Any]) -> dict[str, Any]:
 def _ocr(found: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {k: _spaced(found.get(k)) for k in OCR}
     confidence = found.get("confidence")
-    if isinstance(confidence, Mapping):  # by page: written in the order of `pages`
-        out["confidence"] = " ".join(_confidence(confidence.get(str(p))) for p in found["pages"])
+    if isinstance(confidence, Mapping):  # by page: in the order of `pages`, when given
+        order = found.get("pages") or found.get("pictures") or sorted(confidence)
+        out["confidence"] = " ".join(_confidence(confidence.get(str(p))) for p in order)
     for key in OCR_COUNTS:
         value = found.get(key)
         out[key] = value if isinstance(value, int) else NONE

@@ -15,7 +15,7 @@ from indexer._pickling import slotted_state
 from indexer._types import Extracted, Options
 
 if TYPE_CHECKING:
-    from indexer.formats.archive.read import Budget
+    from indexer.formats.archive.budget import Budget
 
 __all__ = [
     "CONTEXT_CHARS",
@@ -89,7 +89,7 @@ class Nesting:
         """The nesting of a document of the walk at `path`: depth 0, a fresh budget."""
         # The unpacking budget is the archive reader's (it charges what it unpacks); it is
         # imported here, late, because the formats import this module.
-        from indexer.formats.archive.read import Budget
+        from indexer.formats.archive.budget import Budget
 
         return Nesting(path=path, limits=limits, budget=Budget(limits))
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import NoReturn
 
 from indexer.cli.exits import Exit
@@ -16,12 +15,6 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """Print `message` in one line and exit `Exit.USAGE`; never returns."""
         self.exit(Exit.USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
-
-    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
-        """Leave with `status` (argparse's way out), `message` on stderr."""
-        if message:
-            sys.stderr.write(message)
-        raise SystemExit(status)
 
 
 def add_verbose(parser: argparse.ArgumentParser, *, top: bool = False) -> None:

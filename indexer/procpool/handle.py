@@ -109,7 +109,9 @@ class WorkerHandle:
     async def _receive_exactly(self, size: int) -> bytes:
         """Return the next `size` bytes of the reply pipe; raises `anyio.EndOfStream` if
         the child closed it first, `anyio.ClosedResourceError` if `close` was called."""
-        parts: list[bytes] = [b""]  # `size` 0 (a frame with no buffers) is b""
+        if not size:  # a frame with no buffers
+            return b""
+        parts: list[bytes] = []
         missing = size
         while missing:
             if self.closed:
@@ -123,7 +125,7 @@ class WorkerHandle:
                 raise anyio.EndOfStream
             parts.append(part)
             missing -= len(part)
-        return parts[-1] if len(parts) <= 2 else b"".join(parts)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
 
     def close(self) -> None:
         """Close the reply pipe, waking a task that waits on it (idempotent)."""

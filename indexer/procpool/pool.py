@@ -139,7 +139,7 @@ class WorkerPool:
                 reply = await self._exchange(worker, frame, timeout)
             except BaseException as exc:
                 if isinstance(exc, PoolError):
-                    exc.seconds = time.monotonic() - started
+                    _timed(exc, time.monotonic() - started)
                 await self._discard(worker, kill=True)
                 raise
             finally:

@@ -70,7 +70,6 @@ class Prepared:
 
     image: Image
     dpi: int
-    scale: float
 
 
 def prepare(grey: Image, dpi: int, max_pixels: int) -> Prepared | None:
@@ -84,14 +83,14 @@ def prepare(grey: Image, dpi: int, max_pixels: int) -> Prepared | None:
     if found.blank:
         return None
     if found.line_height >= _ENLARGE_BELOW:
-        return Prepared(image=grey, dpi=dpi, scale=1.0)
+        return Prepared(image=grey, dpi=dpi)
     budget = (max_pixels / max(1, grey.width * grey.height)) ** 0.5
     scale = min(TARGET_LINE / found.line_height, _MAX_SCALE, budget)
     if scale <= 1.0:
-        return Prepared(image=grey, dpi=dpi, scale=1.0)
+        return Prepared(image=grey, dpi=dpi)
     size = (round(grey.width * scale), round(grey.height * scale))
     enlarged = grey.resize(size, Pil.Resampling.BICUBIC)
-    return Prepared(image=enlarged, dpi=round(dpi * scale), scale=scale)
+    return Prepared(image=enlarged, dpi=round(dpi * scale))
 
 
 def flatten(grey: Image) -> Image:

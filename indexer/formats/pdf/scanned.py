@@ -56,11 +56,6 @@ class Scanned:
     """Why OCR could not run: no engine, a language pack missing."""
 
     @property
-    def pages(self) -> dict[int, tuple[str, ...]]:
-        """The paragraphs of each page the engine read."""
-        return {n: page.paragraphs for n, page in (self.read.texts if self.read else {}).items()}
-
-    @property
     def failed(self) -> dict[int, str]:
         """Why the engine failed on a page."""
         return self.read.failed if self.read else {}

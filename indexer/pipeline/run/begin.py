@@ -49,7 +49,7 @@ class RunSpec:
         found = next(p for p in (dst, *dst.parents) if p.exists())  # OUT, or where it goes
         if not found.is_dir():
             raise ConfigError("out", f"{out} cannot be created: {found} is not a directory")
-        _writable(out, dst)
+        _writable(out, found)
         return cls(source=source, out=dst, config=config, registry=registry, progress=progress)
 
 
@@ -69,13 +69,12 @@ def _checked_folder(root: Path, dst: Path) -> Path:
     return src
 
 
-def _writable(out: Path, dst: Path) -> None:
-    """Write a file in OUT, or in the nearest folder above it that exists (OUT itself
-    is created later, only once the run's settings are all checked); raises
+def _writable(out: Path, found: Path) -> None:
+    """Write a file in `found`, OUT or the nearest folder above it that exists (OUT
+    itself is created later, only once the run's settings are all checked); raises
     `ConfigError` when that fails (a read-only disk, no permission): a usage error,
     before any work."""
     try:
-        found = next(p for p in (dst, *dst.parents) if p.exists())
         with tempfile.TemporaryFile(dir=found):
             pass
     except OSError as exc:

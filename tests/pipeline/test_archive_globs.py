@@ -28,11 +28,14 @@ def test_the_walks_exclude_globs_apply_to_member_paths(tmp_path: Path) -> None:
     files = {"keep.txt": b"Kept.\n", "debug.log": b"noise\n", "secret/key.txt": b"hidden\n"}
     (source / "a.zip").write_bytes(zip_of(files))
     config = Config(workers=1, pdf_workers=1, exclude=("*.log", "a.zip/secret/"))
-    indexer.run(source, tmp_path / "out", config)
+    summary = indexer.run(source, tmp_path / "out", config)
     docs = documents(tmp_path / "out")
     assert docs["a.zip#keep.txt"]["status"] == "ok"
     assert docs["a.zip#debug.log"]["reason"] == "excluded"
     assert docs["a.zip#secret/key.txt"]["reason"] == "excluded"
+    # what the summary counts apart are walk files left out; members are the archive's
+    assert (summary.files, summary.excluded) == (1, 0)
+    assert summary.line().startswith("indexed 1 files into 4 documents")
 
 
 def test_an_include_glob_for_pdfs_finds_the_pdfs_inside_archives_that_do_not_match_it(

@@ -32,9 +32,6 @@ __all__ = [
 ]
 
 VERSION = VERSIONS["archive"]  # bumped in indexer/formats/__init__.py
-
-UNSUPPORTED = ("7z", "rar")
-"""Archive formats no reader here opens: their members are recorded as skipped."""
 _COMPRESSED = ("gz", "bz2", "xz")
 
 

@@ -19,15 +19,10 @@ from typing import Any
 from indexer._extract import failure_text
 from indexer._globs import may_match_below
 from indexer._limits import ContainerLimits
-from indexer._text import wide_encoding
 from indexer._types import Chunk, Extracted
+from indexer.pipeline.walk.binary import UNSUPPORTED_ARCHIVES, binary_head
 from indexer.pipeline.walk.walker import BINARY_EXTENSIONS, SNIFF_BYTES, compile_globs
 from indexer.registry import ExtractorSpec, Held, Registry, extension_of
-
-_TEXT_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
-UNSUPPORTED = ("7z", "rar")
-"""Archive formats no reader here opens: their members are `unsupported_archive` (the walk's
-rule for such a file on disk)."""
 
 
 def judge(name: str, data: bytes, registry: Registry) -> tuple[ExtractorSpec | None, str | None]:
@@ -35,12 +30,11 @@ def judge(name: str, data: bytes, registry: Registry) -> tuple[ExtractorSpec | N
     if registry.handles(name):
         return registry.for_path(name), None
     ext = extension_of(name)
-    if ext in UNSUPPORTED:
+    if ext in UNSUPPORTED_ARCHIVES:  # the walk's rule for such a file on disk
         return None, "unsupported_archive"
     if ext in BINARY_EXTENSIONS:
         return None, "binary"
-    head = data[:SNIFF_BYTES]
-    if b"\0" in head and not head.startswith(_TEXT_BOMS) and wide_encoding(head) is None:
+    if binary_head(data[:SNIFF_BYTES]):
         return None, "binary"
     return registry.for_path(name), None
 

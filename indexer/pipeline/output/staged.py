@@ -42,8 +42,8 @@ class Tally:
     def add(self, outcome: FileOutcome, chunks: int) -> None:
         """Count one written file outcome."""
         self.files += not outcome.in_archive
-        if not outcome.in_archive:
-            self.excluded += sum(doc.excluded for doc in outcome.docs)
+        if not outcome.in_archive and outcome.docs:  # the file's own record, not its members'
+            self.excluded += outcome.docs[0].excluded
         self.chunks += chunks
         self.bytes_read += outcome.bytes_read
         self.extracted_now += outcome.extracted_now

@@ -84,21 +84,18 @@ _CHANGES = ("added", "changed", "removed")
 
 
 def summarize(
-    out: Path, tally: Tally, shards: int, seconds: float, failures: Failures | None = None
+    out: Path, tally: Tally, shards: int, seconds: float, failures: Failures
 ) -> RunSummary:
-    """The summary of a run committed into `out`; `failures` split its failures (all new
-    when not given)."""
-    failed = tally.by_status.get("failed", 0)
-    split = failures or Failures(new=failed)
+    """The summary of a run committed into `out`; `failures` split its failures."""
     return RunSummary(
         out=str(out),
         files=tally.files,
         documents=tally.documents,
         chunks=tally.chunks,
         shards=shards,
-        failed=failed,
-        failed_new=split.new,
-        failed_known=split.known,
+        failed=tally.by_status.get("failed", 0),
+        failed_new=failures.new,
+        failed_known=failures.known,
         extracted=tally.extracted_now,
         reused=tally.reused,
         repacked=tally.repacked,
@@ -116,12 +113,10 @@ def write_report(
     tally: Tally,
     seconds: float,
     unchanged: bool,
-    failures: Failures | None = None,
+    failures: Failures,
 ) -> None:
     """Write `out/run.json`: the run's timings and throughput (never part of the output),
-    and its failures, new and known (all new when `failures` is not given)."""
-    failed = tally.by_status.get("failed", 0)
-    split = failures or Failures(new=failed)
+    and its failures, new and known."""
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     report = {
@@ -133,7 +128,7 @@ def write_report(
         "reused": tally.reused,
         "repacked": tally.repacked,
         "changes": tally.changes,
-        "failed": {"new": split.new, "known": split.known},
+        "failed": {"new": failures.new, "known": failures.known},
         "bytes_read": tally.bytes_read,
         "pages": tally.pages,
         "files_per_s": round(tally.files / seconds, 1) if seconds else None,

@@ -22,6 +22,13 @@ _BINARY_NAMES = (
 )
 BINARY_EXTENSIONS = frozenset(_BINARY_NAMES.split())
 """Extensions passed over as `binary` unless an extractor claims them."""
+UNSUPPORTED_ARCHIVES = frozenset({"7z", "rar"})
+"""Archive formats no reader here opens: passed over as `unsupported_archive`."""
+
+
+def binary_reason(ext: str) -> str:
+    """The skip reason of a file passed over for its extension `ext`."""
+    return "unsupported_archive" if ext in UNSUPPORTED_ARCHIVES else "binary"
 
 
 def binary_head(head: bytes) -> bool:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import BinaryIO, Protocol, runtime_checkable
 
 from indexer._globs import compile_globs
-from indexer.pipeline.walk.binary import SNIFF_BYTES, binary_head
+from indexer.pipeline.walk.binary import SNIFF_BYTES, binary_head, binary_reason
 from indexer.pipeline.walk.entry import Entry, iter_batches
 from indexer.pipeline.walk.policy import WalkPolicy, streams
 from indexer.pipeline.walk.walker import walk
@@ -117,10 +117,8 @@ def listed(
             entry = Entry(
                 rel=item.rel, path=item.path, size=item.size, version=item.version, skip=None
             )
-            if noted.get(item.rel) == item.version:
-                yield entry  # extracted under this version: it passed the sniff then
-                continue
-            reason, detail = _verdict(entry, policy, include, exclude, open_entry)
+            sniffed = noted.get(item.rel) == item.version  # extracted under this version
+            reason, detail = _verdict(entry, policy, include, exclude, open_entry, sniffed)
             yield entry if reason is None else _skipped(entry, reason, detail)
 
 
@@ -130,7 +128,10 @@ def _verdict(
     include: re.Pattern[str] | None,
     exclude: re.Pattern[str] | None,
     open_entry: Callable[[Entry], BinaryIO],
+    sniffed: bool,
 ) -> tuple[str | None, str]:
+    """The skip reason and detail of `entry` (None: it is read); `sniffed` when it
+    passed the sniff before (the state noted its version), which is then not redone."""
     rel = entry.rel
     if policy.skip_hidden and any(name.startswith(".") for name in rel.split("/")):
         return "hidden", ""
@@ -143,8 +144,8 @@ def _verdict(
     if policy.claims(rel) or streams(rel):
         return None, ""
     if (ext := extension_of(rel)) in policy.binary_extensions:
-        return "binary", f".{ext}"
-    return _sniffed(entry, open_entry)
+        return binary_reason(ext), f".{ext}"
+    return (None, "") if sniffed else _sniffed(entry, open_entry)
 
 
 def _sniffed(entry: Entry, open_entry: Callable[[Entry], BinaryIO]) -> tuple[str | None, str]:

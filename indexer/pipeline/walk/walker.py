@@ -22,7 +22,12 @@ from stat import S_ISLNK, S_ISREG
 
 from indexer._globs import compile_globs, may_match_below
 from indexer.formats import ARCHIVE_EXTENSIONS
-from indexer.pipeline.walk.binary import BINARY_EXTENSIONS, SNIFF_BYTES, binary_head
+from indexer.pipeline.walk.binary import (
+    BINARY_EXTENSIONS,
+    SNIFF_BYTES,
+    binary_head,
+    binary_reason,
+)
 from indexer.pipeline.walk.entry import Entry, escape_name, iter_batches, record, rel_bytes
 from indexer.pipeline.walk.noted import Noted
 from indexer.pipeline.walk.policy import WalkPolicy, policy_for, streams
@@ -190,8 +195,7 @@ class _Walker:
         if mail or self.claims(rel) or streams(rel):  # claims first: it is usually True
             return _unsniffed(path, rel, st, mail)
         if (ext := extension_of(rel)) in self.policy.binary_extensions:
-            reason = "unsupported_archive" if ext in ("7z", "rar") else "binary"
-            return record(path, rel, reason, st, f".{ext}")
+            return record(path, rel, binary_reason(ext), st, f".{ext}")
         if self.noted is not None and self.noted.holds(rel, st, *self.here):
             return _unsniffed(path, rel, st)  # chmod keeps the stat: access() still asked
         return self._sniffed(path, rel, st)

@@ -228,7 +228,7 @@ class Config:
         output=True,
         doc="The isolated workers' limits: every extractor marked isolated (PDF, Office, OCR,\n"
         "RTF, spreadsheets, images, plugins that ask for it) runs in a killable process.\n"
-        "(Read from the [pdf] table too, with a warning: its old name.)\n"
+        "(A [pdf] table is read as this one, with a warning.)\n"
         "Wall-clock limit per isolated file, in seconds; past it the file is recorded as\n"
         "failed (timeout).",
         flag="--timeout",
@@ -409,7 +409,7 @@ class Config:
         output=True,
         doc="OCR of scanned PDF pages and of images (.png .jpg .jpeg .tif .tiff .bmp .gif .webp).\n"
         '"auto": only PDF pages without a text layer, and images, when an engine is installed;\n'
-        '"off": never (scanned PDFs fail "no text layer", images are skipped); "force": every\n'
+        '"off": never (scanned PDFs and images are skipped, ocr_off); "force": every\n'
         "PDF page, text layer or not. Without an installed engine, auto and force read nothing.",
         flag="--ocr",
         flag_type=str,
@@ -507,8 +507,8 @@ class Config:
         doc="Bytes the archives (.zip, .tar, .tar.gz, .gz, ...) inside one file of the walk may\n"
         "unpack to in memory together (256 MiB): the file itself, what it holds at any depth,\n"
         "and every archive attached to one mail share it; nothing is unpacked to disk. Past\n"
-        "it, or past max_members, the archive's record is failed with the reason, after the\n"
-        "members read before it.",
+        "it, or past max_members, the archive's record is skipped (unpacked_limit,\n"
+        "member_limit) with the reason, after the members read before it.",
     )
     max_members: int = _key(
         "archive",

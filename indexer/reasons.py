@@ -4,7 +4,7 @@ A document record's `reason` is one of the codes of `REASONS` (a script matches 
 its `reason_text` the code's sentence, with the detail of the case (a compression
 method, a parser's message). Extractors and the pipeline say why in their own words
 (`Extracted.error`, `Extracted.skipped`, a walk entry's `skip`): `code` or `code:
-detail` with a code declared here, or one of the older phrasings that `_LEGACY` maps;
+detail` with a code declared here, or an extractor's own phrasing that `_LEGACY` maps;
 `explain` turns either into the code and the sentence, and `status_of` gives the
 status the code stands for. `docs/reasons.md` lists them all (a test compares it with
 `reasons_markdown()`).
@@ -89,7 +89,7 @@ REASONS: tuple[Reason, ...] = (
     _r("unsupported_format", "skipped", "The file is in a format no extractor here reads.",
        "Convert it to a format listed by `indexer capabilities`."),
     _r("no_extractor", "skipped", "No extractor reads this content type.",
-       "Add a plugin extractor for it (docs/formats.md) if it is wanted."),
+       "Add a plugin extractor for it (docs/architecture.md, Extending) if it is wanted."),
     _r("binary", "skipped", "The file is binary data, not a document.", _NOTHING),
     _r("unsupported_archive", "skipped", "The archive format (7z, rar) is not read here.",
        "Unpack it with another tool, then index the folder."),

@@ -13,9 +13,11 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from contextlib import closing
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 from outputs import committed, document_lines, document_records, documents
@@ -24,6 +26,9 @@ import indexer
 from indexer._corpusgen import write_corpus
 from indexer.config import Config
 from indexer.pipeline.run.lock import hold
+from indexer.pipeline.walk.entry import Entry
+from indexer.pipeline.walk.policy import WalkPolicy
+from indexer.pipeline.walk.source import LocalFolder
 
 pytestmark = pytest.mark.slow  # whole runs, re-run after each change
 
@@ -537,20 +542,49 @@ def test_a_damaged_state_page_means_a_rebuild_and_one_short_warning(
     assert "\n" not in warning and len(warning) < 600  # one line in a cron mail
 
 
+@dataclass(frozen=True)
+class _CountingFolder:
+    """The local folder, counting the entries each walk yielded."""
+
+    root: Path
+    walks: list[int]
+    local: bool = True
+
+    def walk(self, policy: WalkPolicy) -> Iterator[Entry]:
+        self.walks.append(0)
+        return self._counted(LocalFolder(self.root).walk(policy), len(self.walks) - 1)
+
+    def _counted(self, walked: Iterator[Entry], walk: int) -> Iterator[Entry]:
+        for entry in walked:
+            self.walks[walk] += 1
+            yield entry
+
+    def open(self, entry: Entry) -> BinaryIO:
+        return LocalFolder(self.root).open(entry)
+
+
 @pytest.mark.parametrize("keep", [100_000, 3])
-def test_a_change_late_in_the_walk_goes_on_from_the_check_or_walks_again(
+def test_a_change_late_in_the_walk_goes_on_from_the_check_without_walking_again(
     source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, keep: int
 ) -> None:
     """The unchanged-tree check reads the walk up to the first difference; the run
-    goes on with what it read, or walks again when it read too much to keep."""
+    goes on with what it read, those entries past what it keeps in memory replayed
+    from a spill file: the tree is walked once either way."""
     from indexer.pipeline.run import unchanged
 
     monkeypatch.setattr(unchanged, "_KEEP", keep)
+    from indexer.pipeline.incremental import tree
+
+    for module in (unchanged, tree):  # batches of 2: all but the first two past `keep` spilled
+        monkeypatch.setattr(module, "BATCH", 2)
     out = tmp_path / "out"
     indexer.run(source, out, CONFIG)
     last = _paths(source)[-1]
     last.write_bytes(last.read_bytes() + b"\n\nOne more paragraph at the end of the walk.\n")
-    second = indexer.run(source, out, CONFIG)
+    counting = _CountingFolder(source, [])
+    second = indexer.run(counting, out, CONFIG)
+    entries = max(counting.walks)
+    assert entries > 3 * 2 and sorted(counting.walks)[:-1] == [1]  # and one look for any entry
     assert changes(out) == [("changed", last.relative_to(source).as_posix())]
     assert second.extracted == 1
     assert committed(out) == fresh(source, tmp_path, CONFIG)

@@ -177,7 +177,9 @@ def _stage_unchanged(spec: RunSpec, begun: Begun) -> None:
     config, registry, state = spec.config, spec.registry, begun.state
     tree = state.committed_tree
     walked = spec.source.walk(walk_policy(config, registry, state, tree))
-    old, begun.walked = unchanged(walked, begun.previous_output, tree, config, registry)
+    old, begun.walked = unchanged(
+        walked, begun.previous_output, tree, config, registry, spill_dir=begun.staging
+    )
     if old is None or tree is None:
         return
     files = stage_linked(begun.previous_output, begun.staging, old)

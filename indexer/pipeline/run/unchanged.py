@@ -15,7 +15,9 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
+import pickle
 import shutil
+import tempfile
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -36,7 +38,49 @@ from indexer.pipeline.walk.walker import Entry, WalkPolicy, iter_batches, policy
 from indexer.registry import Registry
 
 _KEEP = 100_000
-"""Entries kept for the run when the tree changed (tens of MB); beyond, it walks again."""
+"""Entries the check keeps in memory for the run when the tree changed (tens of MB);
+those read beyond are spilled to a temporary file, so a change late in a walk of
+millions of entries (a new folder that sorts last) costs neither a second walk nor
+memory that grows with the tree."""
+
+
+class _Taken:
+    """The entries the check read, in walk order: the first `_KEEP` in a list, the rest
+    pickled batch by batch into an unnamed file in `spill_dir` (freed when closed)."""
+
+    def __init__(self, spill_dir: Path) -> None:
+        self.head: list[Entry] = []
+        self.spill_dir = spill_dir
+        self.spilled: Any = None  # the temporary file, once the list is full
+
+    def add(self, batch: list[Entry]) -> None:
+        """Keep `batch` after the entries added before. Raises OSError (a full disk)."""
+        if len(self.head) < _KEEP:
+            self.head.extend(batch)
+            return
+        if self.spilled is None:
+            self.spilled = tempfile.TemporaryFile(dir=self.spill_dir)  # noqa: SIM115 (closed by replay or close)
+        pickle.dump(batch, self.spilled, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def replay(self) -> Iterator[Entry]:
+        """Yield every entry added, in order, once; then close the spill file."""
+        head, self.head = self.head, []
+        yield from head
+        if self.spilled is None:
+            return
+        with self.spilled as spilled:
+            spilled.seek(0)
+            while True:
+                try:
+                    batch = pickle.load(spilled)
+                except EOFError:
+                    return
+                yield from batch
+
+    def close(self) -> None:
+        """Free the spill file without replaying it."""
+        if self.spilled is not None:
+            self.spilled.close()
 
 
 def unchanged(
@@ -45,13 +89,15 @@ def unchanged(
     tree: Tree | None,
     config: Config,
     registry: Registry,
-) -> tuple[dict[str, Any] | None, Iterator[Entry] | None]:
+    spill_dir: Path,
+) -> tuple[dict[str, Any] | None, Iterator[Entry]]:
     """The previous manifest when the tree is unchanged (see the module doc), else None;
-    and, when it changed, the walk for the run to go on with: the entries read to tell
-    and the rest of `walked`, so that the run need not walk them again (None when more
-    than `_KEEP` were read: the run walks again from the start).
+    and the walk for the run to go on with: the entries read to tell (those past `_KEEP`
+    replayed from a file in `spill_dir`) and the rest of `walked`, so that the run never
+    walks twice.
 
-    `tree`: the walk behind the committed output, as the state noted it. Blocking.
+    `tree`: the walk behind the committed output, as the state noted it. Blocking;
+    raises OSError when the spill file cannot be written.
     """
     if config.full or tree is None:
         return None, walked
@@ -71,15 +117,19 @@ def unchanged(
         or CacheKeys(config, registry).digest() != tree.keys
     ):
         return None, walked
-    taken: list[Entry] = []
+    taken = _Taken(spill_dir)
     checking = Checking(previous_output, old)  # hashes the files while the walk is compared
     try:
         # A damaged file is not reported here: the run that follows rebuilds it, says so.
         if _same_walk(walked, taken, digest_batches(tree.digests)) and checking.result():
-            return old, None
+            taken.close()
+            return old, iter(())
+    except BaseException:
+        taken.close()
+        raise
     finally:
         checking.cancel()
-    return None, (itertools.chain(taken, walked) if len(taken) <= _KEEP else None)
+    return None, itertools.chain(taken.replay(), walked)
 
 
 def walk_policy(config: Config, registry: Registry, state: State, tree: Tree | None) -> WalkPolicy:
@@ -92,13 +142,12 @@ def walk_policy(config: Config, registry: Registry, state: State, tree: Tree | N
     return replace(policy, noted=state.noted)
 
 
-def _same_walk(walked: Iterator[Entry], taken: list[Entry], digests: list[bytes]) -> bool:
+def _same_walk(walked: Iterator[Entry], taken: _Taken, digests: list[bytes]) -> bool:
     """Walk on while each batch's digest equals the noted one; True when all did and
     there were as many. Each batch walked joins `taken`."""
     found = 0
     for batch in iter_batches(walked, BATCH):
-        if len(taken) <= _KEEP:
-            taken.extend(batch)
+        taken.add(batch)
         try:
             if found == len(digests) or batch_digest(batch) != digests[found]:
                 return False

@@ -63,6 +63,9 @@ class WorkerHandle:
     Read with `os.read`, up to a pipe's worth at once, not through an asyncio stream,
     which copies each reply several times in 64 KiB pieces; `readv` into a kept
     buffer is slower than fresh reads."""
+    stderr: int = -1
+    """The parent's descriptor of the file the child's fd 2 writes to (an unlinked memfd),
+    or -1: read after a crash (`last_words`), when the child can no longer report it."""
     tasks: int = 0
     closed: bool = False
 
@@ -133,6 +136,20 @@ class WorkerHandle:
             self.closed = True
             anyio.notify_closing(self.replies)
             os.close(self.replies)
+            if self.stderr >= 0:
+                os.close(self.stderr)
+
+    def last_words(self, limit: int) -> str:
+        """The last `limit` bytes the child wrote on fd 2 since its last reply (a fatal
+        error's traceback from `faulthandler`, a C library's abort message), as text."""
+        if self.closed or self.stderr < 0:
+            return ""
+        try:
+            size = os.fstat(self.stderr).st_size
+            data = os.pread(self.stderr, min(size, limit), max(0, size - limit))
+        except OSError:
+            return ""
+        return data.decode("utf-8", "replace")
 
 
 async def start(name: str, memory_limit_mb: int | None) -> WorkerHandle:
@@ -141,21 +158,38 @@ async def start(name: str, memory_limit_mb: int | None) -> WorkerHandle:
     command += [str(memory_limit_mb or 0), name]
     env = {**os.environ, _PATH_VARIABLE: os.pathsep.join(sys.path)}
     replies, child_stdout = os.pipe()
+    stderr = _stderr_file()
     # Shielded: a cancellation between fork and return would leak the child.
     with anyio.CancelScope(shield=True):
         try:
             # A session of its own: a terminal's Ctrl-C goes to us alone, and killing
             # the group also kills anything the worker started.
             process = await anyio.open_process(
-                command, stdout=child_stdout, stderr=None, start_new_session=True, env=env
+                command,
+                stdout=child_stdout,
+                stderr=None if stderr < 0 else stderr,
+                start_new_session=True,
+                env=env,
             )
         except BaseException:
             os.close(replies)
+            if stderr >= 0:
+                os.close(stderr)
             raise
         finally:
             os.close(child_stdout)
     os.set_blocking(replies, False)
-    return WorkerHandle(process=process, replies=replies)
+    return WorkerHandle(process=process, replies=replies, stderr=stderr)
+
+
+def _stderr_file() -> int:
+    """An unlinked in-memory file for a child's fd 2, or -1 where there is none (not
+    Linux): what libraries write there is the parent's to read, even after the child
+    died, and the worker truncates it after each call (`worker._noise`)."""
+    try:
+        return os.memfd_create("indexer-worker-stderr", os.MFD_CLOEXEC)
+    except (AttributeError, OSError):
+        return -1
 
 
 async def stop(worker: WorkerHandle, *, kill: bool) -> None:

@@ -44,6 +44,7 @@ from indexer.errors import (
 from indexer.procpool import handle
 from indexer.procpool.frames import ProtocolError, encode_frame
 from indexer.procpool.handle import BROKEN, WorkerHandle, describe_exit, kill_group
+from indexer.procpool.worker import NOISE_BYTES
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,9 @@ False when it gives it back: what is being read now, not what waits for a slot."
 
 START_TIMEOUT = 60.0
 """Seconds a new worker may take to import and answer the init frame."""
+
+LAST_WORDS = 1000
+"""The most of a dead worker's stderr one warning carries (its traceback's end)."""
 
 
 class WorkerPool:
@@ -167,10 +171,14 @@ class WorkerPool:
             await self._discard(worker, kill=True)
             raise WorkerTimeout(f"timed out after {seconds:g} s") from None
         except BROKEN:
+            words = worker.last_words(NOISE_BYTES)
             status = await self._discard(worker)
+            _report_last_words(self.name, worker.pid, describe_exit(status), words)
             raise WorkerCrashed(describe_exit(status)) from None
         except ProtocolError as exc:  # stray bytes in its reply pipe: never trust it again
+            words = worker.last_words(NOISE_BYTES)
             await self._discard(worker, kill=True)
+            _report_last_words(self.name, worker.pid, "broke the protocol", words)
             raise WorkerCrashed(f"protocol error: {exc}") from None
 
     async def _checkout(self) -> WorkerHandle:
@@ -233,3 +241,12 @@ def _timed(exc: PoolError, seconds: float) -> PoolError:
     """`exc`, noting that its call had its worker for `seconds`."""
     exc.seconds = seconds
     return exc
+
+
+def _report_last_words(pool: str, pid: int, how: str, words: str) -> None:
+    """Log, as one warning line, what a worker that died wrote on stderr before it did
+    (its traceback from faulthandler): the record says only how it ended, since the
+    traceback names this machine's paths and lines and would make output differ."""
+    text = " | ".join(line.strip() for line in words.splitlines() if line.strip())
+    if text:
+        log.warning("%s: worker %d %s; its stderr said: %s", pool, pid, how, text[-LAST_WORDS:])

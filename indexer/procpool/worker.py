@@ -114,7 +114,8 @@ def main(argv: list[str]) -> int:
     # The parent decides when to stop us: a Ctrl-C reaches it, not the call in flight.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _capture_stderr()
-    # A segfault leaves a Python traceback in the captured stderr (see `_noise`).
+    # A segfault leaves a Python traceback in the captured stderr, which the parent
+    # reads after the crash (`WorkerHandle.last_words`).
     faulthandler.enable()
     # Parsers log a warning per malformed object; with no handler Python would print each
     # to stderr. Failures reach the parent as replies, so the child's log stays quiet.
@@ -149,8 +150,15 @@ def _serve(frame: bytearray, buffers: list[bytearray]) -> tuple[bytes | memoryvi
 
 
 def _capture_stderr() -> None:
-    """Point fd 2 at an unlinked file of this process's own: what libraries write there
-    (Rust panics, C warnings) is read back after each call (`_noise`), not shown."""
+    """Make fd 2 a file of our own: what libraries write there (Rust panics, C warnings)
+    is read back after each call (`_noise`), not shown. The parent normally passes one
+    it can read after a crash (`handle.start`); a worker started otherwise (by hand,
+    not on Linux) makes an unlinked one."""
+    import stat
+
+    with contextlib.suppress(OSError):
+        if stat.S_ISREG(os.fstat(2).st_mode):
+            return
     try:
         fd = os.memfd_create("indexer-worker-stderr")
     except (AttributeError, OSError):  # not Linux: an unlinked temporary file

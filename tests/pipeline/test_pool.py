@@ -116,6 +116,20 @@ async def test_segfault_fails_only_its_call_while_others_succeed() -> None:
     assert len(set(pids)) == 3
 
 
+async def test_a_dead_workers_traceback_is_logged_not_lost(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """faulthandler writes the crashing thread's stack to fd 2 as the worker dies; the
+    parent reads it from the file it handed the worker and logs it as one line."""
+    async with WorkerPool(size=1) as pool:
+        with pytest.raises(WorkerCrashed):
+            await pool.run(crashy.segfault, timeout=SAFETY)
+        assert await pool.run(crashy.nap_then_pid, 0.0, timeout=SAFETY) > 0  # a new worker
+    [line] = [r.getMessage() for r in caplog.records if "its stderr said" in r.getMessage()]
+    assert "killed by SIGSEGV" in line and "Fatal Python error: Segmentation fault" in line
+    assert "segfault" in line and "\n" not in line  # the frame that crashed, on one line
+
+
 @pytest.mark.parametrize(
     ("func", "arg", "reason"),
     [

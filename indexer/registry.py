@@ -63,8 +63,9 @@ class Registry:
     def register(self, spec: ExtractorSpec, *, replace_existing: bool = False) -> ExtractorSpec:
         """Add `spec`; return it.
 
-        Raises `RegistryError` when its name or an extension is taken (unless
-        `replace_existing`), or when the spec is malformed.
+        Raises `RegistryError` when its name, an extension or a MIME type is taken
+        (unless `replace_existing`: then it takes them over), or when the spec is
+        malformed.
         """
         _validate(spec)
         if not replace_existing:
@@ -76,7 +77,7 @@ class Registry:
         for ext in spec.extensions:
             self._by_ext[ext] = spec.name
         for mime in spec.mime_types:
-            self._by_type.setdefault(mime, spec.name)
+            self._by_type[mime] = spec.name
         if spec.fallback:
             self._fallback = spec.name
         return spec
@@ -87,6 +88,9 @@ class Registry:
         for ext in spec.extensions:
             if ext in self._by_ext:
                 raise RegistryError(f".{ext} is already handled by {self._by_ext[ext]!r}")
+        for mime in spec.mime_types:
+            if mime in self._by_type:
+                raise RegistryError(f"{mime} is already handled by {self._by_type[mime]!r}")
         if spec.fallback and self._fallback is not None:
             raise RegistryError(f"the fallback extractor is already {self._fallback!r}")
 

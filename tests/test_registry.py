@@ -77,6 +77,21 @@ def test_register_rejects_a_taken_extension_unless_replacing() -> None:
     assert registry.for_path("a.pdf").name == "other"
 
 
+def test_a_mime_type_is_claimed_as_an_extension_is() -> None:
+    """A taken type is refused unless replacing, and then the last claim wins, as for
+    extensions: a plugin replacing the PDF reader also reads attached PDFs."""
+    registry = default_registry().copy()
+    clash = ExtractorSpec(
+        name="other", kind="x", extensions=("xpdf",), version="1", extract=_upper,
+        mime_types=("application/pdf",),
+    )  # fmt: skip
+    with pytest.raises(RegistryError, match=r"application/pdf is already handled by 'pdf'"):
+        registry.register(clash)
+    assert registry.for_type("application/pdf").name == "pdf"  # type: ignore[union-attr]
+    registry.register(clash, replace_existing=True)
+    assert registry.for_type("application/pdf").name == "other"  # type: ignore[union-attr]
+
+
 def test_register_validates_extensions() -> None:
     bad = ExtractorSpec(name="bad", kind="x", extensions=(".PDF",), version="1", extract=_upper)
     with pytest.raises(RegistryError, match="lower-case ASCII, no dot"):

@@ -183,3 +183,40 @@ def test_a_run_over_hostile_archives_records_every_file_and_writes_only_into_out
         "skipped",
         "unsupported_archive",
     )
+
+
+def _mail_with_zip(n: int, payload: bytes) -> bytes:
+    from email.message import EmailMessage
+
+    mail = EmailMessage()
+    mail["From"], mail["To"], mail["Subject"] = "a@example.com", "b@example.com", f"Part {n}"
+    mail.set_content(f"Part {n} of the delivery is attached.\n")
+    inner = zip_of({f"part{n}.txt": payload}, zipfile.ZIP_STORED)
+    mail.add_attachment(inner, maintype="application", subtype="zip", filename=f"part{n}.zip")
+    return mail.as_bytes()
+
+
+def test_containers_extracted_by_the_pool_share_what_is_left_of_the_budget(
+    tmp_path: Path,
+) -> None:
+    """The mails of a zip go to the pool in calls of their own (isolated containers,
+    batches past `batch_files`), each with a pickled copy of the zip's budget: copies
+    that each spent all that was left unpacked four times the limit's rest. The rest is
+    split among them, so all that is unpacked stays within the limit."""
+    payload = os.urandom(1500).hex().encode()  # 3,000 bytes that do not compress
+    source = tmp_path / "src"
+    source.mkdir()
+    mails = {f"m{n}.eml": _mail_with_zip(n, payload) for n in range(4)}
+    (source / "mails.zip").write_bytes(zip_of(mails, zipfile.ZIP_STORED))
+    top = sum(len(m) for m in mails.values())
+    limit = top + 2 * len(payload)  # room for two of the four attached members, not four
+    config = Config(  # a call per mail: each with a copy of the budget
+        workers=2, pdf_workers=1, batch_files=1, max_unpacked_bytes=limit, max_failures=10
+    )
+    indexer.run(source, tmp_path / "out", config)
+    docs = {json.loads(x)["path"]: json.loads(x) for x in document_lines(tmp_path / "out")}
+    members = [d for p, d in docs.items() if p.endswith(".txt")]
+    assert len(members) == 4  # every one recorded
+    unpacked = sum(d["bytes"] for d in members if d["status"] == "ok")
+    assert top + unpacked <= limit
+    assert {d["reason"] for d in members if d["status"] != "ok"} <= {"unpacked_limit"}

@@ -83,6 +83,19 @@ class Budget:
             raise self.unpacked_limit()
         self.unpacked += max(produced, 0)
 
+    def shares(self, n: int) -> list[Budget]:
+        """`n` budgets that split what is left of this one evenly (bytes and members),
+        for `n` containers extracted elsewhere at once (each in another process, with
+        a copy it cannot report back from): together they stay within the limits."""
+        room, members = self.room(), self.limits.max_members - self.members
+        parts = []
+        for _ in range(n):
+            part = Budget(self.limits)
+            part.unpacked = self.limits.max_unpacked_bytes - room // n
+            part.members = self.limits.max_members - members // n
+            parts.append(part)
+        return parts
+
     def unpacked_limit(self) -> ArchiveError:
         """The error of an archive that reached `max_unpacked_bytes`."""
         return ArchiveError(f"unpacked_limit: more than {self.limits.max_unpacked_bytes} bytes")

@@ -131,7 +131,25 @@ def _extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
     from indexer.pipeline.extract.nest import unit_of
 
     doc, children = unit_of(job.spec, job.rel, job.data, options, registry, job.nesting, defer=True)
-    return Unit(doc=doc, children=children)
+    return Unit(doc=doc, children=share_budget(children, registry))
+
+
+def share_budget(children: tuple[Child, ...], registry: Registry) -> tuple[Child, ...]:
+    """`children` with the unpacking budget left split among the pending containers
+    (an `.eml` member of a zip, with its attached archives): each goes to the pool
+    with a pickled copy of the budget, and copies of one budget would each spend all
+    that is left."""
+    opened: dict[int, list[tuple[int, Nesting]]] = {}  # by budget: every one shared
+    for i, c in enumerate(children):
+        if c.pending is not None and c.nesting is not None and c.extractor is not None:
+            if registry.get(c.extractor).children is not None:
+                opened.setdefault(id(c.nesting.budget), []).append((i, c.nesting))
+    out = list(children)
+    for group in opened.values():
+        parts = group[0][1].budget.shares(len(group))
+        for (i, nesting), part in zip(group, parts, strict=True):
+            out[i] = replace(children[i], nesting=replace(nesting, budget=part))
+    return tuple(out)
 
 
 def _textless_unit(unit: Unit) -> Unit:

@@ -6,6 +6,7 @@ import logging
 import os
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from indexer._text import decode, limit_chunks
 from indexer._types import DEFAULT_OPTIONS, Chunk, Extracted, Options
@@ -137,8 +138,18 @@ def failed(spec: ExtractorSpec, data: bytes, reason: str, options: Options) -> E
     """Return the failed result for `data`: its raw text when it is text, else a marker chunk."""
     chunks = _raw_chunks(spec, data, options) if spec.chunker is not None else ()
     if not chunks:
-        chunks = (Chunk(text=failure_text(spec.kind, reason)),)
+        return failure(spec.kind, reason)
     return Extracted(kind=spec.kind, text="", chunks=chunks, degraded=True, error=reason)
+
+
+def failure(kind: str, reason: str, metadata: dict[str, Any] | None = None) -> Extracted:
+    """The failed result of a `kind` document: `degraded`, `error` the reason (a code
+    from `indexer.reasons`, then its detail), one marker chunk that extract() callers
+    see and runs leave out of the shards."""
+    chunk = Chunk(text=failure_text(kind, reason))
+    return Extracted(
+        kind=kind, text="", chunks=(chunk,), degraded=True, error=reason, metadata=metadata or {}
+    )
 
 
 def failure_text(kind: str, reason: str) -> str:

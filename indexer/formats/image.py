@@ -22,7 +22,7 @@ import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from indexer._extract import failure_text
+from indexer._extract import failure
 from indexer._types import Chunk, Extracted, Options
 from indexer.formats import VERSIONS, ocr
 from indexer.formats.ocr.pages import OcrPages
@@ -181,11 +181,4 @@ def _skipped(reason: str, metadata: dict[str, Any]) -> Extracted:
 
 
 def _failed(reason: str, metadata: dict[str, Any] | None = None) -> Extracted:
-    return Extracted(
-        kind="image",
-        text="",
-        chunks=(Chunk(text=failure_text("image", reason)),),
-        degraded=True,
-        error=reason,
-        metadata=metadata or {},
-    )
+    return failure("image", reason, metadata)

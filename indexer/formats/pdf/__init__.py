@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from indexer._extract import failure_text
+from indexer._extract import failure
 from indexer._types import Chunk, Extracted, Options
 from indexer.formats import VERSIONS, ocr
 from indexer.formats.pdf.text import PdfFailure, PdfText
@@ -126,11 +126,4 @@ def _why_empty(doc: PdfText, scans: Scanned | None) -> str:
 
 
 def _failed(reason: str, metadata: dict[str, Any] | None = None) -> Extracted:
-    return Extracted(
-        kind="pdf",
-        text="",
-        chunks=(Chunk(text=failure_text("pdf", reason)),),
-        degraded=True,
-        error=reason,
-        metadata=metadata or {},
-    )
+    return failure("pdf", reason, metadata)

@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from indexer._extract import failure_text
+from indexer._extract import failure
 from indexer._globs import may_match_below
 from indexer._limits import ContainerLimits
-from indexer._types import Chunk, Extracted
+from indexer._types import Extracted
 from indexer.pipeline.walk.binary import UNSUPPORTED_ARCHIVES, binary_head
 from indexer.pipeline.walk.walker import BINARY_EXTENSIONS, SNIFF_BYTES, compile_globs
 from indexer.registry import ExtractorSpec, Held, Registry, extension_of
@@ -49,9 +49,7 @@ def for_members_only(doc: Extracted) -> Extracted:
 
 def damaged(spec: ExtractorSpec, member: Held) -> Extracted:
     """The `failed` document of a member its reader could not read whole."""
-    reason = member.problem or "damaged"
-    chunk = Chunk(text=failure_text(spec.kind, reason))
-    return Extracted(kind=spec.kind, text="", chunks=(chunk,), degraded=True, error=reason)
+    return failure(spec.kind, member.problem or "damaged")
 
 
 class Globs:

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import anyio
 
-from indexer._extract import failure_text
+from indexer._extract import failure, failure_text
 from indexer._types import Chunk, Extracted, Options
 from indexer.config import Config
 from indexer.errors import PoolError
@@ -110,7 +110,6 @@ def pool_failure(kind: str, exc: PoolError, timeout: float) -> Extracted:
     detail = exc.reason  # out of memory: the pool names its own cap
     if exc.code == "timeout":
         detail = f"timeout after {timeout:g} s"
-    chunk = Chunk(text=failure_text(kind, detail))
     # the code, then the detail for the record's `reason_text` (`indexer.reasons`)
     error = exc.code if detail in ("", exc.code) else f"{exc.code}: {detail}"
-    return Extracted(kind=kind, text="", chunks=(chunk,), degraded=True, error=error)
+    return replace(failure(kind, error), chunks=(Chunk(text=failure_text(kind, detail)),))

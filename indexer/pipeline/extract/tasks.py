@@ -141,9 +141,10 @@ def share_budget(children: tuple[Child, ...], registry: Registry) -> tuple[Child
     that is left."""
     opened: dict[int, list[tuple[int, Nesting]]] = {}  # by budget: every one shared
     for i, c in enumerate(children):
-        if c.pending is not None and c.nesting is not None and c.extractor is not None:
-            if registry.get(c.extractor).children is not None:
-                opened.setdefault(id(c.nesting.budget), []).append((i, c.nesting))
+        if c.pending is None or c.nesting is None or c.extractor is None:
+            continue
+        if registry.get(c.extractor).children is not None:
+            opened.setdefault(id(c.nesting.budget), []).append((i, c.nesting))
     out = list(children)
     for group in opened.values():
         parts = group[0][1].budget.shares(len(group))

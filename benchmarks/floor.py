@@ -25,7 +25,7 @@ from indexer.registry import default_registry
 
 
 def main(source: str, out: str, scratch: str) -> int:
-    sum(1 for _ in walk(source, policy_for(Config(), default_registry().handles)))
+    sum(1 for _ in walk(source, policy_for(Config(), default_registry())))
     os.makedirs(scratch, exist_ok=True)
     syncs = []
     for name in sorted(n for n in os.listdir(out) if n.startswith("chunks-")):

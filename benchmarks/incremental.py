@@ -56,7 +56,7 @@ def _write_small(root: Path, rng: random.Random, i: int) -> None:
 
 def stat_cost(src: Path, repeat: int = 3) -> Measured:
     """The best of `repeat` full walks of `src` (listing and stat of every entry)."""
-    policy = policy_for(Config(), default_registry().handles)
+    policy = policy_for(Config(), default_registry())
     runs = [run_function(lambda: sum(1 for _ in walk(src, policy)))[0] for _ in range(repeat)]
     return min(runs, key=lambda m: m.wall)
 

@@ -14,7 +14,7 @@ from typing import Any
 from benchmarks import mail
 from benchmarks.common import cached_tree, measure_quiet, report, run_function, target
 from benchmarks.pipeline import run_index
-from indexer.pipeline.walk.mbox import split
+from indexer.formats.mbox import split
 
 
 def mbox(workdir: Path, mb: float, seed: int) -> tuple[Path, int]:

@@ -6,9 +6,9 @@ without importing the registry that loads them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from indexer._limits import ContainerLimits
 from indexer._pickling import slotted_state
@@ -24,6 +24,8 @@ __all__ = [
     "ExtractorFn",
     "ExtractorSpec",
     "Held",
+    "Listing",
+    "ListsFn",
     "Nesting",
     "extension_of",
 ]
@@ -102,6 +104,30 @@ It replaces `extract` when the pipeline opens a container; an exception it raise
 the container `failed`, the children yielded before it kept."""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Listing:
+    """A file whose documents the walk lists as entries of their own (a mailbox): what
+    its extractor's `lists` is given."""
+
+    rel: str
+    """Its record path."""
+    path: bytes | None
+    """A local file to open, for a reader that needs one (libpff); None when the source
+    is not local (then only `open` reads it)."""
+    size: int
+    open: Callable[[], BinaryIO]
+    """Its bytes, as a stream (the source's `open`); raises OSError."""
+    max_bytes: int
+    """The largest document to read whole (`max_file_bytes`)."""
+
+
+ListsFn = Callable[[Listing], Iterator[Held]]
+"""A mailbox's lister: yields what the file holds, in order, one `Held` at a time (its
+`path` the part after `#` in the record path; `damaged` with a `problem` for one that
+could not be read: an `unreadable` record). Never raises: a failure to read the file
+is one last damaged `Held`."""
+
+
 # Slot-wise pickling: a PDF's job carries its spec through the pipe on every call.
 @slotted_state
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -140,6 +166,13 @@ class ExtractorSpec:
     max_depth: int | None = None
     """Containers of its kind nested deeper are `skipped` (`depth_limit`); None: the
     `max_depth` of `ContainerLimits`."""
+    lists: ListsFn | None = None
+    """Set for a mailbox: the walk lists what the file holds as entries of their own,
+    after the file's own record, so that a file of many GB streams and each message
+    is stored and reused on its own; the file is never `too_large` nor sniffed.
+    `extract` (a direct `indexer.extract` call) reads it whole."""
+    file_names: tuple[str, ...] = ()
+    """Whole lower-case file names it claims besides its extensions (`mbox`)."""
 
 
 def extension_of(path: str) -> str:

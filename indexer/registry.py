@@ -25,6 +25,8 @@ from indexer._spec import (
     ExtractorFn,
     ExtractorSpec,
     Held,
+    Listing,
+    ListsFn,
     Nesting,
     extension_of,
 )
@@ -38,6 +40,8 @@ __all__ = [
     "ExtractorFn",
     "ExtractorSpec",
     "Held",
+    "Listing",
+    "ListsFn",
     "Nesting",
     "Registry",
     "RegistryError",
@@ -58,6 +62,7 @@ class Registry:
         self._by_name: dict[str, ExtractorSpec] = {}
         self._by_ext: dict[str, str] = {}
         self._by_type: dict[str, str] = {}
+        self._by_file_name: dict[str, str] = {}
         self._fallback: str | None = None
 
     def register(self, spec: ExtractorSpec, *, replace_existing: bool = False) -> ExtractorSpec:
@@ -78,6 +83,8 @@ class Registry:
             self._by_ext[ext] = spec.name
         for mime in spec.mime_types:
             self._by_type[mime] = spec.name
+        for file_name in spec.file_names:
+            self._by_file_name[file_name] = spec.name
         if spec.fallback:
             self._fallback = spec.name
         return spec
@@ -91,6 +98,10 @@ class Registry:
         for mime in spec.mime_types:
             if mime in self._by_type:
                 raise RegistryError(f"{mime} is already handled by {self._by_type[mime]!r}")
+        for file_name in spec.file_names:
+            if file_name in self._by_file_name:
+                taken = self._by_file_name[file_name]
+                raise RegistryError(f"files named {file_name} are already handled by {taken!r}")
         if spec.fallback and self._fallback is not None:
             raise RegistryError(f"the fallback extractor is already {self._fallback!r}")
 
@@ -101,6 +112,9 @@ class Registry:
         for mime in spec.mime_types:
             if self._by_type.get(mime) == spec.name:
                 del self._by_type[mime]
+        for file_name in spec.file_names:
+            if self._by_file_name.get(file_name) == spec.name:
+                del self._by_file_name[file_name]
         if self._fallback == spec.name:
             self._fallback = None
 
@@ -113,14 +127,34 @@ class Registry:
 
         Raises `RegistryError` when nothing claims the path and there is no fallback.
         """
-        name = self._by_ext.get(extension_of(path)) or self._fallback
+        name = self._claimant(path) or self._fallback
         if name is None:
             raise RegistryError(f"no extractor for {path!r} and no fallback registered")
         return self._by_name[name]
 
+    def _claimant(self, path: str) -> str | None:
+        """The extractor claiming `path` by its whole file name, else by its extension."""
+        if self._by_file_name:
+            file_name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+            if file_name in self._by_file_name:
+                return self._by_file_name[file_name]
+        return self._by_ext.get(extension_of(path))
+
     def handles(self, path: str) -> bool:
-        """True when an extractor claims `path` by its extension (not the fallback)."""
-        return extension_of(path) in self._by_ext
+        """True when an extractor claims `path` by its extension or name (not the fallback)."""
+        return self._claimant(path) is not None
+
+    def lister(self, path: str) -> ExtractorSpec | None:
+        """The extractor that lists what the file at `path` holds (a mailbox:
+        `ExtractorSpec.lists`), or None."""
+        name = self._claimant(path)
+        spec = None if name is None else self._by_name[name]
+        return spec if spec is not None and spec.lists is not None else None
+
+    def streams(self, path: str) -> bool:
+        """True when the file at `path` is read as a stream of documents (`lister`):
+        never too large for the walk."""
+        return self.lister(path) is not None
 
     def for_type(self, content_type: str) -> ExtractorSpec | None:
         """The extractor declaring the MIME type `content_type` (else its `type/*`), or None."""
@@ -143,6 +177,7 @@ class Registry:
         other._by_name = dict(self._by_name)
         other._by_ext = dict(self._by_ext)
         other._by_type = dict(self._by_type)
+        other._by_file_name = dict(self._by_file_name)
         other._fallback = self._fallback
         return other
 
@@ -159,6 +194,11 @@ def _validate(spec: ExtractorSpec) -> None:
         raise RegistryError(f"extractor {spec.name!r} has no callable extract")
     if spec.children is not None and not callable(spec.children):
         raise RegistryError(f"extractor {spec.name!r} has children that are not callable")
+    if spec.lists is not None and not callable(spec.lists):
+        raise RegistryError(f"extractor {spec.name!r} has a lister that is not callable")
+    for file_name in spec.file_names:
+        if not file_name or "/" in file_name or file_name != file_name.lower():
+            raise RegistryError(f"file name {file_name!r} of {spec.name!r} must be lower-case")
     known = set(Options.__dataclass_fields__)
     unknown = sorted(set(spec.options_used or ()) - known)
     if unknown:

@@ -18,6 +18,7 @@ from indexer.config import FLAGS, OUTPUT_KEYS, TABLES, Config, load_config, rend
 from indexer.errors import ConfigError
 from indexer.pipeline.walk.walker import policy_for
 from indexer.procpool.cpus import usable_cpus
+from indexer.registry import default_registry
 
 DEFAULT_TOML = Path(__file__).resolve().parent.parent / "configs" / "default.toml"
 FIELDS = [f.name for f in fields(Config)]
@@ -217,10 +218,11 @@ def test_extract_options_and_walk_policy() -> None:
         html_main_content=False, html_mail_main_content=True, packing=Packing(),
         containers=ContainerLimits(include=("*.txt",), exclude=("tmp",), max_member_bytes=99),
     )  # fmt: skip
-    policy = policy_for(config, str.isupper)
+    registry = default_registry()
+    policy = policy_for(config, registry)
     assert (policy.include, policy.exclude, policy.skip_hidden, policy.max_file_bytes) == (
         ("*.txt",), ("tmp",), False, 99)  # fmt: skip
-    assert policy.claims is str.isupper
+    assert (policy.claims, policy.streams) == (registry.handles, registry.streams)
 
 
 def test_the_default_toml_parses_as_plain_toml() -> None:

@@ -58,13 +58,15 @@ def test_extension_of_ignores_dotfiles_and_trailing_dots() -> None:
 def test_builtins_register_through_the_public_api_and_are_marked() -> None:
     specs = {s.name: s for s in default_registry().extractors()}
     assert sorted(specs) == [
-        "archive", "csv", "doc", "docx", "eml", "epub", "html", "image", "json", "msg", "odp",
-        "odt", "pdf", "ppt", "pptx", "rtf", "spreadsheet", "text",
+        "archive", "csv", "doc", "docx", "eml", "epub", "html", "image", "json", "mbox", "msg",
+        "odp", "odt", "pdf", "ppt", "pptx", "pst", "rtf", "spreadsheet", "text",
     ]  # fmt: skip
     assert all(s.builtin for s in specs.values())
     assert sorted(n for n, s in specs.items() if s.isolated) == [
-        "doc", "docx", "epub", "image", "odp", "odt", "pdf", "ppt", "pptx", "rtf", "spreadsheet",
+        "doc", "docx", "epub", "image", "odp", "odt", "pdf", "ppt", "pptx", "pst", "rtf",
+        "spreadsheet",
     ]  # fmt: skip
+    assert sorted(n for n, s in specs.items() if s.lists is not None) == ["mbox", "pst"]
     assert [s.name for s in default_registry().chunkers()] == ["csv", "eml", "html", "json", "text"]
 
 
@@ -206,6 +208,8 @@ def test_builtin_versions_come_from_one_table() -> None:
         "msg": f"+html.{VERSIONS['html']}+rtf.{VERSIONS['rtf']}+image.{VERSIONS['image']}",
         "epub": f"+html.{VERSIONS['html']}",
         "spreadsheet": f"+html.{VERSIONS['html']}+csv.{VERSIONS['csv']}",
+        "mbox": f"+eml.{VERSIONS['eml']}",
+        "pst": f"+eml.{VERSIONS['eml']}",
     }
     for spec in default_registry().extractors():
         module = importlib.import_module(spec.extract.module)  # type: ignore[attr-defined]

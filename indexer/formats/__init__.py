@@ -16,8 +16,8 @@ __all__ = ["ARCHIVE_EXTENSIONS", "BUILTIN_SPECS", "MAIL_DEPTH", "VERSIONS"]
 
 VERSIONS = {
     "archive": "3", "csv": "2", "doc": "3", "docx": "2", "eml": "4", "epub": "2", "html": "2",
-    "image": "2", "json": "2", "msg": "2", "odp": "1", "odt": "1", "pdf": "3", "ppt": "1",
-    "pptx": "2", "rtf": "1", "spreadsheet": "4", "text": "1",
+    "image": "2", "json": "2", "mbox": "1", "msg": "2", "odp": "1", "odt": "1", "pdf": "3",
+    "ppt": "1", "pptx": "2", "pst": "1", "rtf": "1", "spreadsheet": "4", "text": "1",
 }  # fmt: skip
 """Each built-in's output version: bump it here when the extractor's output changes,
 and incremental runs re-extract its documents. (Each module's `VERSION` reads it.)"""
@@ -48,6 +48,7 @@ _TYPES: dict[str, tuple[str, ...]] = {
     "image": ("image/png", "image/jpeg", "image/pjpeg", "image/tiff", "image/gif", "image/bmp",
               "image/x-ms-bmp", "image/webp"),
     "json": ("application/json", "application/x-ndjson"),
+    "mbox": ("application/mbox",),
     "msg": ("application/vnd.ms-outlook",),
     "odp": ("application/vnd.oasis.opendocument.presentation",),
     "odt": ("application/vnd.oasis.opendocument.text",),
@@ -124,6 +125,30 @@ BUILTIN_SPECS = (
         mime_types=_TYPES["csv"],
         builtin=True,
         options_used=("rows_per_chunk", *_LIMIT),
+    ),
+    ExtractorSpec(
+        name="mbox",
+        kind="mbox",
+        extensions=("mbox",),
+        file_names=("mbox",),
+        # read whole (an attached mbox, `indexer.extract`) its messages go to eml
+        version=f"{VERSIONS['mbox']}+eml.{VERSIONS['eml']}",
+        extract=_lazy("mbox", "extract"),
+        lists=_lazy("mbox", "lists"),
+        mime_types=_TYPES["mbox"],
+        builtin=True,
+        options_used=_LIMIT,
+    ),
+    ExtractorSpec(
+        name="pst",
+        kind="pst",
+        extensions=("pst", "ost"),
+        version=f"{VERSIONS['pst']}+eml.{VERSIONS['eml']}",
+        extract=_lazy("pst", "extract", module="msg.listing"),
+        lists=_lazy("pst", "lists", module="msg.listing"),
+        isolated=True,  # libpff is C: a damaged mailbox read whole may crash it
+        builtin=True,
+        options_used=_LIMIT,
     ),
     ExtractorSpec(
         name="eml",

@@ -15,8 +15,8 @@ from outputs import document_lines
 import indexer
 from indexer._samples import minimal_pdf
 from indexer.config import Config
+from indexer.formats import mbox
 from indexer.pipeline.output import shape
-from indexer.pipeline.walk import mbox
 from indexer.registry import default_registry
 
 CONFIG = Config(workers=2, pdf_workers=2, max_failures=100)

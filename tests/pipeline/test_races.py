@@ -111,7 +111,7 @@ def test_a_stored_output_whose_size_disagrees_with_the_bytes_read_is_not_reused(
     size; a file read again (its stat changed) must not take such an output."""
     source, note, out = indexed_note(tmp_path)
     state = State(out / ".state" / "state.sqlite")
-    [entry] = walk(source, policy_for(CONFIG, default_registry().handles))
+    [entry] = walk(source, policy_for(CONFIG, default_registry()))
     [known] = state.known([entry])
     assert known is not None and known.output is not None and known.key is not None
     wrong = known.output.replace(b'"bytes":15,', b'"bytes":99,')
@@ -130,7 +130,7 @@ def test_a_file_that_cannot_be_read_leaves_nothing_another_path_with_its_content
     says nothing of the content: a copy of the content elsewhere is extracted."""
     source, victim, out = indexed_note(tmp_path)
     changed = replace(CONFIG, max_chunk_chars=3000)  # another key for text files
-    [entry] = walk(source, policy_for(changed, default_registry().handles))
+    [entry] = walk(source, policy_for(changed, default_registry()))
     victim.unlink()
     outcome = anyio.run(_process, changed, entry, out / ".state" / "state.sqlite")
     assert [json.loads(d.line)["reason"] for d in outcome.docs] == ["vanished"]

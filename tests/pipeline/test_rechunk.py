@@ -135,7 +135,7 @@ def test_stored_blocks_that_do_not_read_back_mean_one_extraction_not_a_failed_ru
     out = tmp_path / "out"
     indexer.run(source, out, BASE, registry=registry())
     state = State(out / ".state" / "state.sqlite")
-    [entry] = [e for e in walk(source, policy_for(BASE, registry().handles)) if e.rel == "t0.tally"]
+    [entry] = [e for e in walk(source, policy_for(BASE, registry())) if e.rel == "t0.tally"]
     [known] = state.known([entry])
     assert known is not None and known.output is not None
     stored = decode(known.output)

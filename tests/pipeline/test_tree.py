@@ -49,7 +49,7 @@ def test_the_order_and_the_number_of_entries_move_the_digest() -> None:
 
 @pytest.mark.slow
 def test_following_a_walk_yields_it_unchanged_and_digests_it_per_batch(corpus: Path) -> None:
-    policy = policy_for(Config(), default_registry().handles)
+    policy = policy_for(Config(), default_registry())
     entries = list(walk(corpus, policy))
     assert len(entries) > 2 * BATCH  # full batches and a partial last one
     digests = Digests()

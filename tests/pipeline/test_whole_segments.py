@@ -139,7 +139,8 @@ def test_only_plain_files_are_summarised_and_any_version_change_moves_a_digest()
     for changed in ({"version": "11:1:2:3"}, {"version": "10:2:2:3"}, {"mail": True}):
         assert segment_digest([*files[:3], _entry("a/post", **changed)], b"salt") != digest
     for odd in (
-        _entry("a/box.mbox"), _entry("a/MBOX"), _entry("a/old.PST"), _entry("a/c.ost"),
+        _entry("a/box.mbox", holds="mbox"), _entry("a/MBOX", holds="mbox"),
+        _entry("a/old.PST", holds="pst"), _entry("a/c.ost", holds="pst"),
         _entry("a/big.bin", skip="too_large"), _entry("a/box.mbox#1", data=b"From: x\n"),
     ):  # fmt: skip
         assert not plain(odd)

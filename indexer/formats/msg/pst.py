@@ -7,7 +7,7 @@ when it has them, else from its properties, as `outlook` does for a `.msg`.
 A message or folder libpff cannot read gives an error in its place.
 
 Run as `python -m indexer.formats.msg.pst FILE MEMORY_MB`, it writes them as frames
-on stdout (see `pipeline/walk/pst.py`): libpff is C, and a crash on a damaged
+on stdout (see `formats/msg/listing.py`): libpff is C, and a crash on a damaged
 mailbox must end that process, not the run.
 """
 

@@ -10,7 +10,7 @@ from indexer.config import Config
 from indexer.pipeline.engines.segmenting import Item
 from indexer.pipeline.incremental.state import State
 from indexer.pipeline.incremental.tree import Digests
-from indexer.pipeline.walk.mailbox import expand_archives
+from indexer.pipeline.walk.mailbox import expand_mailboxes
 from indexer.pipeline.walk.source import Source
 from indexer.pipeline.walk.walker import Entry, policy_for
 from indexer.registry import Registry
@@ -31,10 +31,12 @@ def walk_entries(
     """The entries a run processes, in order: the walk (`walked` if given, else a new
     one), digested into `tree` if given, each mbox followed by its messages."""
     if walked is None:
-        walked = source.walk(policy_for(config, registry.handles))
+        walked = source.walk(policy_for(config, registry))
     if tree is not None:
         walked = tree.follow(walked)
-    return expand_archives(walked, config.max_file_bytes, source.open)
+    return expand_mailboxes(
+        walked, registry.lister, config.max_file_bytes, source.open, local=source.local
+    )
 
 
 def marking_seen(entries: Iterator[Entry], state: State | None) -> Iterator[Entry]:

@@ -279,7 +279,7 @@ def skipped(seq: int, entry: Entry) -> FileOutcome:
 def container_outcome(seq: int, entry: Entry) -> FileOutcome:
     """The outcome of a mailbox file itself (mbox, pst): `ok`, no chunks (its messages
     follow it); `empty` for a file of no bytes, which has no messages."""
-    kind = "pst" if entry.rel.lower().endswith((".pst", ".ost")) else "mbox"
+    kind = entry.holds
     doc = DocOutcome(
         path=entry.rel, kind=kind, size=entry.size, sha256=None, container=True,
         extracted=Extracted(kind=kind, text="", metadata={"container": kind}),

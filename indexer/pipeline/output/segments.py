@@ -28,11 +28,8 @@ import orjson
 from indexer.pipeline.output.staging import MANIFEST, FileInfo
 from indexer.pipeline.output.verify import intact
 from indexer.pipeline.walk.entry import Entry
-from indexer.pipeline.walk.mailbox import is_container
 
 log = logging.getLogger(__name__)
-
-_MAILBOX_TAILS = frozenset(("mbox", ".pst", ".ost"))
 
 SEG = "seg"
 """The key of a segment's summary on its last shard's layout line."""
@@ -41,10 +38,7 @@ SEG = "seg"
 def plain(entry: Entry) -> bool:
     """Whether a segment holding `entry` may be summarised: a file to extract, not a
     skip, a mailbox or a message."""
-    if entry.skip is not None or entry.data is not None:
-        return False
-    # Only a name ending in "mbox", ".pst" or ".ost" can be a mailbox: ask `is_container` then.
-    return entry.rel[-4:].lower() not in _MAILBOX_TAILS or not is_container(entry)
+    return entry.skip is None and entry.data is None and not entry.holds
 
 
 def segment_digest(entries: Sequence[Entry], salt: bytes) -> str | None:

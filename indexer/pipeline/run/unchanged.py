@@ -136,7 +136,7 @@ def walk_policy(config: Config, registry: Registry, state: State, tree: Tree | N
     """The walk's policy; with the stats the state noted (`walk.noted`) while its rows
     were stored under this run's cache-key settings (the extractors and what they
     claim), so that a file unchanged since is not sniffed again."""
-    policy = policy_for(config, registry.handles)
+    policy = policy_for(config, registry)
     if config.full or tree is None or CacheKeys(config, registry).digest() != tree.keys:
         return policy
     return replace(policy, noted=state.noted)

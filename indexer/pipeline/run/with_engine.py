@@ -87,7 +87,7 @@ async def _with_progress(spec: RunSpec, ctx: RunContext) -> Staged:
 
 async def _count(spec: RunSpec, bar: Progress) -> None:
     """Count the walk's entries for the progress line's total."""
-    policy = policy_for(spec.config, spec.registry.handles)
+    policy = policy_for(spec.config, spec.registry)
     bar.total = await anyio.to_thread.run_sync(
         lambda: sum(1 for _ in spec.source.walk(policy)), abandon_on_cancel=True
     )

@@ -1,1 +1,2 @@
-"""The walker: every path below SOURCE once, in a fixed order, with a verdict (mbox split here)."""
+"""The walker: every path below SOURCE once, in a fixed order, with a verdict; a
+mailbox's messages listed after it."""

@@ -48,6 +48,8 @@ class Entry:
     """A message file of a Maildir (in its `cur/` or `new/`): extracted as `eml`."""
     data: bytes | None = None
     """Content already read: a message split out of an mbox (`rel` is `box.mbox#<n>`)."""
+    holds: str = ""
+    """A mailbox file's kind (`mbox`, `pst`): its messages follow it in the walk."""
 
 
 def escape_name(name: bytes) -> str:
@@ -99,6 +101,7 @@ def record(
     _set_detail(entry, detail)
     _set_mail(entry, mail)
     _set_data(entry, None)
+    _set_holds(entry, "")
     return entry
 
 
@@ -119,3 +122,4 @@ _set_rel, _set_path = _slot_setter("rel"), _slot_setter("path")
 _set_size, _set_version = _slot_setter("size"), _slot_setter("version")
 _set_skip, _set_detail = _slot_setter("skip"), _slot_setter("detail")
 _set_mail, _set_data = _slot_setter("mail"), _slot_setter("data")
+_set_holds = _slot_setter("holds")

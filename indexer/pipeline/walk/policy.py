@@ -12,17 +12,8 @@ from dataclasses import dataclass
 from indexer._globs import compile_globs
 from indexer.config import Config
 from indexer.pipeline.walk.binary import BINARY_EXTENSIONS
-from indexer.pipeline.walk.mbox import is_mbox
 from indexer.pipeline.walk.noted import Lookup
-from indexer.registry import extension_of
-
-PST_EXTENSIONS = ("pst", "ost")
-"""Outlook mailboxes: split into messages after the walk, as mboxes are (`pst.py`)."""
-
-
-def streams(rel: str) -> bool:
-    """True for a mailbox (mbox, pst) that is read as a stream: never too large, never sniffed."""
-    return is_mbox(rel) or extension_of(rel) in PST_EXTENSIONS
+from indexer.registry import Registry
 
 
 def _claims_nothing(rel: str) -> bool:
@@ -45,6 +36,9 @@ class WalkPolicy:
     """Lower-case extensions without the dot that are `binary` when not claimed."""
     claims: Callable[[str], bool] = _claims_nothing
     """True when an extractor claims a rel (no sniff then); `Registry.handles` fits."""
+    streams: Callable[[str], bool] = _claims_nothing
+    """True for a mailbox, read as a stream of messages: never `too_large`, never
+    sniffed; `Registry.streams` fits."""
     noted: Lookup | None = None
     """The stats the incremental state noted: a file with its noted stat is not sniffed."""
 
@@ -55,12 +49,13 @@ class WalkPolicy:
             raise ValueError(f"max_file_bytes must be >= 0, got {self.max_file_bytes}")
 
 
-def policy_for(config: Config, claims: Callable[[str], bool]) -> WalkPolicy:
-    """Return the walk policy `config` sets; `claims` says whether an extractor claims a path."""
+def policy_for(config: Config, registry: Registry) -> WalkPolicy:
+    """Return the walk policy `config` sets, with what `registry`'s extractors claim."""
     return WalkPolicy(
         include=config.include,
         exclude=config.exclude,
         skip_hidden=config.skip_hidden,
         max_file_bytes=config.max_file_bytes,
-        claims=claims,
+        claims=registry.handles,
+        streams=registry.streams,
     )

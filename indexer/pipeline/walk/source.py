@@ -25,7 +25,7 @@ from typing import BinaryIO, Protocol, runtime_checkable
 from indexer._globs import compile_globs
 from indexer.pipeline.walk.binary import SNIFF_BYTES, binary_head, binary_reason
 from indexer.pipeline.walk.entry import Entry, iter_batches
-from indexer.pipeline.walk.policy import WalkPolicy, streams
+from indexer.pipeline.walk.policy import WalkPolicy
 from indexer.pipeline.walk.walker import walk
 from indexer.registry import extension_of
 
@@ -139,9 +139,9 @@ def _verdict(
         include is not None and not include.fullmatch(rel)
     ):
         return "excluded", ""
-    if entry.size > policy.max_file_bytes and not streams(rel):
+    if entry.size > policy.max_file_bytes and not policy.streams(rel):
         return "too_large", f"{entry.size} > {policy.max_file_bytes} bytes"
-    if policy.claims(rel) or streams(rel):
+    if policy.claims(rel) or policy.streams(rel):
         return None, ""
     if (ext := extension_of(rel)) in policy.binary_extensions:
         return binary_reason(ext), f".{ext}"

@@ -30,7 +30,7 @@ from indexer.pipeline.walk.binary import (
 )
 from indexer.pipeline.walk.entry import Entry, escape_name, iter_batches, record, rel_bytes
 from indexer.pipeline.walk.noted import Noted
-from indexer.pipeline.walk.policy import WalkPolicy, policy_for, streams
+from indexer.pipeline.walk.policy import WalkPolicy, policy_for
 from indexer.registry import extension_of
 
 __all__ = [
@@ -105,6 +105,7 @@ class _Walker:
         self.skip_hidden = policy.skip_hidden
         self.max_file_bytes = policy.max_file_bytes
         self.claims = policy.claims
+        self.streams = policy.streams
         self.noted = Noted(policy.noted) if policy.noted is not None else None
         self.here: tuple[str, list[_Item]] = ("", [])
         """The folder being listed: its walk prefix and listing."""
@@ -192,7 +193,7 @@ class _Walker:
         unusual = not S_ISREG(st.st_mode) or st.st_size > self.max_file_bytes
         if unusual and (verdict := self._verdict(path, rel, st)) is not None:
             return verdict
-        if mail or self.claims(rel) or streams(rel):  # claims first: it is usually True
+        if mail or self.claims(rel) or self.streams(rel):  # claims first: it is usually True
             return _unsniffed(path, rel, st, mail)
         if (ext := extension_of(rel)) in self.policy.binary_extensions:
             return record(path, rel, binary_reason(ext), st, f".{ext}")
@@ -221,7 +222,7 @@ class _Walker:
     def _verdict(self, path: bytes, rel: str, st: os.stat_result) -> Entry | None:
         if not S_ISREG(st.st_mode):
             return record(path, rel, "not_regular_file", st, _file_type(st.st_mode))
-        if st.st_size > self.max_file_bytes and not streams(rel):
+        if st.st_size > self.max_file_bytes and not self.streams(rel):
             detail = f"{st.st_size} > {self.max_file_bytes} bytes"
             return record(path, rel, "too_large", st, detail)
         return None

@@ -1,4 +1,8 @@
-"""Streaming mbox splitting: one message at a time, memory bounded by the largest message.
+"""mbox mailboxes: listed by the walk a message at a time (`lists`), memory bounded by
+the largest message; read whole by a direct `indexer.extract` call (`extract`).
+
+Message `n` (from 1) is `box.mbox#<n>`. A non-blank file with no `From ` separator at
+all is one message, when it is small enough to read whole, so its text is never lost.
 
 A message starts at a `From ` separator line that begins the file or follows a
 blank line, and is itself followed by a header line, so a body line beginning
@@ -11,9 +15,16 @@ the mboxrd way (one `>` removed from every `>…>From ` line).
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Iterator
 from typing import BinaryIO
+
+from indexer._spec import Held, Listing
+from indexer._types import Extracted, Options
+from indexer.formats import VERSIONS
+
+VERSION = VERSIONS["mbox"]  # bumped in indexer/formats/__init__.py
 
 _BLOCK = 1 << 20
 _TAIL = 1 << 16
@@ -29,10 +40,41 @@ class _More:
 _MORE = _More()
 
 
-def is_mbox(rel: str) -> bool:
-    """True for `*.mbox` files and files named `mbox` (any ASCII case)."""
-    name = rel.rsplit("/", 1)[-1].lower()
-    return name == "mbox" or (name.endswith(".mbox") and name != ".mbox")
+def lists(listing: Listing) -> Iterator[Held]:
+    """Each message of the mbox, in file order (see the module doc); a read error is one
+    last damaged `Held` after the messages read before it."""
+    count = 0
+    try:
+        with listing.open() as handle:
+            for count, message in enumerate(split(handle), start=1):
+                yield _held(count, message)
+        if count == 0 and listing.size <= listing.max_bytes:
+            with listing.open() as handle:
+                whole = handle.read(listing.max_bytes + 1)
+            if whole.strip():
+                yield _held(1, whole)
+    except OSError as exc:
+        n = str(count + 1)
+        yield Held(path=n, name=f"{n}.eml", data=None, size=0, problem=str(exc), damaged=True)
+
+
+def _held(n: int, message: bytes) -> Held:
+    return Held(path=str(n), name=f"{n}.eml", data=message, size=len(message))
+
+
+def extract(data: bytes, path: str, options: Options) -> Extracted:
+    """The messages of an mbox read whole, each by the mail extractor, their chunks in
+    order (a direct `indexer.extract` call: a run lists them as documents instead)."""
+    from indexer.formats import eml  # the mail reader, only when an mbox is read whole
+
+    messages = list(split(io.BytesIO(data))) or ([data] if data.strip() else [])
+    parts = [eml.extract(m, f"{path}#{n}", options) for n, m in enumerate(messages, start=1)]
+    return Extracted(
+        kind="mbox",
+        text="\n\n".join(p.text for p in parts if p.text),
+        chunks=tuple(chunk for part in parts for chunk in part.chunks),
+        metadata={"container": "mbox"},
+    )
 
 
 def split(handle: BinaryIO) -> Iterator[bytes]:

@@ -95,7 +95,7 @@ class PostgresSink:
         generation); the tables are then those of the previous night."""
         schema = sql.Identifier(self.options.postgres_schema)
         with connect(self.options) as db, db.transaction():
-            db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [schema.as_string(db)])
+            db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [self.options.postgres_schema])
             _prepare(db, schema, self.options.postgres_language)
             held = _held(db, schema, "manifest")
             if held == night.manifest_sha256:

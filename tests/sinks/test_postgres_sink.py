@@ -10,6 +10,8 @@ import json
 import logging
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -237,3 +239,40 @@ def test_a_nul_the_database_refuses_is_stored_as_a_replacement_character() -> No
     for text in ["a\x00b", "a\\u0000b", "a\\\x00"]:
         stored = json.loads(_json(orjson.dumps({"t": text})))
         assert stored == {"t": text.replace("\x00", "\ufffd")}
+
+
+def test_two_outs_in_one_schema_wait_for_each_other_and_each_night_rebuilds_by_digest(
+    tmp_path: Path, new_database: Callable[[], str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dsn = new_database()
+    source, out = first_night(tmp_path, dsn, monkeypatch)
+    other = tmp_path / "other"
+    write_notes(other)
+    (other / "a" / "n00.txt").write_text("Another archive's note.\n")
+    with psycopg.connect(dsn, autocommit=True) as holder:
+        holder.execute("SELECT pg_advisory_lock(hashtext('indexer'))")  # as a night would
+        waiting: list[Any] = []
+        thread = threading.Thread(
+            target=lambda: waiting.append(indexer.run(other, tmp_path / "o", config()))
+        )
+        thread.start()
+        _wait_for_advisory_waiter(holder)
+        holder.execute("SELECT pg_advisory_unlock(hashtext('indexer'))")
+        thread.join(timeout=120)
+    # the tables held the first OUT's manifest: the other's night compares by digest
+    # written: a/n00 and its chunk; deleted: the chunks of a/n00 and m/figures.eml, and
+    # the document m/figures.eml, which the other OUT does not hold
+    assert applied(waiting[0].sinks["postgres"]) == ("rebuild", 2, 3)
+    assert dump(dsn) == fresh_load(other, tmp_path / "o2", new_database(), monkeypatch)
+    back = indexer.run(source, out, config())
+    assert applied(back.sinks["postgres"]) == ("rebuild", 4, 1)
+
+
+def _wait_for_advisory_waiter(db: psycopg.Connection[Any]) -> None:
+    """Return once another session waits for an advisory lock; fails after 60 s."""
+    query = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+    for _ in range(600):
+        if db.execute(query).fetchone() != (0,):
+            return
+        time.sleep(0.1)
+    pytest.fail("no sink waited for the schema's lock")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import glob
 import os
 import pwd
+import re
 import shutil
 import signal
 import socket
@@ -50,13 +51,18 @@ class Server:
 
 def bindir() -> Path:
     """The folder of the newest installed server's programs; fails the test without one."""
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(Path(p).parent.name))
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=_version)
     if found:
         return Path(found[-1])
     initdb = shutil.which("initdb")
     if initdb is None:
         pytest.fail(MISSING)
     return Path(initdb).resolve().parent
+
+
+def _version(bindir: str) -> list[int]:
+    """The version of /usr/lib/postgresql/VERSION/bin, as numbers (9.6 < 15)."""
+    return [int(n) for n in re.findall(r"\d+", Path(bindir).parent.name)]
 
 
 def free_port() -> int:

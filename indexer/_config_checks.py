@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,7 @@ __all__ = [
     "choice",
     "globs",
     "integer",
+    "matching",
     "option",
     "path_or_none",
     "scheduler_address",
@@ -35,6 +37,18 @@ def integer(minimum: int, *, auto: bool = False) -> Check:
             return usable_cpus()
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             raise ConfigError(key, f"{key} = {value!r} is not allowed: expected {allowed}")
+        return value
+
+    return check
+
+
+def matching(pattern: str, what: str) -> Check:
+    """A check that the value is a string matching `pattern` whole."""
+    whole = re.compile(pattern)
+
+    def check(key: str, value: Any) -> str:
+        if not isinstance(value, str) or not whole.fullmatch(value):
+            raise ConfigError(key, f"{key} = {value!r} is not allowed: expected {what}")
         return value
 
     return check

@@ -27,6 +27,7 @@ from indexer._config_checks import (
     globs,
     integer,
     languages,
+    matching,
     option,
     path_or_none,
     scheduler_address,
@@ -36,6 +37,7 @@ from indexer._limits import ContainerLimits
 from indexer._types import OcrMode, Options, Packing, PdfEngine
 from indexer.errors import ConfigError
 from indexer.procpool.cpus import usable_cpus
+from indexer.sinks.base import SinkOptions
 
 __all__ = [
     "FLAGS",
@@ -107,6 +109,10 @@ def _names(key: str, value: Any) -> tuple[str, ...]:
     if any(not n.strip() for n in names):
         raise ConfigError(key, f"{key} = {value!r} is not allowed: a name is empty")
     return tuple(n.strip() for n in names)
+
+
+_SINKS = SinkOptions()
+"""The built-in sinks' defaults."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -492,12 +498,33 @@ class Config:
         (),
         check=_names,
         doc='Sinks applied after each commit, by name: "fts" (a full-text index in OUT/.sinks/,\n'
-        "for `indexer search`), or one an installed package adds (entry point group\n"
-        "indexer.sinks). The commit never waits for them; a sink's failure is a warning and\n"
-        "exit 1, with the output committed.",
+        'for `indexer search`), "postgres" (tables in a PostgreSQL database, [postgres]), or\n'
+        "one an installed package adds (entry point group indexer.sinks). The commit never\n"
+        "waits for them; a sink's failure is a warning and exit 1, with the output committed.",
         flag="--sink",
         flag_type=str,
         help='sinks to apply after the commit, comma-separated (e.g. "fts")',
+    )
+    postgres_dsn_env: str = _key(
+        "postgres",
+        _SINKS.postgres_dsn_env,
+        check=matching(r"[A-Za-z_][A-Za-z0-9_]*", "an environment variable's name"),
+        doc="The `postgres` sink connects with the libpq connection string in this environment\n"
+        'variable (e.g. "postgresql://indexer@db.example/archive"). The config holds no\n'
+        "password: put it in ~/.pgpass or PGPASSWORD, or in the variable (docs/sinks.md).",
+    )
+    postgres_schema: str = _key(
+        "postgres",
+        _SINKS.postgres_schema,
+        check=matching(r"[a-z_][a-z0-9_]{0,62}", "a lower-case PostgreSQL name"),
+        doc="The schema of the sink's tables (documents, chunks, meta); created if missing.",
+    )
+    postgres_language: str = _key(
+        "postgres",
+        _SINKS.postgres_language,
+        check=matching(r"[a-z_][a-z0-9_]{0,62}", "a text search configuration's name"),
+        doc='The text search configuration of chunks.tsv ("english", "simple", "german", ...);\n'
+        "query with the same one. Changing it rebuilds the tables.",
     )
     max_unpacked_bytes: int = _key(
         "archive",

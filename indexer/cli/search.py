@@ -26,11 +26,29 @@ def add_search(sub: argparse._SubParsersAction[Parser]) -> None:
     search.add_argument("--limit", type=int, default=10, help="hits to print (10)")
     search.add_argument("--kind", help="only documents of this kind (pdf, html, eml, ...)")
     search.add_argument("--path", metavar="GLOB", help="only documents whose path matches")
+    search.add_argument(
+        "--since", type=_day, metavar="DATE",
+        help="only documents of this day (YYYY-MM-DD) or later: a mail's date, else the "
+        "file's modified, else created time; one with none is left out",
+    )  # fmt: skip
+    search.add_argument(
+        "--until", type=_day, metavar="DATE", help="only documents of this day or earlier"
+    )
+
+
+def _day(text: str) -> str:
+    """argparse's check of a day: usage error (exit 2) for anything but YYYY-MM-DD."""
+    from indexer.sinks.search import day
+
+    try:
+        return day(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def search_command(args: argparse.Namespace) -> int:
     """Run `indexer search`; return its exit code: 0 (hits or none), 2 (no output, no
-    index, an empty query or a bad --limit), 75 (locked with no index yet)."""
+    index, an empty query, a bad --limit or date), 75 (locked with no index yet)."""
     from indexer.sinks.search import search
 
     if args.limit < 1:
@@ -40,7 +58,10 @@ def search_command(args: argparse.Namespace) -> int:
     if refreshed is not None:
         return refreshed
     try:
-        hits = search(args.out, args.query, limit=args.limit, kind=args.kind, path=args.path)
+        hits = search(
+            args.out, args.query, limit=args.limit, kind=args.kind, path=args.path,
+            since=args.since, until=args.until,
+        )  # fmt: skip
     except (FileNotFoundError, ValueError) as exc:
         print(f"indexer: {exc}", file=sys.stderr)
         return Exit.USAGE

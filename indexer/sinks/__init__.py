@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 
-from indexer.sinks.base import SINKS_DIR, Applied, Night, Sink
+from indexer.sinks.base import SINKS_DIR, Applied, Night, Sink, SinkOptions
 
 __all__ = [
     "BUILTIN",
@@ -28,6 +28,7 @@ __all__ = [
     "Applied",
     "Night",
     "Sink",
+    "SinkOptions",
     "apply_all",
     "resolve",
 ]
@@ -37,30 +38,42 @@ ENTRY_POINT_GROUP = "indexer.sinks"
 log = logging.getLogger("indexer")
 
 
-def _fts() -> Sink:
+def _fts(options: SinkOptions) -> Sink:
     from indexer.sinks.fts import FtsSink  # here: a run without sinks never imports sqlite3
 
     return FtsSink()
 
 
-BUILTIN: dict[str, Callable[[], Sink]] = {"fts": _fts}
-"""The sinks shipped with indexer, by name."""
+def _postgres(options: SinkOptions) -> Sink:
+    try:
+        from indexer.sinks.postgres import PostgresSink  # here: psycopg is an extra
+    except ImportError as exc:
+        raise LookupError(
+            f"sink 'postgres' needs psycopg ({exc}): pip install 'corpus-indexer[postgres]'"
+        ) from exc
+    return PostgresSink(options)
 
 
-def resolve(names: Sequence[str]) -> list[Sink]:
-    """The sinks called `names`, in order: built-in, else from the entry point group.
+BUILTIN: dict[str, Callable[[SinkOptions], Sink]] = {"fts": _fts, "postgres": _postgres}
+"""The sinks shipped with indexer, by name: each made from the config's settings."""
+_DEFAULTS = SinkOptions()
 
-    Raises LookupError naming a sink nobody provides.
+
+def resolve(names: Sequence[str], options: SinkOptions = _DEFAULTS) -> list[Sink]:
+    """The sinks called `names`, in order: built-in (made with `options`), else from the
+    entry point group (made with no argument).
+
+    Raises LookupError naming a sink nobody provides, or one that cannot be loaded.
     """
     sinks: list[Sink] = []
     plugins: dict[str, Callable[[], Sink]] | None = None
     for name in names:
-        make = BUILTIN.get(name)
-        if make is None:
-            plugins = _plugins() if plugins is None else plugins
-            make = plugins.get(name)
-        if make is None:
-            known = ", ".join(sorted({*BUILTIN, *(plugins or {})}))
+        if (builtin := BUILTIN.get(name)) is not None:
+            sinks.append(builtin(options))
+            continue
+        plugins = _plugins() if plugins is None else plugins
+        if (make := plugins.get(name)) is None:
+            known = ", ".join(sorted({*BUILTIN, *plugins}))
             raise LookupError(f"no sink named {name!r} (known: {known})")
         sinks.append(make())
     return sinks

@@ -27,6 +27,18 @@ class Night:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SinkOptions:
+    """The config's settings of the built-in sinks (`[postgres]`); a plugin reads its own."""
+
+    postgres_dsn_env: str = "INDEXER_POSTGRES_DSN"
+    """The environment variable that holds the libpq connection string."""
+    postgres_schema: str = "indexer"
+    """The PostgreSQL schema of the sink's tables."""
+    postgres_language: str = "english"
+    """The text search configuration of `chunks.tsv`."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Applied:
     """What a sink did for one night."""
 

@@ -1,6 +1,7 @@
 """The SQLite FTS5 sink: a full-text index of the chunks in `OUT/.sinks/fts.sqlite`.
 
-Tables: `docs` (one row per document: id, path, kind, record digest), `chunks` (one row
+Tables: `docs` (one row per document: id, path, kind, record digest, and its day,
+YYYY-MM-DD or "", as `committed.document_date` reads it), `chunks` (one row
 per chunk: its text), and `fts`, an FTS5 index over `chunks.text` (external content,
 kept in step by triggers). `meta.manifest` is the sha256 of the manifest the index
 holds. A night applies `changes.ndjson` when the index holds the manifest the changes
@@ -22,11 +23,13 @@ from indexer.sinks.committed import Doc, changes, chunks_of, documents
 __all__ = ["FTS_FILE", "FtsSink", "index_path", "open_index"]
 
 FTS_FILE = "fts.sqlite"
-_SCHEMA = "1"
+_SCHEMA = "2"
+"""2: `docs.date`; an index of another schema is rebuilt."""
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS docs (
-    doc_id TEXT PRIMARY KEY, path TEXT NOT NULL, kind TEXT, digest TEXT NOT NULL);
+    doc_id TEXT PRIMARY KEY, path TEXT NOT NULL, kind TEXT, digest TEXT NOT NULL,
+    date TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS chunks (
     id INTEGER PRIMARY KEY, doc_id TEXT NOT NULL, chunk INTEGER NOT NULL, text TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks (doc_id);
@@ -134,7 +137,8 @@ def _delete(db: sqlite3.Connection, doc_ids: Iterable[str]) -> int:
 
 def _insert(db: sqlite3.Connection, generation: Path, docs: list[Doc]) -> int:
     db.executemany(
-        "INSERT INTO docs VALUES (?, ?, ?, ?)", [(d.doc_id, d.path, d.kind, d.digest) for d in docs]
+        "INSERT INTO docs VALUES (?, ?, ?, ?, ?)",
+        [(d.doc_id, d.path, d.kind, d.digest, d.date) for d in docs],
     )
     written = len(docs)
     batch: list[tuple[str, int, str]] = []

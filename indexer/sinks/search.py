@@ -7,6 +7,7 @@ over the document path (SQLite GLOB: `*` also matches "/").
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import re
 import sqlite3
@@ -17,7 +18,7 @@ from typing import Any
 from indexer.sinks.base import Applied, Night
 from indexer.sinks.fts import FtsSink, index_path
 
-__all__ = ["Hit", "fts_query", "refresh", "search", "stale"]
+__all__ = ["Hit", "day", "fts_query", "refresh", "search", "stale"]
 
 _TERMS = re.compile(r'"([^"]*)"|(\S+)')
 
@@ -39,6 +40,31 @@ class Hit:
         return asdict(self)
 
 
+def day(text: str) -> str:
+    """`text` if it is a day, YYYY-MM-DD; raises ValueError for anything else."""
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        pass
+    else:
+        if len(text) == 10:  # fromisoformat also takes 20010504
+            return text
+    raise ValueError(f"{text!r} is not a day (YYYY-MM-DD)")
+
+
+def _filters(**values: str | None) -> tuple[str, list[str]]:
+    """The WHERE conditions over `d` (docs) for the filters given (not None), each
+    starting " AND", and their values."""
+    clauses = {
+        "kind": " AND d.kind = ?",
+        "path": " AND d.path GLOB ?",
+        "since": " AND d.date != '' AND d.date >= ?",
+        "until": " AND d.date != '' AND d.date <= ?",
+    }
+    given = [(clauses[name], value) for name, value in values.items() if value is not None]
+    return "".join(c for c, _ in given), [v for _, v in given]
+
+
 def fts_query(text: str) -> str:
     """The FTS5 query for user text: every word (or "quoted phrase") as a quoted string,
     so no character of it is FTS5 syntax. Raises ValueError for text with no word."""
@@ -50,9 +76,18 @@ def fts_query(text: str) -> str:
 
 
 def search(
-    out: Path, query: str, *, limit: int = 10, kind: str | None = None, path: str | None = None
+    out: Path,
+    query: str,
+    *,
+    limit: int = 10,
+    kind: str | None = None,
+    path: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
 ) -> list[Hit]:
-    """The best `limit` chunks of OUT's index for `query`, best first.
+    """The best `limit` chunks of OUT's index for `query`, best first; only documents of
+    `kind`, whose path matches the glob `path`, whose day is `since` or later and `until`
+    or earlier (YYYY-MM-DD), for those given.
 
     Raises FileNotFoundError when OUT has no index, ValueError for an empty query.
     """
@@ -67,13 +102,9 @@ def search(
             " JOIN chunks c ON c.id = fts.rowid JOIN docs d ON d.doc_id = c.doc_id"
             " WHERE fts MATCH ?"
         )
-        args: list[Any] = [fts_query(query)]
-        if kind is not None:
-            sql, args = sql + " AND d.kind = ?", [*args, kind]
-        if path is not None:
-            sql, args = sql + " AND d.path GLOB ?", [*args, path]
-        sql += " ORDER BY score DESC, d.path, c.chunk LIMIT ?"
-        rows = db.execute(sql, [*args, limit]).fetchall()
+        only, values = _filters(kind=kind, path=path, since=since, until=until)
+        sql += only + " ORDER BY score DESC, d.path, c.chunk LIMIT ?"
+        rows = db.execute(sql, [fts_query(query), *values, limit]).fetchall()
     finally:
         db.close()
     return [

@@ -16,7 +16,7 @@ from indexer.config import Config
 from indexer.errors import ConfigError
 from indexer.pipeline.output.staging import CURRENT, MANIFEST
 from indexer.pipeline.run.summary import RunSummary
-from indexer.sinks import Night, Sink, apply_all, resolve
+from indexer.sinks import Night, Sink, SinkOptions, apply_all, resolve
 
 log = logging.getLogger("indexer")
 
@@ -27,9 +27,18 @@ def configured(config: Config) -> list[Sink]:
     if not config.sinks:
         return []
     try:
-        return resolve(config.sinks)
+        return resolve(config.sinks, sink_options(config))
     except LookupError as exc:
         raise ConfigError("sinks", str(exc.args[0])) from None
+
+
+def sink_options(config: Config) -> SinkOptions:
+    """The built-in sinks' settings in `config`."""
+    return SinkOptions(
+        postgres_dsn_env=config.postgres_dsn_env,
+        postgres_schema=config.postgres_schema,
+        postgres_language=config.postgres_language,
+    )
 
 
 def manifest_sha256(generation: Path | None) -> str | None:

@@ -231,6 +231,8 @@ class Proxy:
         """Connections cut so far."""
         self.refused = 0
         """Connections closed at once while `down`."""
+        self.triggered: list[bytes] = []
+        """What the client sent that held `trigger` (and went through)."""
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port = int(self._listener.getsockname()[1])
         threading.Thread(target=self._accept, daemon=True).start()
@@ -257,6 +259,8 @@ class Proxy:
                     self.cut += 1
                     self.down = self.stay_down
                     break
+                if upstream and self.trigger in data:
+                    self.triggered.append(data)
                 dst.sendall(data)
         except OSError:
             pass

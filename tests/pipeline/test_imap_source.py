@@ -5,6 +5,7 @@ connection is retried and then fails the run with nothing committed."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ from indexer.cli import main
 from indexer.config import Config
 from indexer.pipeline.walk.entry import Entry
 from indexer.pipeline.walk.imap import ImapSource, Retry, parse_address
+from indexer.pipeline.walk.imap import source as imap_source
 
 CONFIG = Config(workers=1, pdf_workers=1)
 FAST = Retry(retries=2, backoff=0.01, timeout=10)
@@ -171,6 +173,29 @@ def test_an_incremental_run_reads_only_new_messages_and_drops_expunged_ones(
     assert "imap/127.0.0.1/INBOX/2.eml" not in paths and "imap/127.0.0.1/INBOX/5.eml" in paths
     run(Recording(url(dovecot)), tmp_path / "fresh")
     assert committed(out) == committed(tmp_path / "fresh")
+
+
+def test_messages_are_fetched_a_batch_at_a_time(
+    dovecot: Dovecot, tmp_path: Path, password: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(imap_source, "_BATCH", 5)
+    fill(dovecot)
+    proxy = Proxy(dovecot.port)
+    try:
+        run(Recording(url(dovecot, port=proxy.port)), tmp_path / "out")
+    finally:
+        proxy.close()
+    asked = [_uids(command) for command in proxy.triggered]
+    assert sorted(len(uids) for uids in asked) == [1, 2, 4, 5, 5]  # folders of 12, 4, 1
+    assert sorted(uid for uids in asked for uid in uids) == sorted(
+        [*range(1, 13), *range(1, 5), 1]
+    )  # each message once
+
+
+def _uids(command: bytes) -> list[int]:
+    found = re.search(rb"UID FETCH ([\d,]+) ", command)
+    assert found is not None, command
+    return [int(uid) for uid in found[1].split(b",")]
 
 
 def test_a_folder_whose_uidvalidity_changed_is_read_again_whole(

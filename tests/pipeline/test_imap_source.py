@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import pytest
-from imapserver import PASSWORD, USER, Dovecot, Proxy
+from imapserver import PASSWORD, USER, Dovecot, Proxy, free_port
 from outputs import committed, document_records, documents
 
 import indexer
@@ -147,6 +147,12 @@ def test_records_equal_those_of_a_maildir_copy_of_the_same_messages(
     assert docs["imap/127.0.0.1/INBOX/1.eml#att/1/q1.csv"]["status"] == "ok"
     assert summary.extracted == 17 + 1  # and the attachment
     assert len(source.opened) == 17
+    conn = dovecot.client()
+    try:
+        conn.select("INBOX", readonly=True)
+        assert conn.search(None, "UNSEEN")[1] == [b"1 2 3 4"]  # read, never marked seen
+    finally:
+        conn.logout()
 
 
 def test_an_incremental_run_reads_only_new_messages_and_drops_expunged_ones(
@@ -345,3 +351,17 @@ def test_real_mail_reads_as_its_maildir_copy_does(
     run(Recording(url(dovecot, "INBOX")), tmp_path / "imap")
     indexer.run(maildir_copy(dovecot, tmp_path / "maildir"), tmp_path / "local", CONFIG)
     assert placeless(tmp_path / "imap") == placeless(tmp_path / "local")
+
+
+def test_a_missing_folder_is_a_usage_error_and_no_server_a_fatal_one(
+    dovecot: Dovecot, tmp_path: Path, password: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conf = tmp_path / "fast.toml"
+    conf.write_text("[imap]\nimap_backoff = 0.01\nimap_retries = 1\n")
+    out = ["--out", str(tmp_path / "out"), "--config", str(conf)]
+    assert main(["run", url(dovecot, "Nowhere"), *out]) == 2
+    assert "the server has no folder 'Nowhere'" in capsys.readouterr().err
+    assert main(["run", url(dovecot, port=free_port()), *out]) == 3
+    err = capsys.readouterr().err
+    assert "the connection failed 2 times" in err and "nothing was done" in err
+    assert "Traceback" not in err and not (tmp_path / "out").exists()

@@ -91,7 +91,7 @@ class Session:
         while self._conn is None:
             try:
                 self._conn = self._connect()
-            except (OSError, imaplib.IMAP4.abort) as exc:
+            except (OSError, imaplib.IMAP4.error) as exc:  # no server, or a busy one's BYE
                 drops = self._dropped(what, exc, drops)
         return self._conn
 
@@ -127,6 +127,7 @@ class Session:
         try:
             conn.login(*self._login)
         except imaplib.IMAP4.abort:
+            _closed(conn)
             raise
         except imaplib.IMAP4.error as exc:
             _closed(conn)

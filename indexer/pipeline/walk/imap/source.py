@@ -114,7 +114,11 @@ class ImapSource:
         session = self._session()
         try:
             folders = []
-            for raw, delim in list_folders(session, self.address):
+            try:
+                found = list_folders(session, self.address)
+            except Refused as refusal:
+                raise ConfigError("source", f"{self.address}: {refusal}") from None
+            for raw, delim in found:
                 try:
                     folders.append(read_folder(session, self.address, raw, delim))
                 except Refused as refusal:

@@ -21,6 +21,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from itertools import islice
 from typing import BinaryIO
 
 from indexer.errors import ConfigError
@@ -75,6 +76,8 @@ class ImapSource:
         self._reader: Session | None = None
         self._ahead: OrderedDict[bytes, int] = OrderedDict()  # path -> listed size
         self._fetched: OrderedDict[bytes, bytes | str] = OrderedDict()
+        self._checked: list[Folder] | None = None
+        """What `check` listed, for the walk that follows it (the run's first)."""
 
     def __reduce__(self) -> tuple[type[ImapSource], tuple[ImapAddress, Retry]]:
         return (ImapSource, (self.address, self.retry))
@@ -90,13 +93,14 @@ class ImapSource:
     def check(self) -> int:
         """Log in and list; return how many messages the source lists. Raises
         `ConfigError` (refused login, untrusted certificate, no such folder) or
-        `SourceLost` (the server cannot be reached)."""
-        return sum(len(folder.uids) for folder in self._folders())
+        `SourceLost` (the server cannot be reached). The next walk lists no more."""
+        self._checked = self._folders()
+        return sum(len(folder.uids) for folder in self._checked)
 
     def walk(self, policy: WalkPolicy) -> Iterator[Entry]:
         """Every message of the folders, sorted by `rel`, with its verdict under
         `policy`. Raises `ConfigError` or `SourceLost` (see `check`) before iterating."""
-        folders = self._folders()
+        folders, self._checked = self._checked or self._folders(), None
         items = heapq.merge(*(_items(folder) for folder in folders), key=lambda i: i.rel)
         noted: dict[str, str] = {}
         if policy.noted is not None:
@@ -162,7 +166,7 @@ class ImapSource:
             while self._ahead and next(iter(self._ahead)) != path:
                 self._ahead.popitem(last=False)  # passed over: read (or not) already
             size = self._ahead.pop(path)
-            for other in list(self._ahead)[: _BATCH - 1]:
+            for other in list(islice(self._ahead, _BATCH - 1)):
                 there = _Where.decode(other)
                 if (there.raw, there.uidvalidity) != (where.raw, where.uidvalidity):
                     break

@@ -560,6 +560,27 @@ class Config:
         output=True,
         doc="Archives inside archives that are opened; one nested deeper is skipped (depth_limit).",
     )
+    imap_ca_file: str | None = _key(
+        "imap",
+        None,
+        check=path_or_none,
+        toml='# imap_ca_file = "/etc/ssl/private-ca.pem"',
+        doc="For SOURCE imaps://...: a PEM file of the CAs to trust instead of the system's\n"
+        "(a server with a private CA's certificate). Certificates are always verified.",
+    )
+    imap_retries: int = _key(
+        "imap",
+        3,
+        check=integer(0),
+        doc="For an IMAP SOURCE: connections made again after one drops, before the run\n"
+        "fails (exit 3, nothing committed).",
+    )
+    imap_backoff: float = _key(
+        "imap",
+        1.0,
+        check=seconds,
+        doc="Seconds before the first new connection after a drop; doubled before each next one.",
+    )
 
     def __post_init__(self) -> None:
         for f in _FIELDS:

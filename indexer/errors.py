@@ -5,6 +5,7 @@
      ├── RegistryError        an extractor spec that cannot be registered
      ├── LockHeld             another run holds OUT's lock (exit 75)
      ├── NoWorkers            the dask cluster had no worker for `worker_wait` s (exit 3)
+ ├── SourceLost           a source's server could not be reached again (exit 3)
      ├── StateError           the incremental state cannot be used
      │    ├── StateDamaged    damaged while in use: the run starts over on a new state
      │    └── StateWriteError could not be written (disk full): the run stops, state kept
@@ -28,6 +29,7 @@ __all__ = [
     "NoWorkers",
     "PoolError",
     "RegistryError",
+    "SourceLost",
     "StateDamaged",
     "StateError",
     "StateWriteError",
@@ -68,6 +70,12 @@ class LockHeld(IndexerError, RuntimeError):
 
 class NoWorkers(IndexerError, RuntimeError):
     """The dask cluster had no worker for `worker_wait` seconds: the run cannot go on."""
+
+
+class SourceLost(IndexerError, RuntimeError):
+    """A source's server dropped the connection and could not be reached again within
+    its retries: the run stops with nothing committed. Not an OSError: a read's
+    OSError is one document's failure, this is the run's."""
 
 
 class StateError(IndexerError):

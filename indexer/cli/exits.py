@@ -27,10 +27,12 @@ MEANING = {
     "the output is still complete and committed), or a sink failed after the commit, or a "
     "conformance check failed, or `indexer extract` met a failed document",
     Exit.USAGE: "usage or configuration error: a bad flag or key, a SOURCE that is not a "
-    "readable folder, an OUT that cannot be written, a file `extract` cannot read, or an "
-    "empty SOURCE over a non-empty OUT without `--allow-empty`; nothing was done",
-    Exit.FATAL: "fatal error during the run (disk full, an I/O error, no dask workers): "
-    "nothing committed, the previous output (if any) intact",
+    "readable folder (or an IMAP URL whose login, certificate or folder is refused), an OUT "
+    "that cannot be written, a file `extract` cannot read, or an empty SOURCE over a "
+    "non-empty OUT without `--allow-empty`; nothing was done",
+    Exit.FATAL: "fatal error during the run (disk full, an I/O error, no dask workers, an "
+    "IMAP server lost past its retries): nothing committed, the previous output (if any) "
+    "intact",
     Exit.LOCKED: "another run holds the lock on OUT (`EX_TEMPFAIL`: try again later)",
     Exit.SIGINT: "interrupted by SIGINT before the commit: the previous output intact",
     Exit.SIGTERM: "terminated by SIGTERM before the commit: the previous output intact",

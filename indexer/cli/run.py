@@ -9,21 +9,25 @@ import re
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from indexer.cli.exits import Exit, signal_exit
 from indexer.cli.parser import add_verbose, word_or
+from indexer.cli.sources import SOURCE_HELP, source_of
 from indexer.config import FLAGS, Config, load_config
 from indexer.errors import ConfigError, LockHeld
+
+if TYPE_CHECKING:
+    from indexer.pipeline.walk.source import Source
 
 _FLAG_OF = {flag.key: flag.flag for flag in FLAGS}
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """Add `indexer run`'s arguments to `parser`."""
-    parser.add_argument("source", type=Path, metavar="SOURCE", help="folder to index")
+    parser.add_argument("source", metavar="SOURCE", help=SOURCE_HELP)
     parser.add_argument("--out", type=Path, required=True, metavar="OUT", help="output folder")
     parser.add_argument("--config", type=Path, metavar="FILE", help="TOML config (see configs/)")
     add_verbose(parser)
@@ -50,10 +54,17 @@ def run_command(args: argparse.Namespace) -> int:
     # strings) that reference counting frees: the cyclic collector runs rarely.
     gc.freeze()
     gc.set_threshold(100_000, 50, 1000)
-    return _run(args.source, args.out, config)
+    source = source_of(args.source, config)
+    if isinstance(source, Exit):
+        return source
+    try:
+        return _run(source, args.out, config)
+    finally:
+        if not isinstance(source, Path):
+            source.close()
 
 
-def _run(source: Path, out: Path, config: Config) -> int:
+def _run(source: Path | Source, out: Path, config: Config) -> int:
     """Run it under this process's SIGINT and SIGTERM handling; return the exit code.
 
     A signal stops the run until its commit begins; one that comes later is only

@@ -96,6 +96,7 @@ def test_a_plugin_mailbox_is_listed_through_its_entry_point_alone(
     assert (docs["team.digest#2"]["status"], docs["team.digest#2"]["reason"]) == (
         "failed", "unreadable",
     )  # fmt: skip
+    assert "torn" in docs["team.digest#2"]["reason_text"]
 
 
 def test_a_plugin_mailbox_reuses_each_message_on_its_own(
@@ -148,3 +149,22 @@ def test_capabilities_list_the_mailboxes() -> None:
 
     kinds = {e["name"]: e for e in capabilities()["extractors"]}
     assert {"mbox", "pst"} <= set(kinds)
+
+
+def test_a_walk_skip_says_its_detail_and_never_a_path_outside_source(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "big.txt").write_bytes(b"word " * 100)
+    (source / "tool.exe").write_bytes(b"MZ")
+    (source / "nul.txt").write_bytes(b"text\0more")
+    (tmp_path / "outside.txt").write_text("elsewhere\n")
+    (source / "link.txt").symlink_to(tmp_path / "outside.txt")
+    out = tmp_path / "out"
+    indexer.run(source, out, Config(workers=1, pdf_workers=1, max_file_bytes=100))
+    docs = documents(out)
+    assert docs["big.txt"]["reason"] == "too_large"
+    assert docs["big.txt"]["reason_text"].endswith(": 500 > 100 bytes.")
+    assert docs["tool.exe"]["reason_text"].endswith(": .exe.")
+    assert "NUL byte" in docs["nul.txt"]["reason_text"]
+    assert docs["link.txt"]["reason"] == "symlink_outside_source"
+    assert str(tmp_path) not in docs["link.txt"]["reason_text"]

@@ -30,6 +30,8 @@ __all__ = ["extract", "lists"]
 
 VERSION = VERSIONS["pst"]  # bumped in indexer/formats/__init__.py
 
+MAGIC = b"!BDN"
+"""How every `.pst` and `.ost` file begins."""
 TIMEOUT = 120.0
 """Seconds the reader may take for one message before it is taken for hung."""
 MEMORY_MB = 2048
@@ -93,6 +95,8 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
 
     if not data.strip():
         return Extracted(kind="pst", text="")
+    if not data.startswith(MAGIC):  # not worth a reader process
+        return failure("pst", "corrupt: no PST header")
     with tempfile.NamedTemporaryFile(suffix=".pst") as handle:
         handle.write(data)
         handle.flush()

@@ -270,9 +270,19 @@ def document_record(doc: DocOutcome, did: str, digest: str, chunks: int) -> dict
     }
 
 
+_DETAILED = frozenset(("too_large", "binary", "unreadable", "not_regular_file"))
+"""Walk reasons whose detail joins `reason_text` (the size and the limit, the extension
+or the NUL found, the error, the file type). Not the symlink ones: their detail is a
+path outside SOURCE, which would make the output depend on where SOURCE lies."""
+
+
 def skipped(seq: int, entry: Entry) -> FileOutcome:
-    """The outcome of an entry the walk passed over: one `skipped` document."""
-    doc = DocOutcome(path=entry.rel, kind=None, size=entry.size, sha256=None, skip=entry.skip)
+    """The outcome of an entry the walk passed over: one `skipped` document (`failed`
+    when it could not be read), its reason's detail in `reason_text` where it has one."""
+    skip = entry.skip
+    if skip in _DETAILED and entry.detail:
+        skip = f"{skip}: {entry.detail}"
+    doc = DocOutcome(path=entry.rel, kind=None, size=entry.size, sha256=None, skip=skip)
     return FileOutcome(seq=seq, docs=(render(doc),))
 
 

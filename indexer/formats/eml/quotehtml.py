@@ -1,0 +1,48 @@
+"""An HTML mail body marked for `quotes.segment`: where a client's reply container starts.
+
+The html extractor already writes `<blockquote>` (Gmail's `gmail_quote`, Apple Mail's
+`type="cite"`, Thunderbird's) as `>` lines, at any depth and inside tables. What it
+cannot show is Outlook's way: the quoted message is not inside anything, it follows a
+header container (`divRplyFwdMsg` in Outlook on the web and new Outlook, a `border-top`
+rule div in Outlook for Windows, `OutlookMessageHeader`, `appendonsend`). `mark` puts
+the `CUT` token before each such container, in a paragraph of its own, so the
+segmenter knows the rest is quoted whatever language the header block is in.
+"""
+
+from __future__ import annotations
+
+from selectolax.lexbor import LexborHTMLParser
+
+from indexer.formats.eml.quotelines import CUT
+
+__all__ = ["mark"]
+
+_CONTAINERS = ", ".join(
+    (
+        "#divRplyFwdMsg",
+        "div.OutlookMessageHeader",
+        "#appendonsend",
+        "hr#stopSpelling",
+        'div[style*="border-top:solid #E1E1E1"]',
+        'div[style*="border-top: solid #E1E1E1"]',
+        'div[style*="border-top:solid #B5C4DF"]',
+        'div[style*="border-top: solid #B5C4DF"]',
+    )
+)
+_HINTS = ("divRplyFwdMsg", "OutlookMessageHeader", "appendonsend", "stopSpelling", "border-top")
+
+
+def mark(markup: str) -> str:
+    """Return `markup` with a `<p>CUT</p>` before every reply container; `markup` itself
+    when it has none (most mail: found by a substring test, without parsing)."""
+    if not any(hint in markup for hint in _HINTS):
+        return markup
+    tree = LexborHTMLParser(markup)
+    containers = tree.css(_CONTAINERS)
+    if not containers:
+        return markup
+    for node in containers:
+        token = LexborHTMLParser(f"<p>{CUT}</p>").css_first("p")
+        if token is not None:
+            node.insert_before(token)
+    return tree.html or markup

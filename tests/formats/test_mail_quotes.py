@@ -1,0 +1,151 @@
+"""Mail bodies as chunks: own text, quotes (`meta.quoted`), signatures, forwards; threads."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+
+import pytest
+
+from indexer._types import DEFAULT_OPTIONS, Extracted
+from indexer.formats import eml
+from indexer.formats.eml.threads import normalize_subject, thread_of
+
+KEEP = replace(DEFAULT_OPTIONS, mail_keep_quotes=True)
+
+
+def _mail(body: str, *, html: bool = False, subject: str = "Re: Plans", extra: str = "") -> bytes:
+    kind = "html" if html else "plain"
+    return (
+        f"From: Bob <bob@example.org>\nTo: Alice <alice@example.org>\nSubject: {subject}\n{extra}"
+        f"Content-Type: text/{kind}; charset=utf-8\n\n{body}"
+    ).encode()
+
+
+def _parts(result: Extracted) -> list[tuple[str, bool, str]]:
+    return [(c.meta["part"], c.meta.get("quoted", False), c.text) for c in result.chunks[1:]]
+
+
+def test_quoted_paragraphs_are_chunks_of_their_own_marked_quoted_without_markers() -> None:
+    body = "Yes, Friday.\n\nOn Mon, 3 Jun 2024, Alice <alice@example.org> wrote:\n> Friday?\n"
+    result = eml.extract(_mail(body), "m.eml", DEFAULT_OPTIONS)
+    assert _parts(result) == [
+        ("body", False, "Yes, Friday."),
+        ("quoted", True, "On Mon, 3 Jun 2024, Alice <alice@example.org> wrote:"),
+        ("quoted", True, "Friday?"),
+    ]
+
+
+def test_keep_quotes_gives_the_body_as_written() -> None:
+    body = "Yes, Friday.\n\n> Friday?\n\n-- \nBob\n"
+    result = eml.extract(_mail(body), "m.eml", KEEP)
+    assert _parts(result) == [
+        ("body", False, "Yes, Friday."),
+        ("body", False, "> Friday?"),
+        ("body", False, "-- \nBob"),
+    ]
+
+
+def test_gmail_html_quote_is_quoted() -> None:
+    body = (
+        '<div dir="ltr">See you there.</div><br><div class="gmail_quote"><div class="gmail_attr">'
+        "On Mon, Jun 3, 2024 at 10:00 AM Alice &lt;alice@example.org&gt; wrote:<br></div>"
+        '<blockquote class="gmail_quote">Where is it?<br><blockquote>deeper</blockquote>'
+        "</blockquote></div>"
+    )
+    parts = _parts(eml.extract(_mail(body, html=True), "m.eml", DEFAULT_OPTIONS))
+    assert parts[0] == ("body", False, "See you there.")
+    assert [p[1] for p in parts[1:]] == [True] * (len(parts) - 1)
+    assert "Where is it?" in [p[2] for p in parts] and "deeper" in [p[2] for p in parts]
+
+
+def test_outlook_html_reply_container_quotes_the_rest_in_any_language() -> None:
+    body = (
+        '<div>Agreed.</div><hr><div id="divRplyFwdMsg"><b>Kimden:</b> Alice<br>'
+        "<b>Gönderildi:</b> Pazartesi</div><div>Eski metin burada.</div>"
+    )
+    parts = _parts(eml.extract(_mail(body, html=True), "m.eml", DEFAULT_OPTIONS))
+    assert parts[0] == ("body", False, "Agreed.")
+    assert ("quoted", True, "Eski metin burada.") in parts
+    assert not any("zzindexer" in p[2] for p in parts)
+
+
+def test_an_html_blockquote_inside_a_table_is_quoted() -> None:
+    body = "<p>New.</p><table><tr><td>cell<blockquote>old words</blockquote></td></tr></table>"
+    parts = _parts(eml.extract(_mail(body, html=True), "m.eml", DEFAULT_OPTIONS))
+    assert ("quoted", True, "old words") in parts and ("body", False, "New.") in parts
+
+
+def test_a_forward_is_indexed_as_forwarded_text() -> None:
+    body = (
+        "FYI\n\n-----Original Message-----\nFrom: Carol\nSent: Monday\nSubject: Report\n\n"
+        "The report body.\n"
+    )
+    parts = _parts(eml.extract(_mail(body, subject="FW: Report"), "m.eml", DEFAULT_OPTIONS))
+    assert parts[-1] == ("forwarded", False, "The report body.")
+
+
+def test_a_message_that_is_only_a_quote_keeps_it_as_quoted_chunks() -> None:
+    parts = _parts(eml.extract(_mail("> only\n> quoted\n"), "m.eml", DEFAULT_OPTIONS))
+    assert parts == [("quoted", True, "only\nquoted")]
+
+
+def test_mixed_charset_parts_are_each_decoded_and_split() -> None:
+    latin = "Grüße, ja.\n\n> Schöne Grüße?\n".encode("latin-1")
+    utf8 = "日本語の返事\n\n> 古いテキスト\n".encode()
+    mime = (
+        b"From: a@x.org\nSubject: Re: x\nMIME-Version: 1.0\n"
+        b'Content-Type: multipart/mixed; boundary="b"\n\n--b\n'
+        b"Content-Type: text/plain; charset=iso-8859-1\n\n" + latin + b"\n--b\n"
+        b"Content-Type: text/plain; charset=utf-8\n\n" + utf8 + b"\n--b--\n"
+    )
+    assert _parts(eml.extract(mime, "m.eml", DEFAULT_OPTIONS)) == [
+        ("body", False, "Grüße, ja."),
+        ("quoted", True, "Schöne Grüße?"),
+        ("body", False, "日本語の返事"),
+        ("quoted", True, "古いテキスト"),
+    ]
+
+
+def test_the_document_text_keeps_the_whole_body() -> None:
+    body = "New.\n\n> old\n\n-- \nBob\n"
+    result = eml.extract(_mail(body), "m.eml", DEFAULT_OPTIONS)
+    assert all(word in result.text for word in ("New.", "old", "Bob"))
+
+
+# threads
+
+
+def _id(root: str) -> str:
+    return hashlib.sha256(root.encode()).hexdigest()[:24]
+
+
+def test_thread_id_is_the_references_root_else_in_reply_to_else_own_id() -> None:
+    assert thread_of(references=["<a@x> <b@x>"], in_reply_to="<b@x>").id == _id("<a@x>")
+    assert thread_of(in_reply_to="<b@x>", message_id="<c@x>").id == _id("<b@x>")
+    assert thread_of(message_id="<c@x>").id == _id("<c@x>")
+    assert thread_of(references=["<a@x> <b@x>"]).parent == "<b@x>"
+    assert thread_of(in_reply_to="<b@x>", references=["<a@x>"]).parent == "<b@x>"
+    assert thread_of(message_id="<c@x>").parent == ""
+
+
+def test_without_ids_the_thread_is_the_normalised_subject_and_the_people() -> None:
+    first = thread_of(subject="Budget", people=["Alice <a@x.org>", "b@x.org"])
+    reply = thread_of(subject="AW: RE[2]: Budget", people=["B@x.org", "Alice <A@x.org>"])
+    other = thread_of(subject="Re: Budget", people=["c@x.org", "a@x.org"])
+    assert first.id == reply.id != other.id
+
+
+@pytest.mark.parametrize(
+    "subject",
+    ["Re: Budget", "AW: Budget", "SV: Budget", "Fwd: Budget", "WG: AW: Budget", "TR: Budget",
+     "RE[2]: Budget", "Re: [finance] Re: Budget", "回复: Budget", "Antw: Budget", "  re:budget"],
+)  # fmt: skip
+def test_reply_and_forward_prefixes_are_dropped_from_the_subject(subject: str) -> None:
+    assert normalize_subject(subject) == "budget"
+
+
+def test_every_message_record_has_a_thread_from_its_headers() -> None:
+    extra = "Message-ID: <r@x>\nIn-Reply-To: <p@x>\nReferences: <root@x> <p@x>\n"
+    result = eml.extract(_mail("hi", extra=extra), "m.eml", DEFAULT_OPTIONS)
+    assert result.metadata["thread"] == {"id": _id("<root@x>"), "parent": ""}

@@ -23,6 +23,7 @@ __all__ = [
     "forward_banner",
     "header_field",
     "header_line",
+    "may_cut",
     "mobile_signature",
     "quote_depth",
     "reply_separator",
@@ -35,11 +36,12 @@ CUT = "zzindexerquotecutzz"
 
 _MARKERS = re.compile(r"(?:[ \t]*>)+[ \t]?")
 _WROTE = (
-    r"wrote|writes|schrieb|a écrit|a ecrit|escribió|escribio|ha scritto|scrisse|schreef"
-    r"|heeft het volgende geschreven|escreveu|skrev|napisał|napisal|пишет|написал|написала"
-    r"|kirjoitti|írta|yazdı|napsal|写道|寫道|書きました|のメッセージ"
-)
-_ATTRIBUTION = re.compile(rf"^.{{0,300}}(?:{_WROTE})(?:\W.{{0,200}})?[:：]\s*$", re.I)
+    "wrote", "writes", "schrieb", "a écrit", "a ecrit", "escribió", "escribio", "ha scritto",
+    "scrisse", "schreef", "heeft het volgende geschreven", "escreveu", "skrev", "napisał",
+    "napisal", "пишет", "написал", "kirjoitti", "írta", "yazdı", "napsal", "写道", "寫道",
+    "書きました", "のメッセージ",
+)  # fmt: skip
+"""Words of attribution lines, lower-case: found by substring, far cheaper than a pattern."""
 _ATTRIBUTION_START = re.compile(
     r"^(?:On|Am|Le|El|Il|Op|Em|No dia|Den|På|W dniu|Dne|\d{4}[-/年.])\b", re.I
 )
@@ -76,17 +78,16 @@ _FIELD_NAMES = {
     r"|Aihe|主题|主旨|件名",
     "cc": r"Cc|Kopie|Copie|Copia|Kopia|Копия|抄送|副本",
 }
-_FIELD = re.compile(
-    r"^[ \t]*[*_]{0,2}(?P<name>"
-    + "|".join(f"(?P<{k}>{v})" for k, v in _FIELD_NAMES.items())
-    + r")[*_]{0,2}[ \t]*[:：][*_]{0,2}(?:[ \t]|$)",
-    re.I,
-)
-_ONE_LINE_HEADER = re.compile(
-    rf"^[ \t]*[*_]{{0,2}}(?:{_FIELD_NAMES['from']})[*_]{{0,2}}[ \t]*[:：].{{1,300}}?"
-    rf"\s[*_]{{0,2}}(?:{_FIELD_NAMES['sent']})[*_]{{0,2}}[ \t]*[:：]",
-    re.I,
-)
+_FIELDS = {
+    name.lower(): field for field, names in _FIELD_NAMES.items() for name in names.split("|")
+}
+"""Each header field name, lower-case, and the field it names: a lookup, not a pattern."""
+_FORWARD_WORDS = (
+    "forward", "weitergeleit", "transf", "réexp", "reenv", "inoltr", "doorgest", "encaminh",
+    "reencamin", "vidarebef", "videresend", "przekaz", "пересыл", "переадрес", "转发",
+    "轉寄", "転送",
+)  # fmt: skip
+_SENT_FIELD = re.compile(rf"\s[*_]{{0,2}}(?:{_FIELD_NAMES['sent']})[*_]{{0,2}}[ \t]*[:：]", re.I)
 _SIG_DELIMITER = re.compile(r"^(?:-- ?|--|__|—)[ \t]*$")
 _MOBILE = re.compile(
     r"^[ \t]*(?:Sent from my |Sent from Mail for|Sent from Yahoo Mail|Sent from Outlook"
@@ -116,14 +117,20 @@ _CONTACT = re.compile(
     r"|Mob|Cell|Fax|Tél|Telefon|Handy|Direct|Office|T|M|F)\b\.?[ \t]*[:.])",
     re.I,
 )
-_DISCLAIMER = re.compile(
-    r"confidential|intended (?:solely )?(?:only )?for the (?:use of the )?(?:individual|addressee"
-    r"|named|recipient)|intended recipient|legally privileged|privileged and confidential"
-    r"|vertraulich|nicht der richtige adressat|confidentiel|destinataire|confidencial"
-    r"|destinatario|riservat|vertrouwelijk|geadresseerde|konfidentiell|mottagare"
-    r"|disclaimer|please consider the environment|think before you print",
-    re.I,
-)
+_DISCLAIMER = (
+    "confidential", "intended recipient", "intended solely for", "intended only for",
+    "legally privileged", "vertraulich", "nicht der richtige adressat", "confidentiel",
+    "destinataire", "confidencial", "destinatario", "riservat", "vertrouwelijk",
+    "geadresseerde", "konfidentiell", "mottagare", "disclaimer", "consider the environment",
+    "before you print", "licensed under", "licenced under", "all rights reserved", "copyright",
+)  # fmt: skip
+"""Words of legal notices, lower-case, found by substring."""
+
+
+def may_cut(line: str) -> bool:
+    """False for a line that cannot start a quoted or forwarded message (most lines: no
+    colon, no rule); a cheap test before the patterns."""
+    return ":" in line or "：" in line or line.lstrip()[:1] in ("-", "_", "=", "*") or CUT in line
 
 
 def quote_depth(line: str) -> tuple[int, str]:
@@ -139,7 +146,8 @@ def attribution(line: str) -> bool:
     """True for a reply's attribution line (`On ..., X wrote:`, `Am ... schrieb X:`, ...)."""
     if len(line) > 400 or not line.rstrip().endswith((":", "：")):
         return False
-    return bool(_ATTRIBUTION.match(line) or _DATED.match(line))
+    low = line.lower()
+    return any(word in low for word in _WROTE) or bool(_DATED.match(line))
 
 
 def attribution_start(line: str) -> bool:
@@ -156,20 +164,29 @@ def reply_separator(line: str) -> bool:
 def forward_banner(line: str) -> bool:
     """True for a forwarded-message banner (`---------- Forwarded message ---------`,
     `Begin forwarded message:`, translations)."""
-    return len(line) < 200 and bool(_FORWARD.match(line))
+    if len(line) >= 200:
+        return False
+    low = line.lower()
+    return any(word in low for word in _FORWARD_WORDS) and bool(_FORWARD.match(line))
 
 
 def header_field(line: str) -> str | None:
     """The field (`from`, `sent`, `to`, `subject`, `cc`) a quoted header line names, else None."""
-    match = _FIELD.match(line)
-    if match is None:
+    ends = [at for at in (line.find(":", 0, 32), line.find("：", 0, 32)) if at > 0]
+    if not ends:
         return None
-    return next(k for k in _FIELD_NAMES if match.group(k))
+    colon = min(ends)
+    after = line[colon + 1 : colon + 4].lstrip("*_")
+    if after[:1] not in ("", " ", "\t"):
+        return None
+    return _FIELDS.get(line[:colon].strip(" \t*_").lower())
 
 
 def header_line(line: str) -> bool:
     """True for a whole quoted header block on one line: `From: X Sent: Y To: Z ...`."""
-    return bool(_ONE_LINE_HEADER.match(line))
+    if line.count(":") + line.count("：") < 2 or header_field(line) != "from":
+        return False
+    return _SENT_FIELD.search(line, 0, 400) is not None
 
 
 def signature_delimiter(line: str) -> bool:
@@ -194,4 +211,7 @@ def contact_line(line: str) -> bool:
 
 def disclaimer(paragraph: str) -> bool:
     """True for a legal disclaimer paragraph: long enough, and in a disclaimer's words."""
-    return len(paragraph) >= 120 and bool(_DISCLAIMER.search(paragraph))
+    if len(paragraph) < 120:
+        return False
+    low = paragraph.lower()
+    return any(word in low for word in _DISCLAIMER)

@@ -25,6 +25,7 @@ linear in the body's size: no recursion, so 10,000 nested messages cost no stack
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from typing import Literal
 
@@ -68,12 +69,15 @@ def segment(text: str, *, forward: bool = False) -> tuple[Segment, ...]:
     first quoted-message header block starts forwarded text, not quoted text.
     """
     lines = normalize_newlines(text).split("\n")
-    parsed = [q.quote_depth(line) for line in lines]
+    depth = q.quote_depth
+    parsed = [depth(line) if ">" in line[:64] else (0, line) for line in lines]
+    # the lines that may start a quoted message, looked at once each
+    candidates = [at for at, (d, line) in enumerate(parsed) if not d and q.may_cut(line)]
     labels: list[_Label | None] = [None] * len(lines)
     context: Kind = "own"
     base = pos = 0
     while pos < len(lines):
-        cut = _next_cut(parsed, pos)
+        cut = _next_cut(parsed, candidates, pos)
         end = len(lines) if cut is None else cut
         _label_body(parsed, pos, end, context, base, labels)
         if cut is None:
@@ -89,12 +93,11 @@ def segment(text: str, *, forward: bool = False) -> tuple[Segment, ...]:
     return _segments(parsed, labels)
 
 
-def _next_cut(parsed: list[tuple[int, str]], pos: int) -> int | None:
-    """The first line from `pos` where a quoted or forwarded message starts, else None."""
-    for at in range(pos, len(parsed)):
-        depth, line = parsed[at]
-        if depth or not line.strip():
-            continue
+def _next_cut(parsed: list[tuple[int, str]], candidates: list[int], pos: int) -> int | None:
+    """The first line from `pos` where a quoted or forwarded message starts, else None;
+    only `candidates` (in order) are looked at."""
+    for at in candidates[bisect.bisect_left(candidates, pos) :]:
+        line = parsed[at][1]
         if q.CUT in line or q.forward_banner(line) or q.header_line(line):
             return at
         if q.reply_separator(line) and (

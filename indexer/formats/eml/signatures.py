@@ -22,6 +22,8 @@ _SIGNATURE_LINES = 20
 """Lines after a `-- ` delimiter taken for the signature; longer, it is text."""
 _AFTER_SIGN_OFF = 6
 """Short lines a sign-off may have after it (a name, a title, a phone number)."""
+_DISCLAIMER_PARAGRAPHS = 3
+"""The last paragraphs of a run looked at for a disclaimer (which closes a message)."""
 _SHORT = 80
 _CONTACT_LINES = (2, 8)
 
@@ -46,7 +48,7 @@ def own_roles(lines: list[str]) -> dict[int, Role]:
     roles.update(_sign_off(lines, kept))
     if not any(roles.get(n) for n in kept[-1:]):
         roles.update(_contact_block(lines, kept))
-    for paragraph in _paragraphs(lines, kept)[1:]:
+    for paragraph in _paragraphs(lines, kept)[1:][-_DISCLAIMER_PARAGRAPHS:]:
         if q.disclaimer(" ".join(lines[n] for n in paragraph)):
             roles.update(dict.fromkeys(paragraph, "disclaimer"))
     return roles

@@ -238,3 +238,18 @@ def test_a_message_that_is_only_a_quote_has_no_own_text() -> None:
 
 def test_empty_and_blank_bodies_have_no_segments() -> None:
     assert segment("") == () and segment("\n \n>\n> \n") == ()
+
+
+def test_a_contact_block_before_a_disclaimer_is_a_signature() -> None:
+    notice = "This message is confidential. " * 5
+    text = f"The contract is signed.\n\nDennis Lee\nGas Logistics\n(713) 853-1715\n\n{notice}"
+    assert [s.kind for s in segment(text)] == ["own", "signature", "disclaimer"]
+
+
+def test_a_last_paragraph_of_dates_and_table_cells_is_text_not_a_contact_block() -> None:
+    text = "Here are the points.\n\n10/29/2001\t58646\t58647\nAdm cr# 27698\tWTX\tAgave"
+    assert [s.kind for s in segment(text)] == ["own"]
+
+
+def test_a_bracketed_thunderbird_forward_subject_is_a_forward() -> None:
+    assert is_forward_subject("[Fwd: New email address]")

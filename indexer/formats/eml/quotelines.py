@@ -113,7 +113,8 @@ _SIGN_OFF = re.compile(
     re.I,
 )
 _CONTACT = re.compile(
-    r"(?:\+?\d[\d ()./-]{6,}\d|[\w.+-]+@[\w-]+\.[\w.]+|https?://|www\.|\b(?:Tel|Phone|Mobile"
+    r"(?:\+\d[\d ()./-]{6,}\d|\(\d{2,5}\)[ \t]?\d[\d .-]{3,}\d|\b\d{3}[-.]\d{3}[-.]\d{4}\b"
+    r"|[\w.+-]+@[\w-]+\.[\w.]+|https?://|www\.|\b(?:Tel|Phone|Mobile"
     r"|Mob|Cell|Fax|Tél|Telefon|Handy|Direct|Office|T|M|F)\b\.?[ \t]*[:.])",
     re.I,
 )
@@ -164,7 +165,7 @@ def reply_separator(line: str) -> bool:
 def forward_banner(line: str) -> bool:
     """True for a forwarded-message banner (`---------- Forwarded message ---------`,
     `Begin forwarded message:`, translations)."""
-    if len(line) >= 200:
+    if len(line) >= 200 or not ("--" in line or line.rstrip().endswith((":", "："))):
         return False
     low = line.lower()
     return any(word in low for word in _FORWARD_WORDS) and bool(_FORWARD.match(line))
@@ -172,14 +173,13 @@ def forward_banner(line: str) -> bool:
 
 def header_field(line: str) -> str | None:
     """The field (`from`, `sent`, `to`, `subject`, `cc`) a quoted header line names, else None."""
-    ends = [at for at in (line.find(":", 0, 32), line.find("：", 0, 32)) if at > 0]
-    if not ends:
+    colon = line.find(":", 0, 32)
+    if colon < 0 and (colon := line.find("：", 0, 32)) < 0:
         return None
-    colon = min(ends)
-    after = line[colon + 1 : colon + 4].lstrip("*_")
-    if after[:1] not in ("", " ", "\t"):
+    field = _FIELDS.get(line[:colon].strip(" \t*_").lower())
+    if field is None or line[colon + 1 : colon + 4].lstrip("*_")[:1] not in ("", " ", "\t"):
         return None
-    return _FIELDS.get(line[:colon].strip(" \t*_").lower())
+    return field
 
 
 def header_line(line: str) -> bool:

@@ -246,7 +246,7 @@ def _segment(label: _Label | None, lines: list[str]) -> list[Segment]:
 
 def is_forward_subject(subject: str) -> bool:
     """True for a subject that says its message forwards another (`Fwd:`, `WG:`, `TR:` ...)."""
-    head = subject.strip().lower()
+    head = subject.strip().lstrip("[(").lower()  # Thunderbird's `[Fwd: x]`
     for prefix in _FORWARD_PREFIXES:
         if head.startswith(prefix) and head[len(prefix) : len(prefix) + 1] in (":", "：", "["):
             return True

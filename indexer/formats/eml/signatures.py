@@ -42,15 +42,17 @@ def own_roles(lines: list[str]) -> dict[int, Role]:
                 end = n
             break
     kept = [n for n in filled if n < end]
+    for paragraph in _paragraphs(lines, kept)[1:][-_DISCLAIMER_PARAGRAPHS:]:
+        if q.disclaimer(" ".join(lines[n] for n in paragraph)):
+            roles.update(dict.fromkeys(paragraph, "disclaimer"))
+    while kept and roles.get(kept[-1]) == "disclaimer":  # the signature comes before it
+        kept.pop()
     for n in kept:
         if q.mobile_signature(lines[n]):
             roles[n] = "signature"
     roles.update(_sign_off(lines, kept))
     if not any(roles.get(n) for n in kept[-1:]):
         roles.update(_contact_block(lines, kept))
-    for paragraph in _paragraphs(lines, kept)[1:][-_DISCLAIMER_PARAGRAPHS:]:
-        if q.disclaimer(" ".join(lines[n] for n in paragraph)):
-            roles.update(dict.fromkeys(paragraph, "disclaimer"))
     return roles
 
 
@@ -75,7 +77,7 @@ def _contact_block(lines: list[str], kept: list[int]) -> dict[int, Role]:
     last = paragraphs[-1]
     low, high = _CONTACT_LINES
     texts = [lines[n].strip() for n in last]
-    if not low <= len(texts) <= high or any(len(t) >= _SHORT for t in texts):
+    if not low <= len(texts) <= high or any(len(t) >= _SHORT or "\t" in t for t in texts):
         return {}
     if any(len(t) > 60 and t.endswith(".") for t in texts):
         return {}  # sentences: text, not a card

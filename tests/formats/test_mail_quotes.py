@@ -8,9 +8,10 @@ from dataclasses import replace
 
 import mailthreads as threads_module
 import pytest
+from sharedfiles import FORMATS
 
 from indexer._types import DEFAULT_OPTIONS, Extracted
-from indexer.formats import eml
+from indexer.formats import eml, msg
 from indexer.formats.eml.threads import Mail, group, normalize_subject, thread_of
 
 KEEP = replace(DEFAULT_OPTIONS, mail_keep_quotes=True)
@@ -187,3 +188,13 @@ def _as_mail(key: str, doc: Extracted) -> Mail:
         references=meta.get("references", []), subject=meta["subject"],
         people=[meta["from"], meta["to"]], date=meta["date"],
     )  # fmt: skip
+
+
+def test_an_outlook_msg_body_is_split_as_a_mail_is() -> None:
+    path = FORMATS / "tika" / "testMSG.msg"
+    if not path.exists():
+        pytest.skip(f"{path} is not available")
+    found = msg.extract(path.read_bytes(), "", DEFAULT_OPTIONS)
+    parts = [(c.meta["part"], c.text) for c in found.chunks]
+    assert parts[-2:] == [("signature", "BR,"), ("signature", "Jukka Zitting")]
+    assert parts[1] == ("body", "Hi,")

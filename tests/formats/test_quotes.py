@@ -253,3 +253,15 @@ def test_a_last_paragraph_of_dates_and_table_cells_is_text_not_a_contact_block()
 
 def test_a_bracketed_thunderbird_forward_subject_is_a_forward() -> None:
     assert is_forward_subject("[Fwd: New email address]")
+
+
+def test_lotus_notes_header_and_forward_banner_are_recognised() -> None:
+    header = (
+        "From:\tMichelle Lokay/ENRON on 03/20/2001 04:10 PM\nTo:\tTeam/NA\ncc:\t\nSubject:\tPlan"
+    )
+    assert _quoted(f"ok\n\n{header}\n\nold text\n") == "old text"
+    banner = "---------------------- Forwarded by Dennis Lee/ET&S/Enron on 10/29/2001 ---------"
+    assert _kinds(f"fyi\n\n{banner}\n\nthe notice\n") == [
+        ("own", "fyi"),
+        ("forwarded", "the notice"),
+    ]

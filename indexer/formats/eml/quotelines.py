@@ -66,7 +66,8 @@ _FORWARD = re.compile(
     r"|Anfang der weitergeleiteten Nachricht|Début du message réexpédié"
     r"|Inicio del mensaje reenviado"
     r"|Inizio messaggio inoltrato|Begin doorgestuurd bericht|Início da mensagem reencaminhada"
-    r"|Början på vidarebefordrat meddelande)[ \t]*[:：]?[ \t]*(?:[-_=*]{2,}[ \t]*)?$",
+    r"|Början på vidarebefordrat meddelande|Forwarded by .{1,200}?)[ \t]*[:：]?[ \t]*"
+    r"(?:[-_=*]{2,}[ \t]*)?$",
     re.I,
 )
 _FIELD_NAMES = {
@@ -101,7 +102,7 @@ _MOBILE = re.compile(
 _SIGN_OFF = re.compile(
     r"^[ \t]*(?:(?:Best|Kind|Warm|Many|With best|With kind)[ \t]+(?:regards|wishes|thanks)"
     r"|Regards|Thanks|Thanks again|Thank you|Cheers|Best|Sincerely|Yours|Ciao|Gruß|Grüße"
-    r"|Viele Grüße|Beste Grüße|Mit freundlichen Grüßen|Freundliche Grüße|Liebe Grüße|LG|MfG"
+    r"|BR|Viele Grüße|Beste Grüße|Mit freundlichen Grüßen|Freundliche Grüße|Liebe Grüße|LG|MfG"
     r"|Cordialement|Bien à vous|Bien cordialement|Amitiés|Salutations|Merci"
     r"|Saludos|Un saludo|Atentamente|Gracias|Cordiali saluti|Distinti saluti|Saluti|Grazie"
     r"|Met vriendelijke groet|Met vriendelijke groeten|Groeten|Groetjes|Bedankt"

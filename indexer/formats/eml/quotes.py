@@ -110,14 +110,17 @@ def _next_cut(parsed: list[tuple[int, str]], candidates: list[int], pos: int) ->
 
 
 def _header_start(parsed: list[tuple[int, str]], at: int) -> bool:
-    """True when line `at` is the `From:` line of a header block with a `Sent:`/`Date:`."""
+    """True when line `at` is the `From:` line of a header block: a `Sent:`/`Date:` line
+    follows, or (Lotus Notes, the date on the `From:` line) `To:` and `Subject:` lines."""
     if at >= len(parsed) or parsed[at][0] or q.header_field(parsed[at][1]) != "from":
         return False
     window = parsed[at + 1 : at + 1 + _HEADER_WINDOW]
+    seen = set()
     for depth, line in window:
         if depth or not line.strip():
-            return False
-        if q.header_field(line) == "sent":
+            break
+        seen.add(q.header_field(line))
+        if "sent" in seen or {"to", "subject"} <= seen:
             return True
     return False
 

@@ -198,3 +198,14 @@ def test_an_outlook_msg_body_is_split_as_a_mail_is() -> None:
     parts = [(c.meta["part"], c.text) for c in found.chunks]
     assert parts[-2:] == [("signature", "BR,"), ("signature", "Jukka Zitting")]
     assert parts[1] == ("body", "Hi,")
+
+
+def test_an_html_signature_container_is_the_signature() -> None:
+    body = (
+        '<div dir="ltr">The plan stands.<br><br><div class="gmail_signature">'
+        "Bob Chen<br>Head of Logistics</div></div>"
+    )
+    parts = _parts(eml.extract(_mail(body, html=True), "m.eml", DEFAULT_OPTIONS))
+    assert parts[0] == ("body", False, "The plan stands.")
+    assert [p[0] for p in parts[1:]] == ["signature"] * (len(parts) - 1)
+    assert "Head of Logistics" in parts[-1][2]

@@ -6,7 +6,9 @@ cannot show is Outlook's way: the quoted message is not inside anything, it foll
 header container (`divRplyFwdMsg` in Outlook on the web and new Outlook, a `border-top`
 rule div in Outlook for Windows, `OutlookMessageHeader`, `appendonsend`). `mark` puts
 the `CUT` token before each such container, in a paragraph of its own, so the
-segmenter knows the rest is quoted whatever language the header block is in.
+segmenter knows the rest is quoted whatever language the header block is in. A
+client's signature container (Gmail's `gmail_signature`, Thunderbird's `moz-signature`,
+Outlook's `Signature`) gets a `-- ` delimiter line before it, for the same reason.
 """
 
 from __future__ import annotations
@@ -29,20 +31,26 @@ _CONTAINERS = ", ".join(
         'div[style*="border-top: solid #B5C4DF"]',
     )
 )
-_HINTS = ("divRplyFwdMsg", "OutlookMessageHeader", "appendonsend", "stopSpelling", "border-top")
+_SIGNATURES = "div.gmail_signature, div.moz-signature, #Signature"
+_HINTS = (
+    "divRplyFwdMsg", "OutlookMessageHeader", "appendonsend", "stopSpelling", "border-top",
+    "gmail_signature", "moz-signature", "Signature",
+)  # fmt: skip
 
 
 def mark(markup: str) -> str:
-    """Return `markup` with a `<p>CUT</p>` before every reply container; `markup` itself
-    when it has none (most mail: found by a substring test, without parsing)."""
+    """Return `markup` with a `<p>CUT</p>` before every reply container and a `<p>-- </p>`
+    before every signature container; `markup` itself when it has none (most mail: found
+    by a substring test, without parsing)."""
     if not any(hint in markup for hint in _HINTS):
         return markup
     tree = LexborHTMLParser(markup)
-    containers = tree.css(_CONTAINERS)
-    if not containers:
+    marked = [(node, CUT) for node in tree.css(_CONTAINERS)]
+    marked += [(node, "-- ") for node in tree.css(_SIGNATURES)]
+    if not marked:
         return markup
-    for node in containers:
-        token = LexborHTMLParser(f"<p>{CUT}</p>").css_first("p")
+    for node, text in marked:
+        token = LexborHTMLParser(f"<p>{text}</p>").css_first("p")
         if token is not None:
             node.insert_before(token)
     return tree.html or markup

@@ -1,4 +1,4 @@
-"""Labelled mail threads for the quote segmenter's tests and `scripts/bench mail-threads`.
+"""Labelled mail threads for the quote splitter's tests and `scripts/bench mail-threads`.
 
 `threads(seed, count)` builds conversations of 2-6 messages, each in one quoting style
 of `STYLES` and one language of `LANGUAGES`; every `Labelled` message knows its new text
@@ -6,7 +6,7 @@ of `STYLES` and one language of `LANGUAGES`; every `Labelled` message knows its 
 lines and header blocks included) and its thread. A fifth of the replies drop their
 threading headers, as many clients do. Sentences are random word sequences from small
 per-language pools, so no word order or phrase is repeated by accident; signatures and
-disclaimers vary by language. Nothing here is read by the segmenter: the styles are
+disclaimers vary by language. Nothing here is read by the splitter: the styles are
 written from the clients' own formats, not from its patterns.
 """
 
@@ -100,7 +100,7 @@ _PEOPLE = (
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Labelled:
-    """One generated message and what a perfect segmenter would find in it."""
+    """One generated message and what a perfect splitter would find in it."""
 
     thread: int
     style: str

@@ -1,39 +1,39 @@
-"""The quote, signature and forward segmenter (`formats.eml.quotes`), one style at a time."""
+"""The quote, signature and forward splitter (`formats.eml.quotes`), one style at a time."""
 
 from __future__ import annotations
 
 import pytest
 
-from indexer.formats.eml.quotes import Segment, is_forward_subject, segment
+from indexer.formats.eml.quotes import Passage, is_forward_subject, passages
 
 
 def _kinds(text: str, forward: bool = False) -> list[tuple[str, str]]:
-    return [(s.kind, s.text) for s in segment(text, forward=forward) if not s.header]
+    return [(s.kind, s.text) for s in passages(text, forward=forward) if not s.header]
 
 
 def _own(text: str) -> str:
-    return "\n".join(s.text for s in segment(text) if s.kind == "own")
+    return "\n".join(s.text for s in passages(text) if s.kind == "own")
 
 
 def _quoted(text: str) -> str:
-    return "\n".join(s.text for s in segment(text) if s.kind == "quoted" and not s.header)
+    return "\n".join(s.text for s in passages(text) if s.kind == "quoted" and not s.header)
 
 
 def test_top_posted_reply_quotes_with_markers_stripped_and_its_attribution_as_header() -> None:
-    found = segment(
+    found = passages(
         "Fine by me.\n\nOn Mon, Jun 3, 2024 at 10:00 AM Alice <a@x.org> wrote:\n"
         "> Shall we meet?\n>\n> > older\n"
     )
     assert found == (
-        Segment(kind="own", text="Fine by me."),
-        Segment(
+        Passage(kind="own", text="Fine by me."),
+        Passage(
             kind="quoted",
             text="On Mon, Jun 3, 2024 at 10:00 AM Alice <a@x.org> wrote:",
             depth=1,
             header=True,
         ),
-        Segment(kind="quoted", text="Shall we meet?", depth=1),
-        Segment(kind="quoted", text="older", depth=2),
+        Passage(kind="quoted", text="Shall we meet?", depth=1),
+        Passage(kind="quoted", text="older", depth=2),
     )
 
 
@@ -72,7 +72,7 @@ def test_interleaved_reply_alternates_quoted_and_own_runs() -> None:
     ],
 )
 def test_attribution_lines_in_many_languages_head_the_quote(line: str) -> None:
-    found = segment(f"Neue Antwort.\n\n{line}\n> alter Text\n")
+    found = passages(f"Neue Antwort.\n\n{line}\n> alter Text\n")
     assert [(s.kind, s.header) for s in found] == [
         ("own", False),
         ("quoted", True),
@@ -83,7 +83,7 @@ def test_attribution_lines_in_many_languages_head_the_quote(line: str) -> None:
 
 def test_an_attribution_wrapped_over_two_lines_is_one_header() -> None:
     text = "ok\n\nOn Mon, Jun 3, 2024 at 10:00 AM Alice Martin <\nalice@x.org> wrote:\n> q\n"
-    found = segment(text)
+    found = passages(text)
     assert [s.kind for s in found] == ["own", "quoted", "quoted"]
     assert found[1].header and found[1].text.endswith("wrote:")
 
@@ -96,7 +96,7 @@ def test_outlook_original_message_and_header_blocks_quote_the_rest_nested() -> N
         "-----Original Message-----\nFrom: Bob\nSent: Sunday\nTo: Alice\nSubject: Budget\n\n"
         "Older text.\n"
     )
-    found = [(s.kind, s.depth, s.header) for s in segment(text)]
+    found = [(s.kind, s.depth, s.header) for s in passages(text)]
     assert found == [
         ("own", 0, False),
         ("quoted", 1, True),
@@ -132,7 +132,7 @@ def test_the_html_readers_cut_token_quotes_the_rest_whatever_the_language() -> N
     text = f"mine\n\n{CUT}\n\nXyz: Alice\nQrs: Monday\n\ntheirs\n"
     assert _own(text) == "mine"
     assert "theirs" in _quoted(text)
-    assert all(CUT not in s.text for s in segment(text))
+    assert all(CUT not in s.text for s in passages(text))
 
 
 @pytest.mark.parametrize(
@@ -179,7 +179,7 @@ def test_a_reply_of_only_thanks_is_its_senders_text() -> None:
     assert _kinds("Thanks!\n") == [("own", "Thanks!")]
 
 
-def test_a_legal_disclaimer_is_its_own_segment() -> None:
+def test_a_legal_disclaimer_is_its_own_passage() -> None:
     notice = (
         "This e-mail and any attachments are confidential and intended solely for the use "
         "of the individual to whom it is addressed. If you are not the intended recipient, "
@@ -191,12 +191,12 @@ def test_a_legal_disclaimer_is_its_own_segment() -> None:
     ]
 
 
-def test_every_line_of_a_body_is_in_exactly_one_segment() -> None:
+def test_every_line_of_a_body_is_in_exactly_one_passage() -> None:
     text = (
         "a\n\nb\n> c\nd\n-- \ne\n\nOn Mon, X wrote:\n> f\n\n"
         "-----Original Message-----\nFrom: g\nSent: h\n\ni\n"
     )
-    lines = [s for seg in segment(text) for s in seg.text.split("\n") if s.strip()]
+    lines = [s for seg in passages(text) for s in seg.text.split("\n") if s.strip()]
     expected = [line.lstrip("> ") for line in text.split("\n") if line.strip()]
     assert lines == expected
 
@@ -204,22 +204,22 @@ def test_every_line_of_a_body_is_in_exactly_one_segment() -> None:
 # hostile input
 
 
-def test_ten_thousand_quote_lines_are_one_quoted_segment() -> None:
-    found = segment("reply\n" + "> quoted line\n" * 10_000)
+def test_ten_thousand_quote_lines_are_one_quoted_passage() -> None:
+    found = passages("reply\n" + "> quoted line\n" * 10_000)
     assert [s.kind for s in found] == ["own", "quoted"]
     assert found[1].text.count("quoted line") == 10_000 and ">" not in found[1].text
 
 
 def test_quotes_nested_fifty_deep_keep_their_depth_and_lose_their_markers() -> None:
     text = "top\n" + "".join(">" * d + f" level {d}\n" for d in range(1, 51))
-    found = segment(text)
+    found = passages(text)
     assert [s.depth for s in found] == list(range(51))
     assert found[-1].text == "level 50"
 
 
 def test_ten_thousand_original_message_blocks_nest_without_recursion() -> None:
     block = "-----Original Message-----\nFrom: a\nSent: b\n\ntext\n\n"
-    found = segment("top\n\n" + block * 10_000)
+    found = passages("top\n\n" + block * 10_000)
     assert found[-1].depth == 10_000
 
 
@@ -232,23 +232,23 @@ def test_a_wrote_line_with_no_quote_after_it_is_own_text() -> None:
 
 
 def test_a_message_that_is_only_a_quote_has_no_own_text() -> None:
-    found = segment("> all of it\n> quoted\n")
+    found = passages("> all of it\n> quoted\n")
     assert [(s.kind, s.text) for s in found] == [("quoted", "all of it\nquoted")]
 
 
-def test_empty_and_blank_bodies_have_no_segments() -> None:
-    assert segment("") == () and segment("\n \n>\n> \n") == ()
+def test_empty_and_blank_bodies_have_no_passages() -> None:
+    assert passages("") == () and passages("\n \n>\n> \n") == ()
 
 
 def test_a_contact_block_before_a_disclaimer_is_a_signature() -> None:
     notice = "This message is confidential. " * 5
     text = f"The contract is signed.\n\nDennis Lee\nGas Logistics\n(713) 853-1715\n\n{notice}"
-    assert [s.kind for s in segment(text)] == ["own", "signature", "disclaimer"]
+    assert [s.kind for s in passages(text)] == ["own", "signature", "disclaimer"]
 
 
 def test_a_last_paragraph_of_dates_and_table_cells_is_text_not_a_contact_block() -> None:
     text = "Here are the points.\n\n10/29/2001\t58646\t58647\nAdm cr# 27698\tWTX\tAgave"
-    assert [s.kind for s in segment(text)] == ["own"]
+    assert [s.kind for s in passages(text)] == ["own"]
 
 
 def test_a_bracketed_thunderbird_forward_subject_is_a_forward() -> None:

@@ -2,8 +2,8 @@
 
 The body is every inline `text/plain` part at any depth, in order; when there is none,
 the `text/html` parts rendered by the html extractor; when there is none either, a
-`multipart/report`'s preamble. Each part is split by `quotes.segment` (unless
-`mail_keep_quotes`) and each segment into paragraphs, a chunk each, whose `meta.part`
+`multipart/report`'s preamble. Each part is split by `quotes.passages` (unless
+`mail_keep_quotes`) and each passage into paragraphs, a chunk each, whose `meta.part`
 says its role:
 
 | part | what | `meta.quoted` |
@@ -29,19 +29,19 @@ from indexer._types import Chunk, Options
 from indexer.formats import html
 from indexer.formats.eml.mime import Leaf, decode_bytes, part_text, walk
 from indexer.formats.eml.quotehtml import mark
-from indexer.formats.eml.quotes import Segment, segment
+from indexer.formats.eml.quotes import Passage, passages
 
 __all__ = ["PARTS", "body_chunks"]
 
 PARTS = {"own": "body", "forwarded": "forwarded", "signature": "signature"}
-"""`meta.part` of each segment kind that is not quoted (`quoted` for the quoted ones)."""
+"""`meta.part` of each passage kind that is not quoted (`quoted` for the quoted ones)."""
 _QUOTED = {"part": "quoted", "quoted": True}
 
 
 def body_chunks(message: Message, options: Options, *, forward: bool) -> list[Chunk]:
     """Return the body chunks of `message` (see the module doc); never raises.
 
-    `forward`: the message's subject says it forwards another (`quotes.segment`).
+    `forward`: the message's subject says it forwards another (`quotes.passages`).
     """
     leaves = [leaf for _, leaf in walk(message) if leaf is not None]
     split = not options.mail_keep_quotes
@@ -65,10 +65,10 @@ def body_chunks(message: Message, options: Options, *, forward: bool) -> list[Ch
 def _chunks(text: str, split: bool, forward: bool) -> list[Chunk]:
     if not split:
         return [_body(p) for p in split_paragraphs(text)]
-    return [c for s in segment(text, forward=forward) for c in _segment_chunks(s)]
+    return [c for s in passages(text, forward=forward) for c in _passage_chunks(s)]
 
 
-def _segment_chunks(found: Segment) -> list[Chunk]:
+def _passage_chunks(found: Passage) -> list[Chunk]:
     meta = _QUOTED if found.kind == "quoted" else {"part": PARTS.get(found.kind, found.kind)}
     return [Chunk(text=p, meta=dict(meta)) for p in split_paragraphs(found.text)]
 

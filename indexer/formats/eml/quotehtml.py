@@ -1,4 +1,4 @@
-"""An HTML mail body marked for `quotes.segment`: where a client's reply container starts.
+"""An HTML mail body marked for `quotes.passages`: where a client's reply container starts.
 
 The html extractor already writes `<blockquote>` (Gmail's `gmail_quote`, Apple Mail's
 `type="cite"`, Thunderbird's) as `>` lines, at any depth and inside tables. What it
@@ -6,7 +6,7 @@ cannot show is Outlook's way: the quoted message is not inside anything, it foll
 header container (`divRplyFwdMsg` in Outlook on the web and new Outlook, a `border-top`
 rule div in Outlook for Windows, `OutlookMessageHeader`, `appendonsend`). `mark` puts
 the `CUT` token before each such container, in a paragraph of its own, so the
-segmenter knows the rest is quoted whatever language the header block is in. A
+splitter knows the rest is quoted whatever language the header block is in. A
 client's signature container (Gmail's `gmail_signature`, Thunderbird's `moz-signature`,
 Outlook's `Signature`) gets a `-- ` delimiter line before it, for the same reason.
 """

@@ -1,8 +1,8 @@
 """One mail body split into what its sender wrote and what it quotes, forwards or signs.
 
-`segment(text)` reads a plain-text body (an HTML body as `quotehtml.body_text` renders
-it: blockquotes as `>` lines) and returns typed `Segment`s in body order, covering every
-non-blank line once. What it recognises, by style rather than by client:
+`passages(text)` reads a plain-text body (an HTML body as the html extractor renders it
+after `quotehtml.mark`: blockquotes as `>` lines) and returns typed `Passage`s in body
+order, covering every non-blank line once. What it recognises, by style rather than by client:
 
 - `>` quoting, at any depth, top-, bottom-posted or interleaved with new text; the
   attribution line before it (`On <date>, <name> wrote:`, `Am ... schrieb ...:`, a
@@ -33,7 +33,7 @@ from indexer._text import normalize_newlines
 from indexer.formats.eml import quotelines as q
 from indexer.formats.eml.signatures import own_roles
 
-__all__ = ["Kind", "Segment", "is_forward_subject", "segment"]
+__all__ = ["Kind", "Passage", "is_forward_subject", "passages"]
 
 Kind = Literal["own", "quoted", "forwarded", "signature", "disclaimer"]
 
@@ -45,7 +45,7 @@ _FORWARD_PREFIXES = ("fw", "fwd", "wg", "tr", "rv", "i", "vs", "doorst", "enc", 
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Segment:
+class Passage:
     """A run of a body's lines that play one role."""
 
     kind: Kind
@@ -62,8 +62,8 @@ class Segment:
 _Label = tuple[Kind, int, bool]
 
 
-def segment(text: str, *, forward: bool = False) -> tuple[Segment, ...]:
-    """Return the segments of the body `text`, in order; never raises.
+def passages(text: str, *, forward: bool = False) -> tuple[Passage, ...]:
+    """Return the passages of the body `text`, in order; never raises.
 
     `forward`: the message's subject says it is a forward (`Fwd:`, `WG:`, ...), so its
     first quoted-message header block starts forwarded text, not quoted text.
@@ -90,7 +90,7 @@ def segment(text: str, *, forward: bool = False) -> tuple[Segment, ...]:
         base = base if forwarded else base + 1
         for at in range(cut, pos):
             labels[at] = (context, base, True)
-    return _segments(parsed, labels)
+    return _passages(parsed, labels)
 
 
 def _next_cut(parsed: list[tuple[int, str]], candidates: list[int], pos: int) -> int | None:
@@ -220,8 +220,8 @@ def _runs(parsed: list[tuple[int, str]], indexes: list[int]) -> list[tuple[int, 
     return runs
 
 
-def _segments(parsed: list[tuple[int, str]], labels: list[_Label | None]) -> tuple[Segment, ...]:
-    out: list[Segment] = []
+def _passages(parsed: list[tuple[int, str]], labels: list[_Label | None]) -> tuple[Passage, ...]:
+    out: list[Passage] = []
     current: _Label | None = None
     lines: list[str] = []
     for (_, line), label in zip(parsed, labels, strict=True):
@@ -230,21 +230,21 @@ def _segments(parsed: list[tuple[int, str]], labels: list[_Label | None]) -> tup
                 lines.append("")
             continue
         if label != current and lines:
-            out.extend(_segment(current, lines))
+            out.extend(_passage(current, lines))
             lines = []
         current = label
         lines.append(line.replace(q.CUT, "") if q.CUT in line else line)
     if lines:
-        out.extend(_segment(current, lines))
+        out.extend(_passage(current, lines))
     return tuple(out)
 
 
-def _segment(label: _Label | None, lines: list[str]) -> list[Segment]:
+def _passage(label: _Label | None, lines: list[str]) -> list[Passage]:
     text = "\n".join(lines).strip("\n")
     if label is None or not text.strip():
         return []
     kind, depth, header = label
-    return [Segment(kind=kind, text=text, depth=depth, header=header)]
+    return [Passage(kind=kind, text=text, depth=depth, header=header)]
 
 
 def is_forward_subject(subject: str) -> bool:

@@ -1,4 +1,4 @@
-"""The signature and disclaimer lines in a run of a sender's own lines (`quotes.segment`).
+"""The signature and disclaimer lines in a run of a sender's own lines (`quotes.passages`).
 
 A run is the own text between two quotes, or before the first or after the last. In it:
 everything after a `-- ` delimiter (at most `_SIGNATURE_LINES` lines), a mobile client's

@@ -209,3 +209,9 @@ def test_an_html_signature_container_is_the_signature() -> None:
     assert parts[0] == ("body", False, "The plan stands.")
     assert [p[0] for p in parts[1:]] == ["signature"] * (len(parts) - 1)
     assert "Head of Logistics" in parts[-1][2]
+
+
+def test_text_that_is_not_a_mail_is_not_split() -> None:
+    text = b"  a note\nFrom: a@x.org\nSent: Monday\nTo: b@x.org\n\nbody\n"
+    result = eml.extract(text, "m.eml", DEFAULT_OPTIONS)
+    assert result.degraded and {c.meta["part"] for c in result.chunks} == {"body"}

@@ -265,3 +265,13 @@ def test_lotus_notes_header_and_forward_banner_are_recognised() -> None:
         ("own", "fyi"),
         ("forwarded", "the notice"),
     ]
+
+
+def test_a_bounces_indented_copy_of_the_headers_is_not_a_quoted_message() -> None:
+    text = (
+        "This report relates to a message you sent with these header fields:\n\n"
+        "  From: Ian <ian@example.org>\n  To: list@example.org\n  Subject: hello\n\n"
+        "Your message cannot be delivered to the following recipients:\n\n"
+        "  Recipient address: someone@example.org\n  Reason: disk quota\n"
+    )
+    assert {s.kind for s in passages(text)} == {"own"}

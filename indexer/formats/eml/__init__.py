@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from email.message import Message
 from typing import Any
 
@@ -59,6 +60,8 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
     chunks = [Chunk(text=summary, meta={"part": "headers"})] if summary else []
     metadata = mail_metadata(headers)
     forward = is_forward_subject(str(metadata.get("subject", "")))
+    if not headers:  # not a mail (text that starts like a header block): kept as written
+        options = replace(options, mail_keep_quotes=True)
     chunks.extend(body_chunks(message, options, forward=forward))
     if headers:
         metadata["thread"] = mail_thread(metadata, headers)

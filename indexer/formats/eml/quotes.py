@@ -113,7 +113,9 @@ def _next_cut(parsed: list[tuple[int, str]], candidates: list[int], pos: int) ->
 def _header_start(parsed: list[tuple[int, str]], at: int) -> bool:
     """True when line `at` is the `From:` line of a header block: a `Sent:`/`Date:` line
     follows, or (Lotus Notes, the date on the `From:` line) `To:` and `Subject:` lines."""
-    if at >= len(parsed) or parsed[at][0] or q.header_field(parsed[at][1]) != "from":
+    if at >= len(parsed) or parsed[at][0] or parsed[at][1][:1].isspace():
+        return False  # an indented block is a listing (a bounce's copy of the headers)
+    if q.header_field(parsed[at][1]) != "from":
         return False
     window = parsed[at + 1 : at + 1 + _HEADER_WINDOW]
     seen = set()

@@ -81,6 +81,8 @@ def _contact_block(lines: list[str], kept: list[int]) -> dict[int, Role]:
         return {}
     if any(len(t) > 60 and t.endswith(".") for t in texts):
         return {}  # sentences: text, not a card
+    if any(lines[n][:1].isspace() for n in last) or any(t.endswith(":") for t in texts):
+        return {}  # indented or introducing something: a listing (a bounce), not a card
     if not any(q.contact_line(t) for t in texts):
         return {}
     return dict.fromkeys(last, "signature")

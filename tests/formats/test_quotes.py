@@ -275,3 +275,16 @@ def test_a_bounces_indented_copy_of_the_headers_is_not_a_quoted_message() -> Non
         "  Recipient address: someone@example.org\n  Reason: disk quota\n"
     )
     assert {s.kind for s in passages(text)} == {"own"}
+
+
+def test_a_quoted_lines_tail_wrapped_without_its_marker_stays_quoted() -> None:
+    long = "the toxins are purged from the body in the form of sweat through the"
+    text = f"I agree.\n\n> {long}\narmpits, which\n> is not good.\n"
+    assert _own(text) == "I agree."
+    assert _quoted(text) == f"{long}\narmpits, which\nis not good."
+
+
+def test_a_disclaimer_after_a_quote_is_a_disclaimer() -> None:
+    notice = "This message is confidential and intended only for the addressee named. " * 2
+    text = f"Yes.\n\n> a question\n\n{notice}\n"
+    assert [s.kind for s in passages(text)] == ["own", "quoted", "disclaimer"]

@@ -41,6 +41,10 @@ _HEADER_WINDOW = 8
 """Lines after a `From:` line within which its `Sent:`/`Date:` line must come."""
 _HEADER_LINES = 24
 """The longest header block read (long `To:` lists wrap)."""
+_WRAPPED = 30
+"""The longest unquoted line taken for the wrapped tail of the quoted line above it..."""
+_WRAP_WIDTH = 60
+"""...which is at least this long (a client wraps at 72 to 80 characters)."""
 _FORWARD_PREFIXES = ("fw", "fwd", "wg", "tr", "rv", "i", "vs", "doorst", "enc", "转发", "転送")
 
 
@@ -184,10 +188,27 @@ def _label_body(
             own.append(at)
     for at in own:
         if labels[at] is None:
-            labels[at] = (context, base, False)
+            labels[at] = _rewrapped(parsed, at, labels) or (context, base, False)
     for first, last in _runs(parsed, [at for at in own if labels[at] == (context, base, False)]):
-        for offset, role in own_roles([parsed[i][1] for i in range(first, last + 1)]).items():
+        lines = [parsed[i][1] for i in range(first, last + 1)]
+        for offset, role in own_roles(lines, lead=first == start).items():
             labels[first + offset] = (role, base, False)
+
+
+def _rewrapped(
+    parsed: list[tuple[int, str]], at: int, labels: list[_Label | None]
+) -> _Label | None:
+    """The label of the quote around line `at` when it is a quoted line's tail that a
+    client wrapped without its `>` (a short line after a long quoted one, quoted lines
+    of one depth just above and below); else None."""
+    if at == 0 or at + 1 >= len(parsed) or len(parsed[at][1]) > _WRAPPED:
+        return None
+    if len(parsed[at - 1][1]) < _WRAP_WIDTH:  # a short line above was not wrapped
+        return None
+    above, below = labels[at - 1], parsed[at + 1]
+    if above is None or above[0] != "quoted" or above[2] or below[0] != parsed[at - 1][0]:
+        return None
+    return above if below[1].strip() else None
 
 
 def _attribution_before(

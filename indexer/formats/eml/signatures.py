@@ -28,9 +28,10 @@ _SHORT = 80
 _CONTACT_LINES = (2, 8)
 
 
-def own_roles(lines: list[str]) -> dict[int, Role]:
+def own_roles(lines: list[str], *, lead: bool = True) -> dict[int, Role]:
     """Return the offsets of `lines` (a run of own lines, blanks included) that are not the
-    sender's text, with their role; blank lines are never named."""
+    sender's text, with their role; blank lines are never named. `lead`: the run opens
+    the body, so its first paragraph is text (a body of only a notice is its text)."""
     roles: dict[int, Role] = {}
     filled = [n for n, line in enumerate(lines) if line.strip()]
     end = len(lines)
@@ -42,7 +43,7 @@ def own_roles(lines: list[str]) -> dict[int, Role]:
                 end = n
             break
     kept = [n for n in filled if n < end]
-    for paragraph in _paragraphs(lines, kept)[1:][-_DISCLAIMER_PARAGRAPHS:]:
+    for paragraph in _paragraphs(lines, kept)[lead:][-_DISCLAIMER_PARAGRAPHS:]:
         if q.disclaimer(" ".join(lines[n] for n in paragraph)):
             roles.update(dict.fromkeys(paragraph, "disclaimer"))
     while kept and roles.get(kept[-1]) == "disclaimer":  # the signature comes before it

@@ -288,3 +288,8 @@ def test_a_disclaimer_after_a_quote_is_a_disclaimer() -> None:
     notice = "This message is confidential and intended only for the addressee named. " * 2
     text = f"Yes.\n\n> a question\n\n{notice}\n"
     assert [s.kind for s in passages(text)] == ["own", "quoted", "disclaimer"]
+
+
+def test_a_body_of_only_a_notice_is_its_text_even_after_blank_lines() -> None:
+    notice = "This message is confidential and intended only for the addressee named. " * 2
+    assert [s.kind for s in passages(f"\n\n{notice}\n")] == ["own"]

@@ -191,7 +191,8 @@ def _label_body(
             labels[at] = _rewrapped(parsed, at, labels) or (context, base, False)
     for first, last in _runs(parsed, [at for at in own if labels[at] == (context, base, False)]):
         lines = [parsed[i][1] for i in range(first, last + 1)]
-        for offset, role in own_roles(lines, lead=first == start).items():
+        lead = first == _next_text(parsed, start)  # the run opens the message's body
+        for offset, role in own_roles(lines, lead=lead).items():
             labels[first + offset] = (role, base, False)
 
 

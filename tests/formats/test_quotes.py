@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from lane import examples
 
+from indexer.formats.eml.quotelines import quote_depth
 from indexer.formats.eml.quotes import Passage, is_forward_subject, passages
 
 
@@ -293,3 +297,20 @@ def test_a_disclaimer_after_a_quote_is_a_disclaimer() -> None:
 def test_a_body_of_only_a_notice_is_its_text_even_after_blank_lines() -> None:
     notice = "This message is confidential and intended only for the addressee named. " * 2
     assert [s.kind for s in passages(f"\n\n{notice}\n")] == ["own"]
+
+
+_PIECES = st.sampled_from(
+    ["\n", "\n\n", "> ", ">> ", "> > ", "text words", "From: a", "Sent: b", "To: c",
+     "On Mon, A wrote:", "-- ", "-----Original Message-----", "Thanks,", "Tel: +1 555 0100",
+     "---------- Forwarded message ---------", "   ", ":", "confidential " * 12, "Bob"]
+)  # fmt: skip
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(_PIECES, max_size=60).map("".join), st.booleans())
+def test_every_non_blank_line_is_in_one_passage_in_order(text: str, forward: bool) -> None:
+    found = passages(text, forward=forward)
+    lines = [line for p in found for line in p.text.split("\n") if line.strip()]
+    expected = [quote_depth(line)[1] for line in text.split("\n")]
+    assert lines == [line for line in expected if line.strip()]
+    assert all(p.text.strip() for p in found)

@@ -74,7 +74,7 @@ def passages(text: str, *, forward: bool = False) -> tuple[Passage, ...]:
     """
     lines = normalize_newlines(text).split("\n")
     depth = q.quote_depth
-    parsed = [depth(line) if ">" in line[:64] else (0, line) for line in lines]
+    parsed = [depth(line) if ">" in line else (0, line) for line in lines]
     # the lines that may start a quoted message, looked at once each
     candidates = [at for at, (d, line) in enumerate(parsed) if not d and q.may_cut(line)]
     labels: list[_Label | None] = [None] * len(lines)

@@ -87,6 +87,9 @@ class Options:
     """Web pages: render only the main content (the article), not menus and footers."""
     html_mail_main_content: bool = False
     """HTML mail bodies: the same, for the `text/html` parts of a mail."""
+    mail_keep_quotes: bool = False
+    """Mail bodies as written, every paragraph `body`: quotes, signatures and forwarded
+    messages not told apart from the sender's own text (`formats.eml.body`)."""
     containers: ContainerLimits = field(default_factory=ContainerLimits)
     """What an archive may unpack, and the globs its members must pass."""
     ocr_mode: OcrMode = "auto"

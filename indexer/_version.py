@@ -6,9 +6,10 @@ CONTRACT = "extractors-v1"
 """The extractor contract (../shared/seed/extractors-v1.md) this package implements."""
 
 OUTPUT_FORMAT = 6
-"""The output's format, in `manifest.json` as `output_format`: 6 is 5 with the walk's
-detail in a skipped or unreadable file's `reason_text` (the size and the limit, the
-extension or the NUL found, the error); 5 is packed retrieval
+"""The output's format, in `manifest.json` as `output_format`: 6 adds `meta.quoted` to
+chunks and `metadata.thread` to documents, and the walk's detail to a skipped or
+unreadable file's `reason_text` (the size and the limit, the extension or the NUL
+found, the error); 5 is packed retrieval
 chunks in shards cut by path hash, with the document records split alike
 (`SHARD_LAYOUT`), each record's `reason` a code with its `reason_text`
 (`indexer.reasons`), no chunk of a failed, skipped or empty document, and every record

@@ -408,6 +408,15 @@ class Config:
         output=True,
         doc="The same for the HTML bodies of mails; off, a mail's HTML is rendered whole.",
     )
+    keep_quotes: bool = _key(
+        "mail",
+        False,
+        check=boolean,
+        output=True,
+        doc="Mail bodies as written: quoted replies, signatures and forwarded messages left in\n"
+        "the body chunks. false: each in chunks of their own (meta.part quoted, signature,\n"
+        "...; quoted text with meta.quoted = true, its > markers stripped).",
+    )
     ocr_mode: OcrMode = _key(
         "ocr",
         "auto",
@@ -604,6 +613,7 @@ class Config:
             packing=self.packing(),
             html_main_content=self.main_content,
             html_mail_main_content=self.mail_main_content,
+            mail_keep_quotes=self.keep_quotes,
             containers=ContainerLimits(
                 include=self.include,
                 exclude=self.exclude,

@@ -15,8 +15,8 @@ from indexer._spec import ExtractorSpec
 __all__ = ["ARCHIVE_EXTENSIONS", "BUILTIN_SPECS", "MAIL_DEPTH", "VERSIONS"]
 
 VERSIONS = {
-    "archive": "3", "csv": "2", "doc": "3", "docx": "2", "eml": "4", "epub": "2", "html": "2",
-    "image": "2", "json": "2", "mbox": "1", "msg": "2", "odp": "1", "odt": "1", "pdf": "3",
+    "archive": "3", "csv": "2", "doc": "3", "docx": "2", "eml": "5", "epub": "2", "html": "2",
+    "image": "2", "json": "2", "mbox": "1", "msg": "3", "odp": "1", "odt": "1", "pdf": "3",
     "ppt": "1", "pptx": "2", "pst": "1", "rtf": "1", "spreadsheet": "4", "text": "1",
 }  # fmt: skip
 """Each built-in's output version: bump it here when the extractor's output changes,
@@ -163,7 +163,7 @@ BUILTIN_SPECS = (
         children=_lazy("eml", "children", module="eml.children"),
         max_depth=MAIL_DEPTH,
         builtin=True,
-        options_used=("html_mail_main_content", *_LIMIT),
+        options_used=("html_mail_main_content", "mail_keep_quotes", *_LIMIT),
     ),
     ExtractorSpec(
         name="html",
@@ -211,7 +211,7 @@ BUILTIN_SPECS = (
         children=_lazy("msg", "children"),
         max_depth=MAIL_DEPTH,
         builtin=True,
-        options_used=_LIMIT,
+        options_used=("html_mail_main_content", "mail_keep_quotes", *_LIMIT),
     ),
     ExtractorSpec(
         name="pdf",

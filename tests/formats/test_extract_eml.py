@@ -134,6 +134,8 @@ def test_threading_headers_go_to_metadata_in_a_fixed_order() -> None:
         "from": "Zöe Example <zoe@example.org>",
         "to": "a@example.org, b@example.org",
         "date": "Tue, 2 Jan 2024 10:00:00 +0000",
+        # the thread's root is the first References id
+        "thread": {"id": hashlib.sha256(b"<root-0@example.org>").hexdigest()[:24], "parent": ""},
     }
     assert list(result.metadata) == [
         "message_id",
@@ -143,6 +145,7 @@ def test_threading_headers_go_to_metadata_in_a_fixed_order() -> None:
         "from",
         "to",
         "date",
+        "thread",
     ]
 
 
@@ -155,7 +158,7 @@ def test_header_summary_keeps_message_order_and_duplicates_and_skips_empty_value
             "Date: Tue, 2 Jan 2024 10:00:00 +0000\nSubject: Re: Café plans",
         ),
         (B, "Sounds good."),
-        (B, "-- \nZoë"),
+        ("signature", "-- \nZoë"),  # after the `-- ` delimiter
     ]
     assert result.text == "\n\n".join(c.text for c in result.chunks)
 
@@ -186,7 +189,7 @@ def test_a_failing_html_renderer_still_gives_the_visible_text(
     def broken(text: str, options: Options) -> Extracted:
         raise RuntimeError("renderer bug")
 
-    monkeypatch.setattr(eml.html, "chunk", broken)
+    monkeypatch.setattr(eml.body.html, "chunk", broken)
     result = eml.extract(_fixture("ok_html_only.eml"), "x.eml", DEFAULT_OPTIONS)
     assert _parts(result) == [
         (H, "From: news@example.org\nSubject: html only"),
@@ -472,7 +475,8 @@ _FRAGMENTS = st.sampled_from(
 @given(st.one_of(st.binary(max_size=400), st.lists(_FRAGMENTS, max_size=30).map(b"".join)))
 def test_arbitrary_bytes_never_raise(data: bytes) -> None:
     result = eml.extract(data, "fuzz.eml", Options())
-    assert all(c.meta["part"] in (H, B) for c in result.chunks)
+    parts = (H, B, "quoted", "forwarded", "signature", "disclaimer")
+    assert all(c.meta["part"] in parts for c in result.chunks)
     assert all(
         isinstance(a.data, bytes) and a.filename for a in iter_attachments(parse_message(data))
     )

@@ -7,6 +7,7 @@ import json
 import mailbox
 from email.message import EmailMessage
 from pathlib import Path
+from typing import Any
 
 import hostile
 import pytest
@@ -324,3 +325,35 @@ def test_changing_the_pdf_engine_re_extracts_mails_with_pdf_attachments(tmp_path
     indexer.run(source, out, CONFIG)
     rerun = indexer.run(source, out, Config(workers=2, pdf_workers=2, pdf_engine="pdfplumber"))
     assert rerun.extracted == 2, "the mail and its PDF; the plain mail is reused"
+
+
+def test_an_mbox_thread_indexes_each_reply_without_its_quotes_and_one_thread_id(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    root = _mail(1, "Shall we ship on Friday?")
+    reply = EmailMessage()
+    for name, value in (
+        ("From", "Bob <bob@example.com>"),
+        ("To", "s1@example.com"),
+        ("Subject", "Re: Report 1"),
+        ("Message-ID", "<m2@example.com>"),
+        ("In-Reply-To", "<m1@example.com>"),
+        ("References", "<m1@example.com>"),
+    ):
+        reply[name] = value
+    reply.set_content(
+        "Friday works.\n\nOn Mon, 1 Jan 2024, Sender 1 wrote:\n> Shall we ship on Friday?\n"
+    )
+    (source / "box.mbox").write_bytes(_mbox([root, reply.as_bytes()]))
+    out = tmp_path / "out"
+    indexer.run(source, out, CONFIG)
+    docs: dict[str, Any] = _docs(out)
+    threads = {docs[p]["metadata"]["thread"]["id"] for p in ("box.mbox#1", "box.mbox#2")}
+    assert len(threads) == 1 and docs["box.mbox"]["metadata"]["thread"] == {"id": "", "parent": ""}
+    mine: list[Any] = [c for c in _chunks(out) if c["path"] == "box.mbox#2"]
+    quoted = "\n".join(c["text"] for c in mine if c["meta"]["quoted"])
+    own = "\n".join(c["text"] for c in mine if not c["meta"]["quoted"])
+    assert "Shall we ship on Friday?" in quoted and ">" not in quoted
+    assert "Shall we ship" not in own and "Friday works." in own

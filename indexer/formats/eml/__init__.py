@@ -3,11 +3,13 @@
 The first chunk lists the salient headers (`From`, `To`, `Cc`, `Date`, `Subject`)
 as `Name: value` lines, decoded, in the order the message has them, duplicates kept
 (as the reference implementation does); `meta` is `{"part": "headers"}`. Then the
-paragraphs of every inline `text/plain` part at any depth, in order; when there is
-no such text, the `text/html` parts rendered by the html extractor; when there is
-none either, a `multipart/report`'s preamble (where some bounces put their text);
-`meta` is `{"part": "body"}`. Attachments and enclosed messages are not body text: see
-`indexer.formats.eml.mime.iter_attachments`. Threading headers go in `metadata`.
+paragraphs of the body (`indexer.formats.eml.body`): the sender's own text as
+`{"part": "body"}`, what it quotes as `{"part": "quoted", "quoted": true}`, its
+signature, disclaimer and forwarded messages each as a part of their own.
+Attachments and enclosed messages are not body text: see
+`indexer.formats.eml.mime.iter_attachments`. Threading headers go in `metadata`, and
+`metadata.thread` (`threads.thread_of`): the thread's id, and `parent` `""` (a parent
+is resolved to its `doc_id` by a pass over the whole corpus, not from one message).
 """
 
 from __future__ import annotations
@@ -18,21 +20,13 @@ from dataclasses import replace
 from email.message import Message
 from typing import Any
 
-from selectolax.lexbor import LexborHTMLParser
-
-from indexer._text import split_paragraphs
 from indexer._types import Chunk, Extracted, Options
-from indexer.formats import VERSIONS, html
-from indexer.formats.eml.mime import (
-    Leaf,
-    decode_bytes,
-    has_raw_bytes,
-    header_text,
-    message_charset,
-    part_text,
-    walk,
-)
+from indexer.formats import VERSIONS
+from indexer.formats.eml.body import body_chunks
+from indexer.formats.eml.mime import has_raw_bytes, header_text, message_charset
+from indexer.formats.eml.quotes import is_forward_subject
 from indexer.formats.eml.scan import parse_shallow
+from indexer.formats.eml.threads import thread_of
 
 __all__ = ["VERSION", "chunk", "extract", "mail_headers", "mail_metadata"]
 
@@ -64,13 +58,19 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
         f"{_SALIENT[name]}: {value}" for name, value in headers if name in _SALIENT and value
     )
     chunks = [Chunk(text=summary, meta={"part": "headers"})] if summary else []
-    chunks.extend(Chunk(text=para, meta={"part": "body"}) for para in _body(message, options))
+    metadata = mail_metadata(headers)
+    forward = is_forward_subject(str(metadata.get("subject", "")))
+    if not headers:  # not a mail (text that starts like a header block): kept as written
+        options = replace(options, mail_keep_quotes=True)
+    chunks.extend(body_chunks(message, options, forward=forward))
+    if headers:
+        metadata["thread"] = mail_thread(metadata, headers)
     return Extracted(
         kind="eml",
         text="\n\n".join(c.text for c in chunks),
         chunks=tuple(chunks),
         degraded=len(message) == 0 and not headers,
-        metadata=mail_metadata(headers),
+        metadata=metadata,
     )
 
 
@@ -123,33 +123,18 @@ def mail_metadata(headers: Iterable[tuple[str, str]]) -> dict[str, Any]:
     return meta
 
 
+def mail_thread(metadata: dict[str, Any], headers: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """`metadata.thread` of a message: `{"id": ..., "parent": ""}` (see the module doc)."""
+    thread = thread_of(
+        message_id=str(metadata.get("message_id", "")),
+        in_reply_to=str(metadata.get("in_reply_to", "")),
+        references=metadata.get("references", ()),
+        subject=str(metadata.get("subject", "")),
+        people=[value for name, value in headers if name in ("from", "to", "cc")],
+        date=str(metadata.get("date", "")),
+    )
+    return {"id": thread.id, "parent": ""}
+
+
 def _ids(value: str) -> list[str]:
     return _MESSAGE_ID.findall(value) or value.split()
-
-
-def _body(message: Message, options: Options) -> list[str]:
-    leaves = [leaf for _, leaf in walk(message) if leaf is not None]
-    plain = [p for leaf in leaves if not leaf.html for p in split_paragraphs(part_text(leaf.part))]
-    if plain:
-        return plain
-    html_ = [p for leaf in leaves if leaf.html for p in _render_html(leaf, options)]
-    if html_:
-        return html_
-    # Some bounces (multipart/report) carry their only human text in the preamble;
-    # elsewhere the preamble is "This is a multi-part message in MIME format." noise.
-    if message.get_content_type() != "multipart/report":
-        return []
-    preamble = message.preamble or ""
-    return split_paragraphs(decode_bytes(preamble.encode("utf-8", "surrogateescape"), None))
-
-
-def _render_html(leaf: Leaf, options: Options) -> list[str]:
-    markup = part_text(leaf.part)
-    # A mail is its own main content: rendered whole unless asked otherwise.
-    options = replace(options, html_main_content=options.html_mail_main_content)
-    try:
-        return [c.text for c in html.chunk(markup, options).chunks]
-    except Exception:  # a failing renderer must not cost the mail its headers and other parts
-        tree = LexborHTMLParser(markup)
-        tree.strip_tags(["script", "style", "head"])
-        return split_paragraphs(tree.text(separator="\n"))

@@ -30,6 +30,7 @@ CHUNK_META: dict[str, Any] = {
     "context": "",
     "headings": "",
     "part": "",
+    "quoted": False,
     "mail": dict.fromkeys(MAIL, ""),
     "page": NONE,
     "pages": [NONE, NONE],
@@ -64,6 +65,10 @@ under the confidence threshold, space-separated (an office file's are its `pictu
 OCR_COUNTS = ("max_pages", "not_read")
 """The number keys of `metadata.ocr`: the page cap and the pages past it (`-1`: none)."""
 
+THREAD = ("id", "parent")
+"""The keys of a message's `metadata.thread`: its thread's id, and its parent's `doc_id`
+(`""` for a thread's first message and for a parent not resolved)."""
+
 METADATA: dict[str, Any] = {
     "title": "",
     "author": "",
@@ -77,6 +82,7 @@ METADATA: dict[str, Any] = {
     "message_id": "",
     "in_reply_to": "",
     "references": "",
+    "thread": dict.fromkeys(THREAD, ""),
     "format": "",
     "format_version": "",
     "container": "",
@@ -130,6 +136,8 @@ def metadata(found: Mapping[str, Any]) -> dict[str, Any]:
             value = "\n".join(str(v) for v in value)
         elif key == "ocr" and isinstance(value, Mapping):
             value = _ocr(value)
+        elif key == "thread" and isinstance(value, Mapping):
+            value = {k: str(value.get(k) or "") for k in THREAD}
         out[key] = value
     return out
 

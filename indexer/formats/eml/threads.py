@@ -1,0 +1,208 @@
+"""A message's thread, from the message alone: `thread_of`, and the subject it is keyed by.
+
+Deterministic and pure, so every worker count, engine and walk order gives the same ids,
+and a corpus-wide pass (which sees every message) can finish what one message cannot:
+resolve a parent in another file, group replies whose client dropped the threading
+headers. See `thread_of` for the rules.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from email.utils import getaddresses, parsedate_to_datetime
+
+__all__ = ["Mail", "Thread", "group", "normalize_subject", "participants", "thread_of"]
+
+_PREFIX = re.compile(
+    r"^(?:\s*(?:\[[^\]]{0,40}\]\s*)?(?:re|aw|sv|vs|fw|fwd|fwdd|wg|tr|rv|r|ref|réf|antw|antwort"
+    r"|odp|enc|res|rif|doorst|vb|vl|ynt|回复|回覆|答复|转发|轉寄|返信|転送)\s*(?:\[\d+\]|\(\d+\)"
+    r"|\^\d+)?\s*[:：]\s*)+",
+    re.I,
+)
+_TAG = re.compile(r"^\s*\[[^\]]{0,40}\]\s*")
+_ID = re.compile(r"<[^<>\s]+>")
+_LOOK_BACK = 20
+"""How many earlier mails of the same subject a mail may be joined to (bounded work)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Thread:
+    """Where a message sits in its conversation."""
+
+    id: str
+    """The thread's id: 24 hex digits, the same for every message of the thread."""
+    parent: str
+    """The parent's Message-ID (`<...>`) as the message names it; `""` for none."""
+    root: str
+    """What `id` hashes: the root's Message-ID, or `subject:` and the subject key."""
+
+
+def thread_of(
+    *,
+    message_id: str = "",
+    in_reply_to: str = "",
+    references: Sequence[str] = (),
+    subject: str = "",
+    people: Iterable[str] = (),
+    date: str = "",
+) -> Thread:
+    """Return the thread of one message, from its headers alone; never raises.
+
+    `message_id`, `in_reply_to` and `references` are the headers' values (ids in angle
+    brackets; anything else is ignored), `subject` the raw subject, `people` the From,
+    To and Cc header values, `date` the Date header (unused by the id, accepted so that
+    a corpus pass passes every message the same way: it, not this function, applies a
+    time window to subject-keyed threads).
+
+    The root is the first id of `References`, else the `In-Reply-To` id, else the
+    message's own id; with none of them, the subject key: `normalize_subject(subject)`
+    and the sorted addresses of `people`, so that a reply whose client dropped the
+    threading headers still lands with the other such replies between the same people.
+    `id` is the first 24 hex digits of the root's SHA-256. `parent` is the
+    `In-Reply-To` id, else the last id of `References`, else `""`: the caller maps it
+    to the parent's `doc_id` where the parent is indexed.
+    """
+    refs = [i for r in references for i in _ID.findall(r)]
+    replied = _ID.findall(in_reply_to)
+    own = _ID.findall(message_id)
+    if refs:
+        root = refs[0]
+    elif replied:
+        root = replied[0]
+    elif own:
+        root = own[0]
+    else:
+        root = f"subject:{normalize_subject(subject)}\n{' '.join(participants(people))}"
+    parent = replied[0] if replied else refs[-1] if refs else ""
+    if own and parent == own[0]:  # a message naming itself: no parent
+        parent = ""
+    digest = hashlib.sha256(root.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    return Thread(id=digest, parent=parent, root=root)
+
+
+def normalize_subject(subject: str) -> str:
+    """`subject` without its reply and forward prefixes (`Re:`, `AW:`, `SV:`, `Fwd:`, `WG:`,
+    `TR:`, `RE[2]:`, ...) and list tags (`[dev]`), lower-case, spaces collapsed."""
+    text = " ".join(subject.split())
+    while True:
+        stripped = _TAG.sub("", _PREFIX.sub("", text))
+        if stripped == text:
+            break
+        text = stripped
+    return text.casefold()
+
+
+def participants(people: Iterable[str]) -> list[str]:
+    """The distinct addresses in the header values `people`, lower-case, sorted."""
+    found = {addr.strip().lower() for _, addr in getaddresses(list(people)) if "@" in addr}
+    return sorted(found)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Mail:
+    """One message as a corpus-wide pass sees it (`group`)."""
+
+    key: str
+    """The caller's name for it (its `doc_id`)."""
+    message_id: str = ""
+    in_reply_to: str = ""
+    references: Sequence[str] = ()
+    subject: str = ""
+    people: Sequence[str] = ()
+    """Its From, To and Cc header values."""
+    date: str = ""
+
+
+def group(mails: Sequence[Mail], window_days: float = 30.0) -> dict[str, tuple[str, str]]:
+    """Return, for the key of every mail in `mails`, its thread id and its parent's key
+    (`""` for none); pure and deterministic (the order of `mails` does not matter).
+
+    Mails are linked by the ids they name (`References`, `In-Reply-To` to a `Message-ID`,
+    or two replies to the same missing root); and, for replies whose client dropped those
+    headers, a mail to the one before it with the same `normalize_subject`, sharing an
+    address, no more than `window_days` apart (any distance when a date is missing). A
+    group's id is `thread_of`'s id of its earliest mail (by date, then key). A parent is
+    the mail `thread_of` names, else, for a mail linked by its subject alone, the one
+    before it.
+    """
+    parents = _Union()
+    by_id = {ids[0]: m.key for m in mails if (ids := _ID.findall(m.message_id))}
+    threads = {m.key: _thread(m) for m in mails}
+    parent_of = {m.key: by_id.get(threads[m.key].parent, "") for m in mails}
+    for m in mails:
+        named_ids = [i for r in (*m.references, m.in_reply_to) for i in _ID.findall(r)]
+        for named in named_ids:
+            parents.join(m.key, by_id.get(named, f"id:{named}"))
+    buckets: dict[str, list[tuple[float | None, str, Mail]]] = {}
+    for m in mails:
+        buckets.setdefault(normalize_subject(m.subject), []).append((_when(m.date), m.key, m))
+    for subject, members in buckets.items():
+        if subject:  # an empty subject says nothing about a thread
+            _link(members, window_days * 86400, parents, parent_of, threads)
+    first: dict[str, tuple[float, str]] = {}
+    for m in mails:
+        root, when = parents.find(m.key), (_when(m.date) or 0.0, m.key)
+        first[root] = min(first.get(root, when), when)
+    return {m.key: (threads[first[parents.find(m.key)][1]].id, parent_of[m.key]) for m in mails}
+
+
+def _link(
+    members: list[tuple[float | None, str, Mail]],
+    window: float,
+    parents: _Union,
+    parent_of: dict[str, str],
+    threads: dict[str, Thread],
+) -> None:
+    """Join each mail of one subject to the latest of the `_LOOK_BACK` before it that is
+    within `window` seconds and shares an address with it."""
+    members.sort(key=lambda item: (item[0] or 0.0, item[1]))
+    people = [set(participants(m.people)) for _, _, m in members]
+    for n, (t1, k1, _) in enumerate(members):
+        for back in range(n - 1, max(n - _LOOK_BACK, 0) - 1, -1):
+            t0, k0, _ = members[back]
+            near = t0 is None or t1 is None or abs(t1 - t0) <= window
+            if near and people[back] & people[n]:
+                parents.join(k0, k1)
+                if not parent_of[k1] and not threads[k1].parent:
+                    parent_of[k1] = k0
+                break
+
+
+def _thread(m: Mail) -> Thread:
+    return thread_of(
+        message_id=m.message_id, in_reply_to=m.in_reply_to, references=m.references,
+        subject=m.subject, people=m.people, date=m.date,
+    )  # fmt: skip
+
+
+def _when(date: str) -> float | None:
+    """The POSIX time of a Date header; None when there is none (no window applies)."""
+    try:
+        return parsedate_to_datetime(date).timestamp()
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+
+
+class _Union:
+    """Union-find over strings; `find` gives the smallest member, so roots are stable."""
+
+    def __init__(self) -> None:
+        self.up: dict[str, str] = {}
+
+    def find(self, item: str) -> str:
+        up = self.up
+        root = item
+        while up.get(root, root) != root:
+            root = up[root]
+        while up.get(item, item) != root:
+            up[item], item = root, up[item]
+        return root
+
+    def join(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            low, high = sorted((ra, rb))
+            self.up[high] = low

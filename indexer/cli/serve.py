@@ -1,0 +1,95 @@
+"""`indexer serve`: the HTTP service (`indexer.service.app`) on uvicorn.
+
+It binds 127.0.0.1 unless told otherwise, and refuses any other address without a
+bearer token (read from the environment variable `--token-env` names, never from
+the command line, where `ps` would show it). SIGTERM or SIGINT stops accepting
+connections, lets the requests in flight finish (each is bounded by
+`--request-timeout`), closes the worker pools and exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from indexer.cli.exits import Exit
+from indexer.cli.parser import Parser, add_verbose, word_or
+from indexer.errors import ConfigError
+
+DEFAULT_TOKEN_ENV = "INDEXER_TOKEN"
+
+
+def add_serve(sub: argparse._SubParsersAction[Parser]) -> None:
+    """Declare the `serve` subcommand and its arguments."""
+    serve = sub.add_parser("serve", help="serve extraction over HTTP (POST /v1/extract)")
+    add_verbose(serve)
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port to bind (8000; 0: any free)")
+    serve.add_argument(
+        "--token-env", metavar="NAME",
+        help=f"environment variable holding the bearer token (default {DEFAULT_TOKEN_ENV}; "
+        "required for an address other than loopback)",
+    )  # fmt: skip
+    serve.add_argument("--config", type=Path, metavar="TOML", help="TOML config, as for extract")
+    count: Any = word_or(int)  # a number, or "auto" for the config's own check
+    serve.add_argument("--workers", type=count, help="general worker processes (auto)")
+    serve.add_argument("--pdf-workers", type=count, help="isolated worker processes (auto)")
+    serve.add_argument("--concurrency", type=int, help="extractions at once (workers+pdf-workers)")
+    serve.add_argument("--queue", type=int, default=32, help="requests that may wait (32)")
+    serve.add_argument("--max-body-mb", type=float, help="largest request body (max_file_bytes+1)")
+    serve.add_argument(
+        "--request-timeout", type=float, default=300.0, help="seconds per request (300)"
+    )
+
+
+def serve_command(args: argparse.Namespace) -> int:
+    """Run the server until SIGTERM or SIGINT; return 0 then, 2 for a usage error."""
+    try:
+        from indexer.service.serving import Settings, serve
+    except ImportError as exc:
+        print(f"indexer: serve needs its extra: pip install 'corpus-indexer[serve]' ({exc})",
+              file=sys.stderr)  # fmt: skip
+        return Exit.USAGE
+    token, problem = _token(args)
+    if problem:
+        print(f"indexer: {problem}", file=sys.stderr)
+        return Exit.USAGE
+    try:
+        settings = Settings.of(args, token)
+    except (ConfigError, ValueError) as exc:
+        print(f"indexer: {exc}", file=sys.stderr)
+        return Exit.USAGE
+    try:
+        serve(settings)
+    except OSError as exc:
+        print(f"indexer: cannot serve on {args.host}:{args.port}: {exc.strerror or exc}",
+              file=sys.stderr)  # fmt: skip
+        return Exit.USAGE
+    return Exit.OK
+
+
+def _token(args: argparse.Namespace) -> tuple[str | None, str]:
+    """The bearer token and "" — or None and why the server must not start."""
+    name = args.token_env or DEFAULT_TOKEN_ENV
+    token = os.environ.get(name) or None
+    if args.token_env and token is None:
+        return None, f"--token-env {name}: the variable is unset or empty"
+    if token is None and not _loopback(args.host):
+        return None, (
+            f"binding {args.host} needs a bearer token: set {name} (or name another "
+            "variable with --token-env)"
+        )
+    return token, ""
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name: it may resolve to anything
+        return False

@@ -70,9 +70,10 @@ def _add_search(sub: argparse._SubParsersAction[Parser]) -> None:
 
 
 def _add_service(sub: argparse._SubParsersAction[Parser]) -> None:
-    from indexer.cli.serve import add_serve
+    from indexer.cli.serve import add_mcp, add_serve
 
     add_serve(sub)
+    add_mcp(sub)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -97,6 +98,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from indexer.cli.serve import serve_command
 
         return serve_command(args)
+    if args.command == "mcp":
+        from indexer.cli.serve import mcp_command
+
+        return mcp_command(args)
     if args.command == "capabilities":
         return _capabilities()
     if args.command == "conformance":

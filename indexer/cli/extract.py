@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -31,6 +30,7 @@ from indexer.service.onefile import (
     answer,
     index_one,
     one_file_config,
+    place,
 )
 
 
@@ -90,13 +90,7 @@ def _place(file: str, into: Path) -> bytes | None:
         data = sys.stdin.buffer.read()
         into.write_bytes(data)
         return data
-    path = Path(file)
-    if not path.is_file():
-        raise FileNotFoundError(2, "not a file", file)
-    try:
-        os.link(path, into)
-    except OSError:  # another file system, or links not allowed: copy it
-        shutil.copyfile(path, into)
+    place(Path(file), into)
     return None
 
 

@@ -1,4 +1,5 @@
-"""`indexer serve`: the HTTP service (`indexer.service.app`) on uvicorn.
+"""`indexer serve`: the HTTP service (`indexer.service.app`) on uvicorn; `indexer mcp`:
+the MCP server (`indexer.service.mcp`) on stdio.
 
 It binds 127.0.0.1 unless told otherwise, and refuses any other address without a
 bearer token (read from the environment variable `--token-env` names, never from
@@ -34,16 +35,50 @@ def add_serve(sub: argparse._SubParsersAction[Parser]) -> None:
         help=f"environment variable holding the bearer token (default {DEFAULT_TOKEN_ENV}; "
         "required for an address other than loopback)",
     )  # fmt: skip
-    serve.add_argument("--config", type=Path, metavar="TOML", help="TOML config, as for extract")
-    count: Any = word_or(int)  # a number, or "auto" for the config's own check
-    serve.add_argument("--workers", type=count, help="general worker processes (auto)")
-    serve.add_argument("--pdf-workers", type=count, help="isolated worker processes (auto)")
+    _add_extraction(serve)
     serve.add_argument("--concurrency", type=int, help="extractions at once (workers+pdf-workers)")
     serve.add_argument("--queue", type=int, default=32, help="requests that may wait (32)")
     serve.add_argument("--max-body-mb", type=float, help="largest request body (max_file_bytes+1)")
-    serve.add_argument(
-        "--request-timeout", type=float, default=300.0, help="seconds per request (300)"
+
+
+def add_mcp(sub: argparse._SubParsersAction[Parser]) -> None:
+    """Declare the `mcp` subcommand and its arguments."""
+    mcp = sub.add_parser("mcp", help="serve extract, search and chunks to an agent (MCP, stdio)")
+    add_verbose(mcp)
+    _add_extraction(mcp)
+
+
+def _add_extraction(parser: argparse.ArgumentParser) -> None:
+    """The arguments `serve` and `mcp` share: the config and the worker pools."""
+    parser.add_argument("--config", type=Path, metavar="TOML", help="TOML config, as for extract")
+    count: Any = word_or(int)  # a number, or "auto" for the config's own check
+    parser.add_argument("--workers", type=count, help="general worker processes (auto)")
+    parser.add_argument("--pdf-workers", type=count, help="isolated worker processes (auto)")
+    parser.add_argument(
+        "--request-timeout", type=float, default=300.0, help="seconds per extraction (300)"
     )
+
+
+def mcp_command(args: argparse.Namespace) -> int:
+    """Serve MCP on stdin/stdout until the client closes them; return 0, or 2 for a
+    usage error."""
+    try:
+        from indexer.service.extractor import Extractor, pool_config
+        from indexer.service.mcp import build
+    except ImportError as exc:
+        print(f"indexer: mcp needs its extra: pip install 'corpus-indexer[serve]' ({exc})",
+              file=sys.stderr)  # fmt: skip
+        return Exit.USAGE
+    try:
+        pools = pool_config(args)
+    except ConfigError as exc:
+        print(f"indexer: config error: {exc}", file=sys.stderr)
+        return Exit.USAGE
+    if args.request_timeout <= 0:
+        print("indexer: --request-timeout must be > 0", file=sys.stderr)
+        return Exit.USAGE
+    build(Extractor(args.config, pools, args.request_timeout)).run("stdio")
+    return Exit.OK
 
 
 def serve_command(args: argparse.Namespace) -> int:

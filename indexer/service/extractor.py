@@ -11,6 +11,7 @@ its pool calls are killed and nothing of it is kept.
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import tempfile
 from dataclasses import replace
@@ -21,10 +22,19 @@ from typing import Any
 
 import anyio
 
-from indexer.config import Config
+from indexer.config import Config, load_config
 from indexer.pipeline.engines.local import make_pools
 from indexer.pipeline.run.interrupts import Interrupted, Interrupts
 from indexer.service.onefile import Choices, answer, index_one, one_file_config
+
+
+def pool_config(args: argparse.Namespace) -> Config:
+    """The config the pools are sized by (`--config`, `--workers`, `--pdf-workers`);
+    raises `ConfigError`, for the run settings too (checked now, not per request)."""
+    sizes = {"workers": args.workers, "pdf_workers": args.pdf_workers}
+    pools = load_config(str(args.config) if args.config else None, sizes)
+    one_file_config(args.config, Choices())
+    return pools
 
 
 class TimedOut(Exception):

@@ -10,6 +10,8 @@ its long-lived pools (`pools=`), which changes where the work runs, not its reco
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,6 +104,17 @@ def answer(records: list[Record]) -> dict[str, Any]:
     the file's own record, then its children's, as `indexer extract --json` prints."""
     top, children = records[0], records[1:]
     return {**top.to_dict(), "children": [c.to_dict() for c in children]}
+
+
+def place(path: Path, into: Path) -> None:
+    """Put the file `path` at `into`: a hard link where it can, else a copy. Raises
+    OSError (FileNotFoundError when `path` is not a file)."""
+    if not path.is_file():
+        raise FileNotFoundError(2, "not a file", str(path))
+    try:
+        os.link(path, into)
+    except OSError:  # another file system, or links not allowed: copy it
+        shutil.copyfile(path, into)
 
 
 def _lines(out: Path, pattern: str) -> Iterator[bytes]:

@@ -18,11 +18,10 @@ from pathlib import Path
 
 import uvicorn
 
-from indexer.config import Config, load_config
+from indexer.config import Config
 from indexer.service.app import create_app
-from indexer.service.extractor import Extractor
+from indexer.service.extractor import Extractor, pool_config
 from indexer.service.limits import Limits
-from indexer.service.onefile import Choices, one_file_config
 
 MiB = 1 << 20
 DRAIN_MARGIN = 10.0
@@ -45,9 +44,7 @@ class Settings:
     @classmethod
     def of(cls, args: argparse.Namespace, token: str | None) -> Settings:
         """The settings `args` ask for; raises `ConfigError` or `ValueError`."""
-        sizes = {"workers": args.workers, "pdf_workers": args.pdf_workers}
-        pools = load_config(str(args.config) if args.config else None, sizes)
-        one_file_config(args.config, Choices())  # the run settings check now, not per request
+        pools = pool_config(args)
         running = args.concurrency or pools.workers + pools.pdf_workers
         body = pools.max_file_bytes + MiB if args.max_body_mb is None else args.max_body_mb * MiB
         if running < 1 or args.queue < 0 or body < 1 or args.request_timeout <= 0:

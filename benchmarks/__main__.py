@@ -36,6 +36,10 @@ SUITES: dict[str, tuple[str, bool]] = {
     "ocr": ("scanned pages through indexer run at 1 and 2 workers; routing's cost", True),
     "chunks": ("chunk sizes per kind, packed against the extractors' blocks", True),
     "large": ("peak RSS of one large document per shape and size, and of its extraction", False),
+    "serve": (
+        "indexer serve under load (hostile files mixed in) vs an indexer extract loop",
+        False,
+    ),
     "shards": ("shards rewritten by one added file and by a night, path-hash cuts vs fixed", False),
 }
 

@@ -57,6 +57,11 @@ def _add_extraction(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--request-timeout", type=float, default=300.0, help="seconds per extraction (300)"
     )
+    parser.add_argument(
+        "--scratch", type=Path, metavar="DIR",
+        help="where each request's one-file run is written (the system's temp folder; "
+        "a tmpfs such as /dev/shm makes its fsyncs free)",
+    )  # fmt: skip
 
 
 def mcp_command(args: argparse.Namespace) -> int:
@@ -74,10 +79,10 @@ def mcp_command(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"indexer: config error: {exc}", file=sys.stderr)
         return Exit.USAGE
-    if args.request_timeout <= 0:
-        print("indexer: --request-timeout must be > 0", file=sys.stderr)
+    if args.request_timeout <= 0 or (args.scratch is not None and not args.scratch.is_dir()):
+        print("indexer: --request-timeout must be > 0 and --scratch a folder", file=sys.stderr)
         return Exit.USAGE
-    build(Extractor(args.config, pools, args.request_timeout)).run("stdio")
+    build(Extractor(args.config, pools, args.request_timeout, args.scratch)).run("stdio")
     return Exit.OK
 
 

@@ -45,9 +45,17 @@ class Extractor:
     """One-file runs on shared (general, isolated) pools sized by `pool_config`;
     each run's own settings are `indexer extract`'s for the TOML file `config`."""
 
-    def __init__(self, config: Path | None, pool_config: Config, request_timeout: float) -> None:
+    def __init__(
+        self,
+        config: Path | None,
+        pool_config: Config,
+        request_timeout: float,
+        scratch: Path | None = None,
+    ) -> None:
         self.config = config
         self.request_timeout = request_timeout
+        self.scratch = scratch
+        """Where request folders go (None: the system's temporary folder)."""
         self.pools = make_pools(pool_config)
         self._configs: dict[Choices, Config] = {}
 
@@ -79,7 +87,7 @@ class Extractor:
 
     def folder(self) -> Path:
         """A new request folder (`source/` for the file, `out/` for the run)."""
-        root = Path(tempfile.mkdtemp(prefix="indexer-serve-"))
+        root = Path(tempfile.mkdtemp(prefix="indexer-serve-", dir=self.scratch))
         (root / "source").mkdir()
         return root
 

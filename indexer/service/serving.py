@@ -39,6 +39,7 @@ class Settings:
     pools: Config
     """The pools' sizes and limits (`workers`, `pdf_workers`, `[isolation]`)."""
     limits: Limits
+    scratch: Path | None = None
     verbose: bool = False
 
     @classmethod
@@ -47,6 +48,8 @@ class Settings:
         pools = pool_config(args)
         running = args.concurrency or pools.workers + pools.pdf_workers
         body = pools.max_file_bytes + MiB if args.max_body_mb is None else args.max_body_mb * MiB
+        if args.scratch is not None and not args.scratch.is_dir():
+            raise ValueError(f"--scratch {args.scratch} is not a folder")
         if running < 1 or args.queue < 0 or body < 1 or args.request_timeout <= 0:
             raise ValueError("--concurrency, --max-body-mb and --request-timeout must be > 0, "
                              "--queue >= 0")  # fmt: skip
@@ -56,7 +59,7 @@ class Settings:
         )  # fmt: skip
         return cls(
             host=args.host, port=args.port, token=token, config=args.config, pools=pools,
-            limits=limits, verbose=bool(getattr(args, "verbose", False)),
+            limits=limits, scratch=args.scratch, verbose=bool(getattr(args, "verbose", False)),
         )  # fmt: skip
 
 
@@ -80,7 +83,7 @@ def serve(settings: Settings) -> None:
     """Serve until SIGTERM or SIGINT, then drain and return. Raises OSError when the
     address cannot be bound."""
     limits = settings.limits
-    extractor = Extractor(settings.config, settings.pools, limits.request_timeout)
+    extractor = Extractor(settings.config, settings.pools, limits.request_timeout, settings.scratch)
     app = create_app(extractor, limits, settings.token)
     sock = _bound(settings.host, settings.port)
     config = uvicorn.Config(

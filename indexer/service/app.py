@@ -21,7 +21,7 @@ from contextlib import asynccontextmanager
 import orjson
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
@@ -79,6 +79,8 @@ def create_app(extractor: Extractor, limits: Limits, token: str | None) -> Starl
                 return json_response(await extractor.extract(root, config))
         except BadRequest as exc:
             return json_response({"error": str(exc)}, 400)
+        except ClientDisconnect:  # nobody to answer
+            return Response(status_code=400)
         except TimedOut as exc:
             return json_response({"error": f"the request timed out: {exc}"}, 504)
         except OSError as exc:

@@ -12,6 +12,7 @@ its pool calls are killed and nothing of it is kept.
 from __future__ import annotations
 
 import argparse
+import math
 import shutil
 import tempfile
 from dataclasses import replace
@@ -58,8 +59,14 @@ class Extractor:
         """Where request folders go (None: the system's temporary folder)."""
         self.pools = make_pools(pool_config)
         self._configs: dict[Choices, Config] = {}
+        self._threads: anyio.CapacityLimiter | None = None
 
     async def __aenter__(self) -> Extractor:
+        # The runs' own threads, apart from anyio's default limiter: a run blocks its
+        # thread until its engine is done, and the engine needs that limiter's threads
+        # (hashing, fsyncs), so sharing it would deadlock at 40 runs. The callers bound
+        # how many run (the server's admission).
+        self._threads = anyio.CapacityLimiter(math.inf)
         general, isolated = self.pools
         await general.__aenter__()
         await isolated.__aenter__()
@@ -112,7 +119,7 @@ class Extractor:
         async with anyio.create_task_group() as tg:
             tg.start_soon(watchdog)
             try:
-                records = await anyio.to_thread.run_sync(call)
+                records = await anyio.to_thread.run_sync(call, limiter=self._threads)
             except (Exception, Interrupted) as exc:  # raised below, not in the group
                 failure = exc
             tg.cancel_scope.cancel()

@@ -208,3 +208,20 @@ def test_sigterm_lets_the_request_in_flight_finish_then_exits_0(narrow: servers.
     thread.join()
     assert answers[0].status_code == 200
     assert answers[0].json()["chunks"][0]["text"] == "rested"
+
+
+def test_more_runs_at_once_than_anyio_has_threads_all_finish(tmp_path: Path) -> None:
+    """Each run holds a thread until its engine is done, and the engine needs threads
+    of its own: 48 runs at once (anyio's default limiter has 40) must not starve."""
+    args = ["--workers", "1", "--pdf-workers", "1", "--concurrency", "48", "--queue", "0",
+            "--request-timeout", "120"]  # fmt: skip
+    running = servers.start(tmp_path, args, servers.environment())
+    try:
+        threads = [_in_thread(running, f"n{i}.txt", b"words %d" % i) for i in range(48)]
+        for thread, _ in threads:
+            thread.join()
+    finally:
+        assert running.stop() == 0
+    statuses = [answers[0].status_code for _, answers in threads]
+    assert statuses == [200] * 48
+    assert {answers[0].json()["document"]["status"] for _, answers in threads} == {"ok"}

@@ -6,10 +6,12 @@ every format, malformed ones included), with a hostile file every `--hostile-eve
 requests: a plugin's `.segv` (the worker dies), `.hang` (never returns: the
 `[isolation] timeout` kills it) and `.oom` (allocates until the memory cap) files,
 in turn. `--concurrency` clients (httpx, one asyncio loop in this process) post them
-as raw bodies. Reported: the answers by status (200 with an ok / failed record, the
-designed 503s, anything else), p50/p99 latency of the 200s, requests/s, and the peak
-RSS of the server's process tree (server and workers, sampled from /proc every
-250 ms), overall and in the run's first and last quarter (flat means no growth).
+as raw bodies; a 503 is retried after its `Retry-After`, as a client should, and its
+wait counts in the request's latency. Reported: the answers by status (200 with an
+ok / failed record, anything else), the designed 503s met on the way, p50/p99 latency
+of the 200s, requests/s, and the peak RSS of the server's process tree (server and
+workers, sampled from /proc every 250 ms) and of the server process alone, overall
+and in the run's first and last quarter (flat means no growth).
 
 The loop runs `indexer extract --json` once per file, one after another, on the first
 `--loop` corpus files of the same sequence (a smaller sample: each is a process
@@ -242,7 +244,7 @@ def _summary(answers: list[Answer], wall: float) -> dict[str, Any]:
         "failed_records": sum(1 for a in ok if a.record_status == "failed"),
         "hostile_failed": sum(1 for a in ok if a.path is None and a.record_status == "failed"),
         "hostile_sent": sum(1 for a in answers if a.path is None),
-        "503": sum(1 for a in answers if a.status == 503),
+        "503": sum(a.refused for a in answers),
         "other": sum(1 for a in answers if a.status not in (200, 503)),
         "p50_s": round(_quantile([a.seconds for a in ok], 0.5), 3),
         "p99_s": round(_quantile([a.seconds for a in ok], 0.99), 3),

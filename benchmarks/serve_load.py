@@ -26,6 +26,8 @@ class Answer:
     record_status: str = ""
     body: Any = None
     """The parsed answer, kept only for the files asked for."""
+    refused: int = 0
+    """503s answered before this answer (each retried after its `Retry-After`)."""
 
 
 async def post_all(
@@ -60,14 +62,21 @@ async def post_all(
 async def _post(
     client: httpx.AsyncClient, name: str, path: Path | None, data: bytes, keep: bool
 ) -> Answer:
-    start = time.perf_counter()
-    try:
-        reply = await client.post("/v1/extract", params={"name": name}, content=data)
-    except httpx.HTTPError:
-        return Answer(path=path, status=0, seconds=time.perf_counter() - start)
+    """Post until the server answers other than 503, as a client that honours
+    `Retry-After` does; the seconds are the whole wait, retries included."""
+    start, refused = time.perf_counter(), 0
+    while True:
+        try:
+            reply = await client.post("/v1/extract", params={"name": name}, content=data)
+        except httpx.HTTPError:
+            return Answer(path=path, status=0, seconds=time.perf_counter() - start)
+        if reply.status_code != 503:
+            break
+        refused += 1
+        await asyncio.sleep(float(reply.headers.get("retry-after", "1")))
     seconds = time.perf_counter() - start
     if reply.status_code != 200:
-        return Answer(path=path, status=reply.status_code, seconds=seconds)
+        return Answer(path=path, status=reply.status_code, seconds=seconds, refused=refused)
     parsed = reply.json()
     return Answer(
         path=path,
@@ -75,4 +84,5 @@ async def _post(
         seconds=seconds,
         record_status=parsed["document"]["status"],
         body=parsed if keep else None,
+        refused=refused,
     )

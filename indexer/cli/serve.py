@@ -105,8 +105,9 @@ def serve_command(args: argparse.Namespace) -> int:
         return Exit.USAGE
     try:
         serve(settings)
-    except OSError as exc:
-        print(f"indexer: cannot serve on {args.host}:{args.port}: {exc.strerror or exc}",
+    except (OSError, OverflowError) as exc:  # OverflowError: a port past 65535
+        strerror = exc.strerror if isinstance(exc, OSError) else None
+        print(f"indexer: cannot serve on {args.host}:{args.port}: {strerror or exc}",
               file=sys.stderr)  # fmt: skip
         return Exit.USAGE
     return Exit.OK

@@ -46,7 +46,9 @@ class Settings:
     def of(cls, args: argparse.Namespace, token: str | None) -> Settings:
         """The settings `args` ask for; raises `ConfigError` or `ValueError`."""
         pools = pool_config(args)
-        running = args.concurrency or pools.workers + pools.pdf_workers
+        running = args.concurrency
+        if running is None:
+            running = pools.workers + pools.pdf_workers
         body = pools.max_file_bytes + MiB if args.max_body_mb is None else args.max_body_mb * MiB
         if args.scratch is not None and not args.scratch.is_dir():
             raise ValueError(f"--scratch {args.scratch} is not a folder")

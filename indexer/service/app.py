@@ -8,8 +8,9 @@
 A document that failed (a crash, a timeout, out of memory, a broken file) is an
 answer like any other: 200 with its failed record, `document.status` "failed" and
 its `reason`. The errors are the request's: 400 (a bad parameter or no file name),
-401 (no token), 413 (too large), 503 (saturated, with `Retry-After`), 504 (the
-request timeout), 500 (the server could not run the extraction: disk full, say).
+401 (no token), 408 (a body still arriving at the request timeout), 413 (too large),
+503 (saturated, with `Retry-After`), 504 (the extraction past the request timeout),
+500 (the server could not run the extraction: disk full, say).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio
 import orjson
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -74,13 +76,17 @@ def create_app(extractor: Extractor, limits: Limits, token: str | None) -> Starl
             return json_response({"error": "the server is saturated; retry later"}, 503, retry)
         root = extractor.folder()
         try:
-            await receive_file(request, root / "source")
+            # A body that trickles in holds its place: it gets the request's time too.
+            with anyio.fail_after(limits.request_timeout):
+                await receive_file(request, root / "source")
             async with admission.running():
                 return json_response(await extractor.extract(root, config))
         except BadRequest as exc:
             return json_response({"error": str(exc)}, 400)
         except ClientDisconnect:  # nobody to answer
             return Response(status_code=400)
+        except TimeoutError:
+            return json_response({"error": "the request body came too slowly"}, 408)
         except TimedOut as exc:
             return json_response({"error": f"the request timed out: {exc}"}, 504)
         except OSError as exc:

@@ -60,6 +60,7 @@ def _extract() -> dict[str, Any]:
             },
             "400": _error("A bad parameter, or a file with no name"),
             "401": _error("No valid bearer token"),
+            "408": _error("The body was still arriving at the request timeout"),
             "413": _error("The body is over the server's limit"),
             "503": _error("Saturated: retry after the `Retry-After` seconds"),
             "504": _error("The extraction ran past the request timeout"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -225,3 +226,14 @@ def test_more_runs_at_once_than_anyio_has_threads_all_finish(tmp_path: Path) -> 
     statuses = [answers[0].status_code for _, answers in threads]
     assert statuses == [200] * 48
     assert {answers[0].json()["document"]["status"] for _, answers in threads} == {"ok"}
+
+
+def test_a_body_that_trickles_in_is_408_at_the_request_timeout(narrow: servers.Server) -> None:
+    host, port = narrow.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as conn:
+        head = b"POST /v1/extract?name=a.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n"
+        conn.sendall(head + b"only ten b")  # and the other 90 bytes never come
+        reply = conn.recv(4096)
+    assert reply.startswith(b"HTTP/1.1 408"), reply
+    with narrow.client() as client:
+        assert client.post("/v1/extract", params={"name": "a.txt"}, content=b"a").status_code == 200

@@ -40,6 +40,10 @@ SUITES: dict[str, tuple[str, bool]] = {
         "mail quotes split and threads vs email_reply_parser, mail-parser-reply",
         False,
     ),
+    "serve": (
+        "indexer serve under load (hostile files mixed in) vs an indexer extract loop",
+        False,
+    ),
     "shards": ("shards rewritten by one added file and by a night, path-hash cuts vs fixed", False),
 }
 

@@ -1,4 +1,5 @@
-"""The `indexer` command line: `run`, `extract`, `search`, `capabilities`, `conformance`.
+"""The `indexer` command line: `run`, `extract`, `search`, `capabilities`, `conformance`,
+`serve`, `mcp`.
 
 Exit codes are declared in `indexer.cli.exits` (and printed by `--help`).
 """
@@ -18,8 +19,9 @@ import orjson
 
 from indexer._malloc import cap_arenas, pad_heap
 from indexer.cli.exits import Exit, epilog
-from indexer.cli.extract import OCR_MODES, add_extract_arguments, extract_command
+from indexer.cli.extract import add_extract_arguments, extract_command
 from indexer.cli.parser import Parser, add_verbose
+from indexer.service.onefile import OCR_MODES
 
 _EPILOG = epilog()
 
@@ -40,6 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     ext = sub.add_parser("extract", help="run the pipeline on one file and print its records")
     add_extract_arguments(ext)
     _add_search(sub)
+    _add_service(sub)
     sub.add_parser("capabilities", help="print what this installation can extract, as JSON")
     conf = sub.add_parser("conformance", help="check the extractors-v1 invariants")
     conf.add_argument("--corpus", type=Path, help="also check every file under this directory")
@@ -66,6 +69,13 @@ def _add_search(sub: argparse._SubParsersAction[Parser]) -> None:
     add_search(sub)
 
 
+def _add_service(sub: argparse._SubParsersAction[Parser]) -> None:
+    from indexer.cli.serve import add_mcp, add_serve
+
+    add_serve(sub)
+    add_mcp(sub)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with `argv`; return the exit code (never calls sys.exit)."""
     parser = _parser()
@@ -84,6 +94,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from indexer.cli.search import search_command
 
         return search_command(args)
+    if args.command == "serve":
+        from indexer.cli.serve import serve_command
+
+        return serve_command(args)
+    if args.command == "mcp":
+        from indexer.cli.serve import mcp_command
+
+        return mcp_command(args)
     if args.command == "capabilities":
         return _capabilities()
     if args.command == "conformance":

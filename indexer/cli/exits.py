@@ -28,8 +28,9 @@ MEANING = {
     "conformance check failed, or `indexer extract` met a failed document",
     Exit.USAGE: "usage or configuration error: a bad flag or key, a SOURCE that is not a "
     "readable folder (or an IMAP URL whose login, certificate or folder is refused), an OUT "
-    "that cannot be written, a file `extract` cannot read, or an empty SOURCE over a "
-    "non-empty OUT without `--allow-empty`; nothing was done",
+    "that cannot be written, a file `extract` cannot read, an empty SOURCE over a non-empty "
+    "OUT without `--allow-empty`, or a `serve` that may not start (an address beyond "
+    "loopback without a token, a port it cannot bind); nothing was done",
     Exit.FATAL: "fatal error during the run (disk full, an I/O error, no dask workers, an "
     "IMAP server lost past its retries): nothing committed, the previous output (if any) "
     "intact",

@@ -77,21 +77,16 @@ def _refreshed(out: Path) -> int | None:
     """Bring OUT's index up to date; None when it is (or may be searched as it is),
     else the exit code."""
     from indexer.errors import LockHeld
-    from indexer.pipeline.run.lock import hold
-    from indexer.sinks.fts import index_path
-    from indexer.sinks.search import refresh, stale
+    from indexer.service.searching import up_to_date
 
     try:
-        if not stale(out):
-            return None
-        with hold(out):
-            refresh(out)
+        warning = up_to_date(out)
     except FileNotFoundError:
         print(f"indexer: {out} holds no committed output", file=sys.stderr)
         return Exit.USAGE
     except LockHeld:
-        if not index_path(out).is_file():
-            print(f"indexer: a run holds {out} and it has no index yet", file=sys.stderr)
-            return Exit.LOCKED
-        print(f"indexer: a run holds {out}: searching its index as it is", file=sys.stderr)
+        print(f"indexer: a run holds {out} and it has no index yet", file=sys.stderr)
+        return Exit.LOCKED
+    if warning:
+        print(f"indexer: {warning}", file=sys.stderr)
     return None

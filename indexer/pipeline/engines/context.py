@@ -52,6 +52,9 @@ class RunContext:
     """The walk of `source`, when the run has begun it (else the engine walks)."""
     on_progress: OnProgress | None = None
     """Receives progress events (`OnProgress`)."""
+    pools: Pools | None = None
+    """Open pools lent by the caller (a server's, kept from run to run); None: the
+    local engine opens pools of its own for the run and closes them after it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

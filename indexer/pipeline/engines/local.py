@@ -16,14 +16,17 @@ from indexer.procpool.pool import WorkerPool
 
 
 async def stage(ctx: RunContext) -> Staged:
-    """Extract the walk of `ctx.source` on pools of its own and stage the output in
-    `ctx.staging`; return what was staged, with the digests of the walk."""
+    """Extract the walk of `ctx.source` on `ctx.pools` (or pools of its own) and stage
+    the output in `ctx.staging`; return what was staged, with the digests of the walk."""
     tree = Digests()
     entries = walk_entries(ctx.source, ctx.config, ctx.registry, ctx.walked, tree)
-    general, isolated = make_pools(ctx.config)
-    async with general, isolated:
-        stretch = Stretch(entries=marking_seen(entries, ctx.state))
-        staged = await stage_stretch(ctx, (general, isolated), stretch)
+    stretch = Stretch(entries=marking_seen(entries, ctx.state))
+    if ctx.pools is not None:  # lent: open before this run, still open after it
+        staged = await stage_stretch(ctx, ctx.pools, stretch)
+    else:
+        general, isolated = make_pools(ctx.config)
+        async with general, isolated:
+            staged = await stage_stretch(ctx, (general, isolated), stretch)
     return replace(staged, tree=tree.value)
 
 

@@ -68,6 +68,15 @@ class Interrupts:
             return
         raise Interrupted(signum)
 
+    def stop(self, signum: int = signal.SIGTERM) -> None:
+        """Stop the run from any thread, as `signum` would: before the commit it ends
+        in `Interrupted` (nothing committed); once the commit began, only noted."""
+        if self.caught is None:
+            self.caught = signum
+        loop = self._loop
+        if self._looping and not self._committing and loop is not None:
+            loop.call_soon_threadsafe(self._cancel)
+
     def _cancel(self) -> None:
         if self._scope is not None:
             self._scope.cancel()

@@ -15,7 +15,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import fields
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
@@ -29,6 +29,9 @@ from indexer.pipeline.run.sinking import apply_sinks, configured, manifest_sha25
 from indexer.pipeline.run.summary import RunSummary
 from indexer.pipeline.walk.source import LocalFolder, Source
 from indexer.registry import Registry, default_registry
+
+if TYPE_CHECKING:  # a re-run over an unchanged tree never imports the engines
+    from indexer.pipeline.engines.context import Pools
 
 __all__ = ["RunSummary", "execute", "index", "run"]
 
@@ -100,9 +103,11 @@ def execute(
     progress: bool,
     enter: Enter[RunSummary] | None = None,
     interrupts: Interrupts | None = None,
+    pools: Pools | None = None,
 ) -> RunSummary:
     """Run one indexing run (blocking); `enter` runs the engine's event loop (by default
-    a loop of its own, `anyio.run`).
+    a loop of its own, `anyio.run`). `pools`, open (general, isolated) pools of the
+    loop `enter` runs in, are lent to the local engine instead of pools of the run's own.
 
     With `interrupts` installed, a signal before the commit raises `Interrupted`
     (nothing committed); one after the commit began is only noted in it. Raises
@@ -125,7 +130,7 @@ def execute(
                 # Imported here: a re-run over an unchanged tree needs no engine phase.
                 from indexer.pipeline.run.with_engine import stage_and_commit
 
-                engine = partial(stage_and_commit, spec, begun, interrupts)
+                engine = partial(stage_and_commit, spec, begun, interrupts, pools)
                 summary = interrupts.looping(lambda: (enter or _own_loop)(engine))
         finally:
             begun.state.close()

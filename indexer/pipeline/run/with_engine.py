@@ -11,7 +11,7 @@ import anyio
 
 from indexer.errors import StateDamaged
 from indexer.pipeline.engines import engine
-from indexer.pipeline.engines.context import RunContext
+from indexer.pipeline.engines.context import Pools, RunContext
 from indexer.pipeline.incremental.state import State
 from indexer.pipeline.output.staged import Staged
 from indexer.pipeline.output.staging import prepare_staging
@@ -25,14 +25,17 @@ if TYPE_CHECKING:
     from indexer.pipeline.run.progress import Progress
 
 
-async def stage_and_commit(spec: RunSpec, begun: Begun, interrupts: Interrupts) -> RunSummary:
-    """Stage with the configured engine, then commit; return the summary.
+async def stage_and_commit(
+    spec: RunSpec, begun: Begun, interrupts: Interrupts, pools: Pools | None = None
+) -> RunSummary:
+    """Stage with the configured engine (the local one on `pools`, when lent), then
+    commit; return the summary.
 
     A signal stops the staging (`Interrupted`, nothing committed); once the commit
     begins, it runs to its end, shielded, whatever arrives.
     """
     with interrupts.stoppable():
-        staged = await _stage(spec, begun)
+        staged = await _stage(spec, begun, pools)
     interrupts.commit_begins()
     with anyio.CancelScope(shield=True):
         commit = partial(commit_run, spec, begun, staged, sweep=True)
@@ -40,7 +43,7 @@ async def stage_and_commit(spec: RunSpec, begun: Begun, interrupts: Interrupts) 
     return summary
 
 
-async def _stage(spec: RunSpec, begun: Begun) -> Staged:
+async def _stage(spec: RunSpec, begun: Begun, pools: Pools | None) -> Staged:
     """Run the engine into `begun.staging`; once more on a new state, extracting
     everything, when the state turns out damaged."""
     ctx = RunContext(
@@ -52,6 +55,7 @@ async def _stage(spec: RunSpec, begun: Begun) -> Staged:
         previous=begun.previous,
         previous_output=None if spec.config.full else begun.previous_output,
         walked=begun.walked,
+        pools=pools,
     )
     try:
         return await _with_progress(spec, ctx)

@@ -58,14 +58,17 @@ def test_extension_of_ignores_dotfiles_and_trailing_dots() -> None:
 def test_builtins_register_through_the_public_api_and_are_marked() -> None:
     specs = {s.name: s for s in default_registry().extractors()}
     assert sorted(specs) == [
-        "archive", "csv", "doc", "docx", "eml", "epub", "html", "image", "json", "msg", "odp",
-        "odt", "pdf", "ppt", "pptx", "rtf", "spreadsheet", "text",
+        "archive", "calendar", "csv", "doc", "docx", "eml", "emlx", "epub", "html", "image",
+        "json", "mhtml", "msg", "odp", "odt", "pdf", "ppt", "pptx", "rtf", "spreadsheet", "text",
+        "tnef", "vcard",
     ]  # fmt: skip
     assert all(s.builtin for s in specs.values())
     assert sorted(n for n, s in specs.items() if s.isolated) == [
         "doc", "docx", "epub", "image", "odp", "odt", "pdf", "ppt", "pptx", "rtf", "spreadsheet",
     ]  # fmt: skip
-    assert [s.name for s in default_registry().chunkers()] == ["csv", "eml", "html", "json", "text"]
+    assert [s.name for s in default_registry().chunkers()] == [
+        "calendar", "csv", "eml", "emlx", "html", "json", "mhtml", "text", "vcard",
+    ]  # fmt: skip
 
 
 def test_register_rejects_a_taken_extension_unless_replacing() -> None:
@@ -191,6 +194,14 @@ def test_builtin_versions_come_from_one_table() -> None:
         "msg": f"+html.{VERSIONS['html']}+rtf.{VERSIONS['rtf']}+image.{VERSIONS['image']}",
         "epub": f"+html.{VERSIONS['html']}",
         "spreadsheet": f"+html.{VERSIONS['html']}+csv.{VERSIONS['csv']}",
+    }
+    mail = f"+eml.{VERSIONS['eml']}{embeds['eml']}"  # formats whose message eml reads
+    embeds |= {
+        "calendar": f"+text.{VERSIONS['text']}",
+        "vcard": f"+text.{VERSIONS['text']}",
+        "emlx": mail,
+        "mhtml": f"+html.{VERSIONS['html']}{mail}",
+        "tnef": f"{mail}+rtf.{VERSIONS['rtf']}+text.{VERSIONS['text']}",
     }
     for spec in default_registry().extractors():
         module = importlib.import_module(spec.extract.module)  # type: ignore[attr-defined]

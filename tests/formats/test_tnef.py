@@ -11,6 +11,7 @@ from mailparts import mail_with, run_one
 from sharedfiles import SHARED
 
 import indexer
+from indexer._samples import minimal_pdf
 from indexer._types import DEFAULT_OPTIONS
 from indexer.formats.tnef import extract
 from indexer.formats.tnef.samples import SAMPLE, attribute, mapi_block, tnef_file
@@ -66,6 +67,7 @@ def test_a_winmail_dat_file_gives_its_attachments_as_children(tmp_path: Path) ->
     ("winmail.dat", "application/ms-tnef"),
     ("ATT00001", "application/ms-tnef"),  # no extension: chosen by its type
     ("ATT00002.bin", "application/vnd.ms-tnef"),
+    ("winmail.dat", "application/octet-stream"),  # by its name
 ])  # fmt: skip
 def test_a_tnef_attachment_is_opened_by_name_or_type(
     tmp_path: Path, name: str, content_type: str
@@ -99,6 +101,14 @@ def test_the_real_winmail_dat_that_is_a_png_is_recorded_not_lost(tmp_path: Path)
     child = run_one(tmp_path, "m4006.eml", mail.read_bytes())["m4006.eml#att/1/winmail.dat"]
     assert (child["kind"], child["status"], child["reason"]) == ("tnef", "skipped", "binary")
     assert "not TNEF" in child["reason_text"]
+
+
+def test_an_attached_dat_that_is_not_tnef_goes_by_its_type_as_before(tmp_path: Path) -> None:
+    pdf = minimal_pdf([["Scanned invoice"]])
+    docs = run_one(tmp_path, "m.eml", mail_with(pdf, "application/pdf", "scan.dat"))
+    assert (docs["m.eml#att/1/scan.dat"]["kind"], docs["m.eml#att/1/scan.dat"]["status"]) == (
+        "pdf", "ok",
+    )  # fmt: skip
 
 
 def test_a_dat_file_that_is_not_tnef_reads_as_before() -> None:

@@ -5,7 +5,7 @@ One chunk per event, to-do or journal entry (`meta.index` its number), in file o
 zone's name), `Repeats:` its recurrence rule as written (a rule is rendered, never
 expanded), `Location:`, `Organizer:`, `Attendees:` (`Name <address>`, comma-separated)
 and the description. `metadata.title` is the calendar's name (`X-WR-CALNAME`), else
-the first summary; `metadata.format` says `icalendar`. A file that does not parse is
+the first summary. A file that does not parse is
 read as plain text (`degraded`).
 """
 
@@ -58,7 +58,7 @@ def _as_text(data: bytes, path: str, options: Options) -> Extracted:
 def _metadata(calendars: list[Calendar], chunks: list[Chunk]) -> dict[str, Any]:
     name = next((str(c["X-WR-CALNAME"]) for c in calendars if "X-WR-CALNAME" in c), "")
     first = chunks[0].text.partition("\n")[0].partition(": ")[2]
-    return {"title": name.strip() or first, "format": "icalendar"}
+    return {"title": name.strip() or first}
 
 
 def _item(item: Any) -> str:

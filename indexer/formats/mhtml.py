@@ -2,8 +2,7 @@
 
 The page is the part the `multipart/related` root names by its `start` Content-ID,
 else the first `text/html` part; it is rendered by the html extractor (main content,
-`html_main_content`), as a `.html` file would be, kind `mhtml`, `metadata.format`
-`mhtml` and `metadata.members` the count of parts. The page's resources (pictures,
+`html_main_content`), as a `.html` file would be, kind `mhtml`. The page's resources (pictures,
 style sheets, scripts, fonts) are not documents and are not yielded; every other part
 (a frame's page, a PDF the page embeds) becomes a child document
 `page.mht#part/<k>/<name>` in a run. A file with no HTML part is read as a mail (its
@@ -39,10 +38,8 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
     root = _root(parts[0] if parts else None, parts)
     if root is None:
         doc = _eml.extract(data, path, options)
-        return replace(doc, kind=KIND, degraded=True, metadata={"format": "mhtml"})
-    page = html.chunk(part_text(root), options)
-    counted = {"format": "mhtml", "members": len(parts) - 1}
-    return replace(page, kind=KIND, metadata={**page.metadata, **counted})
+        return replace(doc, kind=KIND, degraded=True)
+    return replace(html.chunk(part_text(root), options), kind=KIND)
 
 
 def children(

@@ -46,7 +46,7 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
         kind=KIND,
         text="\n\n".join(c.text for c in chunks),
         chunks=tuple(chunks),
-        metadata={"title": title, "format": "vcard"},
+        metadata={"title": title},
     )
 
 

@@ -25,7 +25,7 @@ def test_each_event_is_a_chunk_with_its_times_people_place_and_description() -> 
     )
     assert result.chunks[1].text == "Event: Office closed\nWhen: 2024-04-01"
     assert [c.meta for c in result.chunks] == [{"index": 0}, {"index": 1}]
-    assert result.metadata == {"title": "Team calendar", "format": "icalendar"}
+    assert result.metadata == {"title": "Team calendar"}
 
 
 def test_a_vcalendar_1_file_reads_the_same_way() -> None:

@@ -3,6 +3,7 @@ that are documents as children, the page's resources not."""
 
 from __future__ import annotations
 
+import quopri
 import zipfile
 from pathlib import Path
 
@@ -14,11 +15,17 @@ import indexer
 from indexer.formats.mail_samples import MHTML
 
 
+def _page() -> bytes:
+    start = MHTML.index(b"<html>")
+    return quopri.decodestring(MHTML[start : MHTML.index(b"\r\n--B", start)])
+
+
 def test_the_page_is_its_main_content_as_an_html_file_would_give() -> None:
     result = indexer.extract("notes.mht", MHTML)
     assert (result.kind, result.status) == ("mhtml", "ok")
     assert [c.text for c in result.chunks] == ["# Version 2", "Café mode is faster."]
-    assert result.metadata == {"title": "Release notes", "format": "mhtml", "members": 3}
+    assert result.metadata == indexer.extract("notes.html", _page()).metadata
+    assert result.chunks == indexer.extract("notes.html", _page()).chunks
 
 
 def test_the_real_page_inside_a_word_file_reads(tmp_path: Path) -> None:

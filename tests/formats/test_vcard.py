@@ -22,7 +22,7 @@ def test_each_card_is_a_chunk_with_what_it_says() -> None:
         "Name: Jürgen Müller\nPhone (work): +49 30 1234",
     ]
     assert [c.meta for c in result.chunks] == [{"index": 0}, {"index": 1}]
-    assert result.metadata == {"title": "Dr. Ann Lee", "format": "vcard"}
+    assert result.metadata == {"title": "Dr. Ann Lee"}
 
 
 def test_folded_lines_soft_breaks_groups_and_pictures() -> None:

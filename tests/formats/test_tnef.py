@@ -80,11 +80,23 @@ def test_a_tnef_attachment_is_opened_by_name_or_type(
     }
 
 
+def test_an_attachment_without_a_type_goes_by_its_name_else_by_its_bytes(tmp_path: Path) -> None:
+    files = [("README", b"Read me first.\n"), ("logo", b"\x89PNG\r\n\x1a\n\x00\x00"),
+             ("memo.html", b"<p>Memo</p>")]  # fmt: skip
+    docs = run_one(tmp_path, "winmail.dat", tnef_file(subject="Files", attachments=files))
+    assert {p: (d["kind"], d["status"]) for p, d in docs.items()} == {
+        "winmail.dat": ("tnef", "ok"),
+        "winmail.dat#att/1/README": ("text", "ok"),
+        "winmail.dat#att/2/logo": ("", "skipped"),  # no type, not text: named, not lost
+        "winmail.dat#att/3/memo.html": ("html", "ok"),
+    }
+
+
 def test_an_attached_message_inside_becomes_a_tnef_child_of_its_own(tmp_path: Path) -> None:
     inner = tnef_file(subject="Inner", body="The inner words.", attachments=[("a.txt", b"A.")])
     iid = b"\x07\x03\x02\x00" + bytes(4) + b"\xc0" + bytes(6) + b"\x46"
     outer = tnef_file(subject="Outer", body="Outer words.") + attribute(2, 0x9002, bytes(14))
-    outer += attribute(2, 0x9005, mapi_block({0x3001: "Forwarded", 0x3701: iid + inner}))
+    outer += attribute(2, 0x9005, mapi_block({0x3001: "Forwarded", 0x3701: (iid, inner)}))
     docs = run_one(tmp_path, "winmail.dat", outer)
     assert {p: d["status"] for p, d in docs.items()} == {
         "winmail.dat": "ok",

@@ -23,6 +23,7 @@ _STRING8, _UNICODE, _OBJECT, _BINARY = 0x001E, 0x001F, 0x000D, 0x0102
 _VARIABLE = frozenset({_STRING8, _UNICODE, _OBJECT, _BINARY, 0x0000})
 _MULTI = 0x1000
 _NAMED = 0x8000
+_IID = 16
 _EPOCH = datetime(1601, 1, 1, tzinfo=UTC)
 
 
@@ -108,7 +109,7 @@ def _variable(kind: int, reader: _Reader, codepage: str) -> Any:
         return raw.decode("utf-16-le", "replace").split("\0", 1)[0]
     if kind == _STRING8:
         return raw.split(b"\0", 1)[0].decode(codepage, "replace")
-    return raw
+    return raw[_IID:] if kind == _OBJECT else raw  # an object's data follows its interface id
 
 
 def _fixed(kind: int, raw: bytes) -> Any:

@@ -21,6 +21,7 @@ from indexer.formats.eml.mime import _types
 from indexer.formats.msg.mail import Mail, Part
 from indexer.formats.msg.outlook import address
 from indexer.formats.msg.rtf import decompress
+from indexer.formats.office.sniff import sniff
 from indexer.formats.rtf import rtf_to_text
 from indexer.formats.tnef.mapi import Properties, read_properties
 from indexer.formats.tnef.stream import Attribute, Stream, is_tnef
@@ -40,7 +41,7 @@ _ATTACH_DATA_OBJ, _ATTACH_FILENAME, _ATTACH_LONG_FILENAME, _ATTACH_MIME, _DISPLA
     0x3701, 0x3704, 0x3707, 0x370E, 0x3001,
 )  # fmt: skip
 _OCTETS = "application/octet-stream"
-_IID = 16  # an object property's value starts with the interface id
+_SNIFF = 8192
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -192,13 +193,16 @@ def _part(index: int, att: _Attachment) -> Part:
     )  # fmt: skip
     mime: Any = props.get(_ATTACH_MIME)
     data = att.data
-    obj = props.get(_ATTACH_DATA_OBJ)
+    obj = props.get(_ATTACH_DATA_OBJ)  # an attached message or OLE object (its IID gone)
     if not data and isinstance(obj, bytes):
-        data = obj[_IID:] if is_tnef(obj[_IID:]) else obj
+        data = obj
     if is_tnef(data):
         return Part(filename=f"{name}.tnef", content_type="application/ms-tnef", data=data)
     if isinstance(mime, str) and mime.strip():
         return Part(filename=name, content_type=mime.strip(), data=data)
-    # TNEF seldom says a type: the name's, as a mail's part would declare it
+    # TNEF seldom says a type: the name's, as a mail's part would declare it, else text
+    # when the bytes are (README, boot.ini), else none
     guessed = _types().guess_type(name, strict=False)[0]
+    if guessed is None and data and sniff(data[:_SNIFF]) == "text":
+        guessed = "text/plain"
     return Part(filename=name, content_type=guessed or _OCTETS, data=data)

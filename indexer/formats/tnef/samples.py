@@ -14,7 +14,7 @@ from indexer.formats.tnef.stream import SIGNATURE
 __all__ = ["SAMPLE", "attribute", "mapi_block", "tnef_file"]
 
 
-_UNICODE, _BINARY, _LONG = 0x001F, 0x0102, 0x0003
+_UNICODE, _BINARY, _LONG, _OBJECT = 0x001F, 0x0102, 0x0003, 0x000D
 
 
 def attribute(
@@ -31,16 +31,25 @@ def attribute(
     )
 
 
-def mapi_block(props: Mapping[int, str | bytes | int]) -> bytes:
-    """A MAPI property block: `str` values as Unicode, `bytes` as binary, `int` as long."""
+Value = str | bytes | int | tuple[bytes, bytes]
+"""A property's value: Unicode, binary, a long, or an object `(interface id, data)`."""
+
+
+def mapi_block(props: Mapping[int, Value]) -> bytes:
+    """A MAPI property block: `str` values as Unicode, `bytes` as binary, `int` as long,
+    `(iid, data)` as an object."""
     out = bytearray(len(props).to_bytes(4, "little"))
     for ident, value in props.items():
         if isinstance(value, int):
             out += _LONG.to_bytes(2, "little") + ident.to_bytes(2, "little")
             out += value.to_bytes(4, "little", signed=True)
             continue
-        raw = (value + "\0").encode("utf-16-le") if isinstance(value, str) else value
-        kind = _UNICODE if isinstance(value, str) else _BINARY
+        if isinstance(value, tuple):
+            raw, kind = value[0] + value[1], _OBJECT
+        elif isinstance(value, str):
+            raw, kind = (value + "\0").encode("utf-16-le"), _UNICODE
+        else:
+            raw, kind = value, _BINARY
         out += kind.to_bytes(2, "little") + ident.to_bytes(2, "little")
         out += (1).to_bytes(4, "little") + len(raw).to_bytes(4, "little") + raw
         out += b"\0" * (-len(raw) % 4)
@@ -51,7 +60,7 @@ def tnef_file(
     *,
     subject: str = "",
     body: str = "",
-    props: Mapping[int, str | bytes | int] | None = None,
+    props: Mapping[int, Value] | None = None,
     attachments: Sequence[tuple[str, bytes]] = (),
 ) -> bytes:
     """A TNEF stream: attSubject, attBody, the message's MAPI properties, then per

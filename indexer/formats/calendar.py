@@ -16,8 +16,10 @@ from typing import Any
 
 from icalendar import Calendar
 
+from indexer._text import decode
 from indexer._types import Chunk, Extracted, Options, make_chunk
 from indexer.formats import VERSIONS, text
+from indexer.formats.vcard import quoted_printable, unfold
 
 __all__ = ["KIND", "VERSION", "chunk", "extract"]
 
@@ -31,7 +33,7 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
     if not data.strip():
         return Extracted(kind=KIND, text="")
     try:
-        calendars = Calendar.from_ical(data, multiple=True)
+        calendars = Calendar.from_ical(_source(data), multiple=True)
         chunks = [
             make_chunk(rendered, {"index": i})
             for i, rendered in enumerate(
@@ -48,6 +50,14 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
         chunks=tuple(chunks),
         metadata=_metadata(calendars, chunks),
     )
+
+
+def _source(data: bytes) -> bytes | str:
+    """`data` as icalendar takes it: vCalendar 1.0's quoted-printable soft line breaks
+    joined first (icalendar knows only folding)."""
+    if b"QUOTED-PRINTABLE" not in data.upper():
+        return data
+    return "\r\n".join(unfold(decode(data))) + "\r\n"
 
 
 def _as_text(data: bytes, path: str, options: Options) -> Extracted:
@@ -84,7 +94,14 @@ def _many(value: Any) -> list[Any]:
 
 
 def _value(value: Any) -> str:
-    return " ".join(str(v) for v in _many(value)).strip()
+    return " ".join(map(_decoded, _many(value))).strip()
+
+
+def _decoded(prop: Any) -> str:
+    params = getattr(prop, "params", {})
+    if str(params.get("ENCODING", "")).upper() == "QUOTED-PRINTABLE":  # vCalendar 1.0
+        return quoted_printable(str(prop), params.get("CHARSET"))
+    return str(prop)
 
 
 def _time(prop: Any) -> str:

@@ -18,7 +18,7 @@ from indexer._text import decode
 from indexer._types import Extracted, Options, make_chunk
 from indexer.formats import VERSIONS, text
 
-__all__ = ["KIND", "VERSION", "chunk", "extract", "read_cards"]
+__all__ = ["KIND", "VERSION", "chunk", "extract", "quoted_printable", "read_cards", "unfold"]
 
 KIND = "vcard"
 VERSION = VERSIONS[KIND]  # bumped in indexer/formats/__init__.py
@@ -66,18 +66,25 @@ def read_cards(source: str) -> Iterator[str]:
 
 
 def _lines(source: str) -> Iterator[Line]:
+    for raw in unfold(source):
+        if line := _line(raw):
+            yield line
+
+
+def unfold(source: str) -> Iterator[str]:
+    """The content lines of a vCard or vCalendar `source`: folded lines joined, and the
+    soft line breaks of quoted-printable values (vCard 2.1, vCalendar 1.0) too."""
     pending = ""
     # a folded quoted-printable soft break (`=` then a folded line) stays a soft break
     for raw in _FOLD.sub("", _QP_FOLD.sub("=\n", source)).splitlines():
-        if pending:  # 2.1: a quoted-printable value's soft line break
+        if pending:
             raw, pending = pending[:-1] + raw.lstrip(" \t"), ""
         if raw.endswith("=") and "QUOTED-PRINTABLE" in raw.partition(":")[0].upper():
             pending = raw
             continue
-        if line := _line(raw):
-            yield line
-    if pending and (line := _line(pending)):
-        yield line
+        yield raw
+    if pending:
+        yield pending
 
 
 def _line(raw: str) -> Line | None:
@@ -99,10 +106,20 @@ def _params(params: list[str]) -> dict[str, str]:
     return out
 
 
+def quoted_printable(value: str, charset: str | None) -> str:
+    """A quoted-printable value decoded, its bytes read in `charset` (UTF-8 if none),
+    its line breaks `\n`."""
+    raw = quopri.decodestring(value.encode("latin-1", "replace"))
+    try:
+        text = raw.decode(charset or "utf-8", "replace")
+    except LookupError:  # a charset Python does not know
+        text = raw.decode("utf-8", "replace")
+    return text.replace("\r\n", "\n")
+
+
 def _value(params: dict[str, str], value: str) -> str:
     if params.get("ENCODING", "").upper() == "QUOTED-PRINTABLE":
-        raw = quopri.decodestring(value.encode("latin-1", "replace"))
-        value = raw.decode(params.get("CHARSET") or "utf-8", "replace")
+        value = quoted_printable(value, params.get("CHARSET"))
     value = _ESCAPE.sub(lambda m: "\n" if m.group(1) in "nN" else m.group(1), value)
     return value.replace("\r\n", "\n").strip()
 

@@ -36,6 +36,18 @@ def test_a_vcalendar_1_file_reads_the_same_way() -> None:
     )
 
 
+def test_vcalendar_1_quoted_printable_values_are_decoded_with_their_soft_breaks() -> None:
+    vcs = VCS.replace(
+        b"SUMMARY:Design review\r\n",
+        b"SUMMARY;CHARSET=UTF-8;ENCODING=QUOTED-PRINTABLE:Caf=C3=A9 review\r\n"
+        b"DESCRIPTION;ENCODING=QUOTED-PRINTABLE:Line one=0D=0ALine=\r\ntwo\r\n",
+    )
+    result = indexer.extract("r.vcs", vcs)
+    assert result.status == "ok"
+    assert result.chunks[0].text.partition("\n")[0] == "Event: Café review"
+    assert result.chunks[0].text.endswith("Location: Room 2\n\nLine one\nLinetwo")
+
+
 def test_a_rule_repeating_forever_is_rendered_not_expanded() -> None:
     forever = ICS.replace(b"RRULE:FREQ=WEEKLY;BYDAY=TU", b"RRULE:FREQ=SECONDLY")
     result = indexer.extract("x.ics", forever)
@@ -68,3 +80,19 @@ def test_an_invitation_attached_to_a_mail_is_chosen_by_its_type(tmp_path: Path) 
     child = docs["invite.eml#att/1/part-1.bin"]
     assert (child["kind"], child["status"]) == ("calendar", "ok")
     assert child["metadata"]["title"] == "Team calendar"
+
+
+def test_an_outlook_invitation_s_calendar_alternative_becomes_the_event(tmp_path: Path) -> None:
+    body = ICS.decode().replace("\r\n", "\n")
+    mail = (
+        "From: Ann Lee <ann@example.com>\nTo: bob@example.com\nSubject: Weekly sync\n"
+        'MIME-Version: 1.0\nContent-Type: multipart/alternative; boundary="A"\n\n'
+        "--A\nContent-Type: text/plain; charset=utf-8\n\nWhen: Tuesdays 10:00.\n"
+        "--A\nContent-Type: text/calendar; charset=utf-8; method=REQUEST\n\n"
+        f"{body}--A--\n"
+    ).encode()
+    docs = run_one(tmp_path, "invite.eml", mail)
+    assert {p: (d["kind"], d["status"]) for p, d in docs.items()} == {
+        "invite.eml": ("eml", "ok"),
+        "invite.eml#att/1/part-1.bin": ("calendar", "ok"),  # was a text document of raw lines
+    }

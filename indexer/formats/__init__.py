@@ -15,8 +15,8 @@ from indexer._spec import ExtractorSpec
 __all__ = ["ARCHIVE_EXTENSIONS", "BUILTIN_SPECS", "MAIL_DEPTH", "VERSIONS"]
 
 VERSIONS = {
-    "archive": "3", "csv": "2", "doc": "3", "docx": "2", "eml": "4", "epub": "2", "html": "2",
-    "image": "2", "json": "2", "msg": "2", "odp": "1", "odt": "1", "pdf": "3", "ppt": "1",
+    "archive": "4", "csv": "2", "doc": "3", "docx": "2", "eml": "5", "epub": "2", "html": "2",
+    "image": "2", "json": "2", "msg": "3", "odp": "1", "odt": "1", "pdf": "3", "ppt": "1",
     "pptx": "2", "rtf": "1", "spreadsheet": "4", "text": "1",
     **{"calendar": "1", "emlx": "1", "mhtml": "1", "tnef": "1", "vcard": "1"},  # mail-ish
 }  # fmt: skip

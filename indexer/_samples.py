@@ -6,6 +6,7 @@ import datetime
 import random
 from collections.abc import Iterator
 
+from indexer.formats.mail_samples import MAIL_SAMPLES
 from indexer.formats.office.samples import OFFICE_SAMPLES
 from indexer.formats.sheets import samples as _sheetsamples
 
@@ -98,6 +99,7 @@ SAMPLES: dict[str, bytes] = {
         b"\\f0 Caf\\'e9 \\b bold\\b0\\par Second \\u8364? para.\\par}"
     ),
     **OFFICE_SAMPLES,
+    **MAIL_SAMPLES,
 }
 """One small valid sample per built-in format, keyed by extension."""
 

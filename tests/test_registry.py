@@ -58,8 +58,9 @@ def test_extension_of_ignores_dotfiles_and_trailing_dots() -> None:
 def test_builtins_register_through_the_public_api_and_are_marked() -> None:
     specs = {s.name: s for s in default_registry().extractors()}
     assert sorted(specs) == [
-        "archive", "csv", "doc", "docx", "eml", "epub", "html", "image", "json", "mbox", "msg",
-        "odp", "odt", "pdf", "ppt", "pptx", "pst", "rtf", "spreadsheet", "text",
+        "archive", "calendar", "csv", "doc", "docx", "eml", "emlx", "epub", "html", "image",
+        "json", "mbox", "mhtml", "msg", "odp", "odt", "pdf", "ppt", "pptx", "pst", "rtf",
+        "spreadsheet", "text", "tnef", "vcard",
     ]  # fmt: skip
     assert all(s.builtin for s in specs.values())
     assert sorted(n for n, s in specs.items() if s.isolated) == [
@@ -67,7 +68,9 @@ def test_builtins_register_through_the_public_api_and_are_marked() -> None:
         "spreadsheet",
     ]  # fmt: skip
     assert sorted(n for n, s in specs.items() if s.lists is not None) == ["mbox", "pst"]
-    assert [s.name for s in default_registry().chunkers()] == ["csv", "eml", "html", "json", "text"]
+    assert [s.name for s in default_registry().chunkers()] == [
+        "calendar", "csv", "eml", "emlx", "html", "json", "mhtml", "text", "vcard",
+    ]  # fmt: skip
 
 
 def test_register_rejects_a_taken_extension_unless_replacing() -> None:
@@ -210,6 +213,14 @@ def test_builtin_versions_come_from_one_table() -> None:
         "spreadsheet": f"+html.{VERSIONS['html']}+csv.{VERSIONS['csv']}",
         "mbox": f"+eml.{VERSIONS['eml']}",
         "pst": f"+eml.{VERSIONS['eml']}",
+    }
+    mail = f"+eml.{VERSIONS['eml']}{embeds['eml']}"  # formats whose message eml reads
+    embeds |= {
+        "calendar": f"+text.{VERSIONS['text']}",
+        "vcard": f"+text.{VERSIONS['text']}",
+        "emlx": mail,
+        "mhtml": f"+html.{VERSIONS['html']}{mail}",
+        "tnef": f"{mail}+rtf.{VERSIONS['rtf']}+text.{VERSIONS['text']}",
     }
     for spec in default_registry().extractors():
         module = importlib.import_module(spec.extract.module)  # type: ignore[attr-defined]

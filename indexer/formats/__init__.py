@@ -15,9 +15,10 @@ from indexer._spec import ExtractorSpec
 __all__ = ["ARCHIVE_EXTENSIONS", "BUILTIN_SPECS", "MAIL_DEPTH", "VERSIONS"]
 
 VERSIONS = {
-    "archive": "3", "csv": "2", "doc": "3", "docx": "2", "eml": "5", "epub": "2", "html": "2",
+    "archive": "4", "csv": "2", "doc": "3", "docx": "2", "eml": "5", "epub": "2", "html": "2",
     "image": "2", "json": "2", "mbox": "1", "msg": "3", "odp": "1", "odt": "1", "pdf": "3",
     "ppt": "1", "pptx": "2", "pst": "1", "rtf": "1", "spreadsheet": "4", "text": "1",
+    **{"calendar": "1", "emlx": "1", "mhtml": "1", "tnef": "1", "vcard": "1"},  # mail-ish
 }  # fmt: skip
 """Each built-in's output version: bump it here when the extractor's output changes,
 and incremental runs re-extract its documents. (Each module's `VERSION` reads it.)"""
@@ -62,6 +63,10 @@ _TYPES: dict[str, tuple[str, ...]] = {
                     "application/vnd.ms-excel.sheet.binary.macroenabled.12",
                     "application/vnd.ms-excel", "application/vnd.oasis.opendocument.spreadsheet"),
     "text": ("text/*", "message/delivery-status"),
+    "tnef": ("application/ms-tnef", "application/vnd.ms-tnef"),
+    "calendar": ("text/calendar", "text/x-vcalendar", "application/ics"),
+    "vcard": ("text/vcard", "text/x-vcard", "text/directory"),
+    "mhtml": ("multipart/related", "application/x-mimearchive", "message/x-mhtml"),
 }  # fmt: skip
 """The MIME types each built-in reads: a mail's attachment no extension claims goes by them."""
 
@@ -100,6 +105,10 @@ class _Lazy:
 def _lazy(kind: str, name: str, module: str | None = None) -> Any:
     return _Lazy(f"indexer.formats.{module or kind}", name)
 
+
+_MAIL_VERSION = f"{VERSIONS['eml']}+html.{VERSIONS['html']}+image.{VERSIONS['image']}"
+"""What an `eml` reading of a mail depends on (see the eml spec); the formats that hand
+their message to it add their own version."""
 
 BUILTIN_SPECS = (
     ExtractorSpec(
@@ -156,7 +165,7 @@ BUILTIN_SPECS = (
         extensions=("eml",),
         # html-only mails are rendered by the html extractor, so its upgrades count too;
         # which attachments become documents (images, with OCR) is part of a mail's output
-        version=f"{VERSIONS['eml']}+html.{VERSIONS['html']}+image.{VERSIONS['image']}",
+        version=_MAIL_VERSION,
         extract=_lazy("eml", "extract"),
         chunker=_lazy("eml", "chunk"),
         mime_types=_TYPES["eml"],
@@ -164,6 +173,18 @@ BUILTIN_SPECS = (
         max_depth=MAIL_DEPTH,
         builtin=True,
         options_used=("html_mail_main_content", "mail_keep_quotes", *_LIMIT),
+    ),
+    ExtractorSpec(
+        name="emlx",
+        kind="eml",  # an Apple Mail message: the records of the same message as `.eml`
+        extensions=("emlx",),
+        version=f"{VERSIONS['emlx']}+eml.{_MAIL_VERSION}",
+        extract=_lazy("emlx", "extract"),
+        chunker=_lazy("emlx", "chunk"),
+        children=_lazy("emlx", "children"),
+        max_depth=MAIL_DEPTH,
+        builtin=True,
+        options_used=("html_mail_main_content", *_LIMIT),
     ),
     ExtractorSpec(
         name="html",
@@ -197,6 +218,20 @@ BUILTIN_SPECS = (
         mime_types=_TYPES["json"],
         builtin=True,
         options_used=_LIMIT,
+    ),
+    ExtractorSpec(
+        name="mhtml",
+        kind="mhtml",
+        extensions=("mhtml", "mht"),
+        # the page is rendered by the html extractor; a page-less one read as a mail
+        version=f"{VERSIONS['mhtml']}+html.{VERSIONS['html']}+eml.{_MAIL_VERSION}",
+        extract=_lazy("mhtml", "extract"),
+        chunker=_lazy("mhtml", "chunk"),
+        mime_types=_TYPES["mhtml"],
+        children=_lazy("mhtml", "children"),
+        max_depth=MAIL_DEPTH,
+        builtin=True,
+        options_used=("html_main_content", "html_mail_main_content", *_LIMIT),
     ),
     ExtractorSpec(
         name="msg",
@@ -268,6 +303,35 @@ BUILTIN_SPECS = (
         mime_types=_TYPES["spreadsheet"],
         builtin=True,
         options_used=("rows_per_chunk", "max_sheet_cells", *_LIMIT),
+    ),
+    ExtractorSpec(
+        name="tnef",
+        kind="tnef",
+        extensions=("tnef",),
+        # a saved winmail.dat; other .dat files (data dumps) stay the walk's to judge
+        file_names=("winmail.dat",),
+        version=f"{VERSIONS['tnef']}+eml.{_MAIL_VERSION}+rtf.{VERSIONS['rtf']}"
+        f"+text.{VERSIONS['text']}",
+        extract=_lazy("tnef", "extract"),
+        mime_types=_TYPES["tnef"],
+        children=_lazy("tnef", "children"),
+        max_depth=MAIL_DEPTH,
+        builtin=True,
+        options_used=("html_mail_main_content", *_LIMIT),
+    ),
+    *(  # text formats of mail: a file that does not parse is read as the text it is
+        ExtractorSpec(
+            name=kind,
+            kind=kind,
+            extensions=extensions,
+            version=f"{VERSIONS[kind]}+text.{VERSIONS['text']}",
+            extract=_lazy(kind, "extract"),
+            chunker=_lazy(kind, "chunk"),
+            mime_types=_TYPES[kind],
+            builtin=True,
+            options_used=_LIMIT,
+        )
+        for kind, extensions in (("calendar", ("ics", "ifb", "vcs")), ("vcard", ("vcf", "vcard")))
     ),
     ExtractorSpec(
         name="text",

@@ -75,7 +75,7 @@ def tarlist_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_plugin_container_is_nested_through_its_entry_point_alone(
     tmp_path: Path, tarlist_plugin: None
 ) -> None:
-    box = "== notes.txt\nPlain notes.\n== sheet.csv\nregion,total\nnorth,10\n== blob.dat\n\0\0\n"
+    box = "== notes.txt\nPlain notes.\n== sheet.csv\nregion,total\nnorth,10\n== blob.data\n\0\0\n"
     source = tmp_path / "src"
     source.mkdir()
     (source / "box.tarlist").write_text(box)
@@ -87,16 +87,16 @@ def test_a_plugin_container_is_nested_through_its_entry_point_alone(
         "box.tarlist": ("tarlist", "ok", ""),
         "box.tarlist#notes.txt": ("text", "ok", ""),
         "box.tarlist#sheet.csv": ("csv", "ok", ""),
-        "box.tarlist#blob.dat": ("", "skipped", "binary"),  # judged as a file in a folder
+        "box.tarlist#blob.data": ("", "skipped", "binary"),  # judged as a file in a folder
         "outer.zip": ("archive", "ok", ""),
         "outer.zip#in/box.tarlist": ("tarlist", "ok", ""),
         "outer.zip#in/box.tarlist#notes.txt": ("text", "ok", ""),
         "outer.zip#in/box.tarlist#sheet.csv": ("csv", "ok", ""),
-        "outer.zip#in/box.tarlist#blob.dat": ("", "skipped", "binary"),
+        "outer.zip#in/box.tarlist#blob.data": ("", "skipped", "binary"),
     }
     chunks = _chunks(out)
     texts = {c["path"]: c["text"] for c in chunks}
-    assert texts["box.tarlist"] == "notes.txt\nsheet.csv\nblob.dat"
+    assert texts["box.tarlist"] == "notes.txt\nsheet.csv\nblob.data"
     assert texts["outer.zip#in/box.tarlist#notes.txt"] == "Plain notes."
 
 

@@ -59,7 +59,7 @@ FILES = {
     "data/c.csv": b"name,value\ncarbon,12\n",
     "data/d.json": b'{"delta": [1, 2, 3]}\n',
     "box/inbox.mbox": b"From a@b Mon Jan  1 00:00:00 2024\nSubject: hi\n\nmbox body\n",
-    "raw.dat": b"\x00\x01binary",
+    "raw.data": b"\x00\x01binary",
     ".hidden.txt": b"never read\n",
 }
 
@@ -80,7 +80,7 @@ def test_a_memory_source_is_a_source_and_indexes_as_the_same_files_on_disk(
     indexer.run(_on_disk(tmp_path / "disk", FILES), tmp_path / "local", CONFIG)
     assert committed(tmp_path / "out") == committed(tmp_path / "local")
     docs = documents(tmp_path / "out")
-    assert docs["raw.dat"]["reason"] == "binary"
+    assert docs["raw.data"]["reason"] == "binary"
     assert docs[".hidden.txt"]["reason"] == "hidden"
     assert docs["box/inbox.mbox#1"]["status"] == "ok"
 
@@ -92,7 +92,7 @@ def test_a_rerun_reads_nothing_and_an_edit_re_extracts_only_that_entry(tmp_path:
     again = indexer.run(source, out, CONFIG)
     assert (again.extracted, again.changes["changed"]) == (0, 0)
     assert again.changes == {"added": 0, "changed": 0, "removed": 0}
-    assert source.opened == ["raw.dat"], "only the sniff of a binary (as on a disk) is redone"
+    assert source.opened == ["raw.data"], "only the sniff of a binary (as on a disk) is redone"
     source.put("notes/a.txt", b"alpha, edited\n")
     source.put("data/e.txt", b"epsilon is new\n")
     source.opened.clear()
@@ -100,7 +100,7 @@ def test_a_rerun_reads_nothing_and_an_edit_re_extracts_only_that_entry(tmp_path:
     assert edited.extracted == 2
     assert edited.changes == {"added": 1, "changed": 1, "removed": 0}
     # sniffed (a .txt is claimed by no extension) and read; the unchanged ones never
-    assert set(source.opened) == {"box/inbox.mbox", "data/e.txt", "notes/a.txt", "raw.dat"}
+    assert set(source.opened) == {"box/inbox.mbox", "data/e.txt", "notes/a.txt", "raw.data"}
     assert edited.reused == first.extracted - 1
     changes = [json.loads(line) for line in (out / "changes.ndjson").read_bytes().splitlines()]
     assert sorted(c["path"] for c in changes) == ["data/e.txt", "notes/a.txt"]

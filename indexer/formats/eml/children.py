@@ -21,6 +21,7 @@ from indexer.formats.eml.mime import iter_attachments, parse_message
 __all__ = ["attachments", "children", "may_have_attachments"]
 
 _CONTEXT = ("subject", "from", "date", "message_id")
+_TNEF = b"\x78\x9f\x3e\x22"  # tnef.stream.SIGNATURE (that package imports this one)
 _HINTS = (b"attachment", b"name=", b"message/", b"application/", b"image/", b"audio/", b"video/")
 
 
@@ -44,11 +45,20 @@ def attachments(mime: bytes, doc: Extracted) -> Iterator[Held]:
     except RecursionError:
         return
     for att in found:
-        typed = extension_of(att.filename) in ARCHIVE_EXTENSIONS and sniff(att.data) is None
+        typed = _mislabelled(extension_of(att.filename), att.data)
         yield Held(
             path=f"att/{att.index}/{att.filename}", name=att.filename, data=att.data,
             size=len(att.data), content_type=att.content_type, typed=typed, context=context,
         )  # fmt: skip
+
+
+def _mislabelled(ext: str, data: bytes) -> bool:
+    """True when the name's extension does not say what `data` is, so its type decides:
+    a `.zip` that is no archive, a `.dat` that is no TNEF (`.dat` is claimed for
+    `winmail.dat`; another `.dat` goes by its type, as it did before)."""
+    if ext == "dat":
+        return not data.startswith(_TNEF)
+    return ext in ARCHIVE_EXTENSIONS and sniff(data) is None
 
 
 def mail_context(doc: Extracted) -> dict[str, Any]:

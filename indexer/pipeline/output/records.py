@@ -221,7 +221,7 @@ _WRITTEN = ("ok", "degraded")
 """The statuses whose chunks a run writes."""
 _SLICE = 4096
 """Chunks rendered per slice of a large document's block."""
-_MAIL_KINDS = ("eml", "msg")
+_MAIL_KINDS = ("eml", "msg", "tnef")
 """Kinds whose documents are messages: their chunks' `meta.mail` is their own headers."""
 
 

@@ -37,7 +37,10 @@ def test_the_body_sender_and_subject_are_read() -> None:
         "The figures are attached.",
         "Regards, Ann",
     ]
-    assert result.metadata == {"subject": "Quarterly figures", "from": "Ann Lee <ann@example.com>"}
+    metadata = dict(result.metadata)
+    thread = metadata.pop("thread")
+    assert metadata == {"subject": "Quarterly figures", "from": "Ann Lee <ann@example.com>"}
+    assert thread["id"] and thread["parent"] == ""  # read as a mail is: its thread too
 
 
 def test_an_html_body_is_rendered_and_an_rtf_body_read_when_there_is_no_plain_one() -> None:

@@ -15,9 +15,9 @@ from indexer._spec import ExtractorSpec
 __all__ = ["ARCHIVE_EXTENSIONS", "BUILTIN_SPECS", "MAIL_DEPTH", "VERSIONS"]
 
 VERSIONS = {
-    "archive": "3", "csv": "2", "doc": "3", "docx": "2", "eml": "4", "epub": "2", "html": "2",
-    "image": "2", "json": "2", "msg": "2", "odp": "1", "odt": "1", "pdf": "3", "ppt": "1",
-    "pptx": "2", "rtf": "1", "spreadsheet": "4", "text": "1",
+    "archive": "3", "csv": "2", "doc": "3", "docx": "3", "eml": "4", "epub": "2", "html": "2",
+    "image": "2", "json": "2", "msg": "2", "odp": "2", "odt": "2", "pdf": "3", "ppt": "1",
+    "pptx": "3", "rtf": "1", "spreadsheet": "5", "text": "1",
 }  # fmt: skip
 """Each built-in's output version: bump it here when the extractor's output changes,
 and incremental runs re-extract its documents. (Each module's `VERSION` reads it.)"""
@@ -31,6 +31,9 @@ _OFFICE_USES = {
 """Other extractors an office one hands content to, whose upgrades count too: an e-book's
 chapters are rendered by the html one, the pictures of Word and PowerPoint files are
 OCR'd by image's."""
+_HOLDERS = ("docx", "odp", "odt", "pptx")
+"""Office kinds whose embedded objects are child documents (`office.holding`), as the
+spreadsheet's are."""
 IMAGE_EXTENSIONS = ("png", "jpg", "jpeg", "tif", "tiff", "bmp", "gif", "webp")
 MAIL_DEPTH = 4
 """How deep messages in messages are followed (archives: `ContainerLimits.max_depth`)."""
@@ -208,8 +211,13 @@ BUILTIN_SPECS = (
             extract=_lazy(kind, "extract", module=f"office.{kind}"),
             isolated=True,  # ZIP and OLE containers read by third-party parsers
             mime_types=_TYPES[kind],
+            children=_lazy(kind, kind, module="office.holding") if kind in _HOLDERS else None,
             builtin=True,
-            options_used=(*_OCR, *_LIMIT) if "image" in _OFFICE_USES[kind] else _LIMIT,
+            options_used=(
+                *(("containers",) if kind in _HOLDERS else ()),
+                *(_OCR if "image" in _OFFICE_USES[kind] else ()),
+                *_LIMIT,
+            ),
         )
         for kind, extensions in (
             ("doc", ("doc", "dot")),
@@ -241,8 +249,9 @@ BUILTIN_SPECS = (
         extract=_lazy("spreadsheet", "extract", module="sheets"),
         isolated=True,
         mime_types=_TYPES["spreadsheet"],
+        children=_lazy("spreadsheet", "spreadsheet", module="office.holding"),
         builtin=True,
-        options_used=("rows_per_chunk", "max_sheet_cells", *_LIMIT),
+        options_used=("rows_per_chunk", "max_sheet_cells", "containers", *_LIMIT),
     ),
     ExtractorSpec(
         name="text",

@@ -186,11 +186,13 @@ def test_builtin_versions_come_from_one_table() -> None:
         "doc": f"+image.{VERSIONS['image']}",
         "docx": f"+image.{VERSIONS['image']}",
         "pptx": f"+image.{VERSIONS['image']}",
+        "odp": f"+image.{VERSIONS['image']}",
+        "odt": f"+image.{VERSIONS['image']}",
         "archive": f"+image.{VERSIONS['image']}",
         "eml": f"+html.{VERSIONS['html']}+image.{VERSIONS['image']}",
         "msg": f"+html.{VERSIONS['html']}+rtf.{VERSIONS['rtf']}+image.{VERSIONS['image']}",
-        "epub": f"+html.{VERSIONS['html']}",
-        "spreadsheet": f"+html.{VERSIONS['html']}+csv.{VERSIONS['csv']}",
+        "epub": f"+html.{VERSIONS['html']}+image.{VERSIONS['image']}",
+        "spreadsheet": f"+html.{VERSIONS['html']}+csv.{VERSIONS['csv']}+image.{VERSIONS['image']}",
     }
     for spec in default_registry().extractors():
         module = importlib.import_module(spec.extract.module)  # type: ignore[attr-defined]

@@ -15,7 +15,7 @@ from indexer._spec import ExtractorSpec
 __all__ = ["ARCHIVE_EXTENSIONS", "BUILTIN_SPECS", "MAIL_DEPTH", "VERSIONS"]
 
 VERSIONS = {
-    "archive": "3", "csv": "2", "doc": "3", "docx": "3", "eml": "4", "epub": "2", "html": "2",
+    "archive": "3", "csv": "2", "doc": "4", "docx": "3", "eml": "4", "epub": "3", "html": "2",
     "image": "2", "json": "2", "msg": "2", "odp": "2", "odt": "2", "pdf": "3", "ppt": "1",
     "pptx": "3", "rtf": "1", "spreadsheet": "5", "text": "1",
 }  # fmt: skip
@@ -26,11 +26,12 @@ _LIMIT = ("max_chunk_chars",)
 _OCR = ("ocr_mode", "ocr_engine", "ocr_language", "ocr_dpi", "ocr_page_timeout", "ocr_max_pages")
 ARCHIVE_EXTENSIONS = ("zip", "tar", "tgz", "tbz", "tbz2", "txz", "gz", "bz2", "xz")
 _OFFICE_USES = {
-    "doc": ("image",), "docx": ("image",), "epub": ("html",), "pptx": ("image",),
-} | dict.fromkeys(("odp", "odt", "ppt"), ())  # fmt: skip
+    "doc": ("image",), "docx": ("image",), "epub": ("html", "image"), "odp": ("image",),
+    "odt": ("image",), "ppt": (), "pptx": ("image",),
+}  # fmt: skip
 """Other extractors an office one hands content to, whose upgrades count too: an e-book's
-chapters are rendered by the html one, the pictures of Word and PowerPoint files are
-OCR'd by image's."""
+chapters are rendered by the html one, the pictures of Word, PowerPoint, OpenDocument
+files and e-books are OCR'd by image's."""
 _HOLDERS = ("docx", "odp", "odt", "pptx")
 """Office kinds whose embedded objects are child documents (`office.holding`), as the
 spreadsheet's are."""
@@ -244,14 +245,16 @@ BUILTIN_SPECS = (
         name="spreadsheet",
         kind="spreadsheet",
         extensions=("xlsx", "xlsm", "xlsb", "xls", "ods"),
-        # an .xls that is really HTML or delimited text goes to those extractors
-        version=f"{VERSIONS['spreadsheet']}+html.{VERSIONS['html']}+csv.{VERSIONS['csv']}",
+        # an .xls that is really HTML or delimited text goes to those extractors; an
+        # xlsx's pictures are OCR'd by the image one
+        version=f"{VERSIONS['spreadsheet']}+html.{VERSIONS['html']}+csv.{VERSIONS['csv']}"
+        f"+image.{VERSIONS['image']}",
         extract=_lazy("spreadsheet", "extract", module="sheets"),
         isolated=True,
         mime_types=_TYPES["spreadsheet"],
         children=_lazy("spreadsheet", "spreadsheet", module="office.holding"),
         builtin=True,
-        options_used=("rows_per_chunk", "max_sheet_cells", "containers", *_LIMIT),
+        options_used=("rows_per_chunk", "max_sheet_cells", "containers", *_OCR, *_LIMIT),
     ),
     ExtractorSpec(
         name="text",

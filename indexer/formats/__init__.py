@@ -32,7 +32,7 @@ _OFFICE_USES = {
 """Other extractors an office one hands content to, whose upgrades count too: an e-book's
 chapters are rendered by the html one, the pictures of Word, PowerPoint, OpenDocument
 files and e-books are OCR'd by image's."""
-_HOLDERS = ("docx", "odp", "odt", "pptx")
+_HOLDERS = ("doc", "docx", "odp", "odt", "pptx")
 """Office kinds whose embedded objects are child documents (`office.holding`), as the
 spreadsheet's are."""
 IMAGE_EXTENSIONS = ("png", "jpg", "jpeg", "tif", "tiff", "bmp", "gif", "webp")

@@ -89,6 +89,18 @@ REAL = {
             "binary",
         ),
     },
+    "testWORD_embedded_pdf.doc": {"#ObjectPool/_1402837031": ("pdf", "ok", "")},
+    "testWORD_embedded_rtf.doc": {"#ObjectPool/_1404039792": ("rtf", "ok", "")},
+    "testException2.doc": {},  # two equations: OLE 1 objects' own data, no files
+    "testExcel_embeddedPDF.xls": {"#MBD0063FA15": ("pdf", "ok", "")},
+    "testWPSAttachment.xls": {
+        "#MBD80000002/TXT.txt": ("text", "ok", ""),
+        "#MBD80000003/PDF.pdf": ("pdf", "ok", ""),
+        "#MBD80000004/XML.xml": ("text", "ok", ""),
+        "#MBD80000006": ("docx", "ok", ""),
+        "#MBD80000008": ("spreadsheet", "ok", ""),
+        "#MBD8000000A": ("pptx", "ok", ""),
+    },
     "testWPSAttachment.docx": {
         "#word/embeddings/oleObject1.bin/TXT.txt": ("text", "ok", ""),
         "#word/embeddings/oleObject2.bin/PDF.pdf": ("pdf", "ok", ""),
@@ -116,7 +128,7 @@ def test_the_objects_of_real_office_files_are_documents(tmp_path: Path, name: st
     assert docs[name]["status"] == "ok"
     texts = chunk_texts(tmp_path)
     for suffix, (kind, _, _) in REAL[name].items():
-        if kind in ("pdf", "text", "docx", "spreadsheet"):
+        if kind in ("pdf", "text", "docx", "rtf"):
             assert texts[name + suffix].strip(), suffix
 
 
@@ -268,6 +280,16 @@ def _with_parts(data: bytes, parts: dict[str, str | bytes], manifest: str) -> by
         old: dict[str, bytes | str] = {n: archive.read(n) for n in archive.namelist()}
     old["META-INF/manifest.xml"] = manifest
     return zip_package({**old, **parts})
+
+
+def test_an_ole_1_objects_own_data_is_no_package() -> None:
+    """An equation keeps its data in `Ole10Native` too: not a file, so nothing is unwrapped."""
+    equation = ole_file({"\x01Ole10FmtProgID": b"\t\x00\x00\x00Equation\x00", **_native_of()})
+    assert unwrap("word/embeddings/oleObject1.bin", equation) == ("oleObject1.bin", equation)
+
+
+def _native_of() -> dict[str, bytes]:
+    return {"\x01Ole10Native": b"$\x00\x00\x00\x02\x00\x01\x01\x00\n\x01\x12\x83F"}
 
 
 def test_unwrap_names_what_an_ole_object_holds() -> None:

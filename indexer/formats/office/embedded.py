@@ -26,6 +26,7 @@ import re
 import struct
 import zipfile
 from collections.abc import Iterator
+from typing import Any
 
 from indexer._spec import Held, Nesting
 from indexer.formats.archive.budget import ArchiveError
@@ -34,7 +35,7 @@ from indexer.formats.office.container import ContainerError, Package
 from indexer.formats.office.ole import kind_of, open_ole, stream
 from indexer.formats.office.sniff import OLE_MAGIC, sniff, sniff_format
 
-__all__ = ["objects", "unwrap"]
+__all__ = ["charge", "objects", "unwrap", "wrapped"]
 
 _OOXML = re.compile(r"(?:word|ppt|xl)/embeddings/[^/]+", re.I)
 _ODF_OLE = re.compile(r"Object \d+")
@@ -47,6 +48,9 @@ _ODF_TYPES = {
 """The embedded OpenDocument objects that are documents (not a chart or a formula)."""
 _MANIFEST = "{urn:oasis:names:tc:opendocument:xmlns:manifest:1.0}"
 _NATIVE = "\x01ole10native"
+_PROGID = "\x01ole10fmtprogid"
+_PACKAGE = "0003000C-0000-0000-C000-000000000046"
+"""The class of an OLE package, whose `Ole10Native` stream wraps a file."""
 _HELD_KINDS = ("doc", "ppt", "xls", "msg")
 """OLE files that are documents themselves (a Word file embedded whole)."""
 
@@ -70,7 +74,7 @@ def _held(package: Package, info: zipfile.ZipInfo, nesting: Nesting) -> Held:
     path, unsafe = clean_name(info.filename)
     if unsafe is not None:
         return Held(path=path, name=path, data=None, size=info.file_size, problem=unsafe)
-    problem = _charge(nesting, info.file_size)
+    problem = charge(nesting, info.file_size)
     if problem is not None:
         return Held(path=path, name=path, data=None, size=info.file_size, problem=problem)
     try:
@@ -88,7 +92,7 @@ def _held(package: Package, info: zipfile.ZipInfo, nesting: Nesting) -> Held:
     return Held(path=inner, name=name, data=payload, size=len(payload))
 
 
-def _charge(nesting: Nesting, size: int) -> str | None:
+def charge(nesting: Nesting, size: int) -> str | None:
     """Count one object of `size` bytes against the budget; why it does not fit, or None."""
     budget = nesting.budget
     try:
@@ -111,16 +115,39 @@ def unwrap(part: str, data: bytes) -> tuple[str, bytes]:
         return base, data
     with open_ole(data) as ole:
         streams = {"/".join(entry).lower(): entry for entry in ole.listdir()}
-        if _NATIVE in streams:
-            return _native(stream(ole, streams[_NATIVE]), base)
-        contents = stream(ole, streams["contents"]) if "contents" in streams else b""
-        if contents.lstrip()[:5] == b"%PDF-":
-            return _named(base, "pdf"), contents
-        if "package" in streams:
-            held = stream(ole, streams["package"])
-            return _named(base, sniff_format(held)), held
+        found = wrapped(ole, streams, base, ole.root.clsid)
+        if found is not None:
+            return found
         kind = kind_of(ole)
     return (_named(base, kind), data) if kind in _HELD_KINDS else (base, data)
+
+
+def wrapped(
+    ole: Any, streams: dict[str, list[str]], base: str, clsid: str
+) -> tuple[str, bytes] | None:
+    """The file an OLE object's `streams` (lower-cased name -> entry; `clsid` its class)
+    wrap, named after `base`: a package's, a PDF or RTF `CONTENTS`, an OOXML `Package`;
+    None for none of these. Raises `ContainerError` for a damaged one."""
+    if _NATIVE in streams and _packaged(ole, streams, clsid):
+        return _native(stream(ole, streams[_NATIVE]), base)
+    contents = stream(ole, streams["contents"]) if "contents" in streams else b""
+    if contents.lstrip()[:5] == b"%PDF-":
+        return _named(base, "pdf"), contents
+    if contents.startswith(b"{\\rtf"):
+        return _named(base, "rtf"), contents
+    if "package" in streams:
+        held = stream(ole, streams["package"])
+        return _named(base, sniff_format(held)), held
+    return None
+
+
+def _packaged(ole: Any, streams: dict[str, list[str]], clsid: str) -> bool:
+    """True when an object's `Ole10Native` stream is a package (a dropped-in file), not
+    an OLE 1 object's own data (an equation's): by its class, else its ProgID."""
+    if clsid:
+        return clsid.upper() == _PACKAGE
+    progid = stream(ole, streams[_PROGID]) if _PROGID in streams else b"Package"
+    return b"Package" in progid
 
 
 def _named(base: str, ext: str) -> str:
@@ -195,7 +222,7 @@ def _repacked(package: Package, folder: str, ext: str, nesting: Nesting) -> Held
     """The OpenDocument file folder `folder` of `package` stands for, zipped again."""
     infos = [i for i in package.archive.infolist() if i.filename.startswith(folder + "/")]
     size = sum(i.file_size for i in infos)
-    problem = _charge(nesting, size)
+    problem = charge(nesting, size)
     if problem is not None:
         return Held(path=folder, name=f"{folder}.{ext}", data=None, size=size, problem=problem)
     buffer = io.BytesIO()

@@ -2,7 +2,8 @@
 
 Each function here is a `ChildrenFn` (`indexer._spec`) for one extractor: it extracts
 the file as its `extract` does, then yields the objects embedded in the package
-(`embedded.objects`), each a child document `<file>#<part>` read by its own
+(`embedded.objects`; a Word 97 or Excel 97 file's object storages,
+`ole_objects`), each a child document `<file>#<part>` read by its own
 extractor, and returns the file's own document. A file that holds no text of its own
 but embedded objects is no longer `empty`: its document is one chunk naming them
 (`meta.part` `embedded`), the text being theirs. A file its extractor failed on
@@ -12,14 +13,16 @@ but embedded objects is no longer `empty`: its document is one chunk naming them
 from __future__ import annotations
 
 import importlib
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 
 from indexer._spec import ExtractorFn, Held, Nesting
 from indexer._types import Chunk, Extracted, Options
 from indexer.formats.office.container import ContainerError, open_zip
 from indexer.formats.office.embedded import objects
+from indexer.formats.office.ole_objects import ole_objects
+from indexer.formats.office.sniff import OLE_MAGIC
 
-__all__ = ["docx", "odp", "odt", "pptx", "spreadsheet"]
+__all__ = ["doc", "docx", "odp", "odt", "pptx", "spreadsheet"]
 
 _Children = Generator[Held, None, Extracted]
 
@@ -31,12 +34,15 @@ def _holding(
     doc = extract(data, path, options)
     if doc.status not in ("ok", "degraded", "empty") or doc.skipped is not None:
         return doc
-    try:
-        package = open_zip(data)
-    except ContainerError:  # a Word 2003 XML file, a mislabelled OLE one: no parts
-        return doc
+    if data.startswith(OLE_MAGIC):  # a Word 97 or Excel 97 file: object storages
+        found: Iterator[Held] = ole_objects(data, nesting)
+    else:
+        try:
+            found = objects(open_zip(data), nesting)
+        except ContainerError:  # a Word 2003 XML file, a mislabelled one: no parts
+            return doc
     names: list[str] = []
-    for held in objects(package, nesting):
+    for held in found:
         names.append(held.name)
         yield held
     if names and doc.status == "empty":
@@ -49,6 +55,11 @@ def _holding(
 def _extractor(module: str) -> ExtractorFn:
     function: ExtractorFn = importlib.import_module(f"indexer.formats.{module}").extract
     return function
+
+
+def doc(data: bytes, path: str, options: Options, nesting: Nesting) -> _Children:
+    """The children of a Word 97 document (see the module)."""
+    return (yield from _holding(_extractor("office.doc"), data, path, options, nesting))
 
 
 def docx(data: bytes, path: str, options: Options, nesting: Nesting) -> _Children:
@@ -72,5 +83,5 @@ def odp(data: bytes, path: str, options: Options, nesting: Nesting) -> _Children
 
 
 def spreadsheet(data: bytes, path: str, options: Options, nesting: Nesting) -> _Children:
-    """The children of a workbook (xlsx, xlsm, ods; an xls has no parts; see the module)."""
+    """The children of a workbook (xlsx, xlsm, ods, xls; see the module)."""
     return (yield from _holding(_extractor("sheets"), data, path, options, nesting))

@@ -12,7 +12,10 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import olefile
 import pytest
+import scanmaker
+from cfb import Tree, compound_file
 from fixtures.pdf import minipdf as mp
 from outputs import documents
 from sharedfiles import NO_FORMATS, SHARED, or_skip
@@ -21,7 +24,7 @@ from zips import zip_of
 import indexer
 from indexer.config import Config
 from indexer.formats.office.embedded import unwrap
-from indexer.formats.office.ole_samples import DOC, ole_file
+from indexer.formats.office.ole_samples import DOC, doc_file, ole_file, picture
 from indexer.formats.office.samples import docx_file, odf_file, pptx_file, zip_package
 
 CONFIG = Config(workers=1, pdf_workers=1, max_failures=100)
@@ -300,3 +303,17 @@ def test_unwrap_names_what_an_ole_object_holds() -> None:
     name, data = unwrap("x/embeddings/oleObject2.bin", DOC)
     assert (name, data) == ("oleObject2.doc", DOC)
     assert unwrap("x/embeddings/Sheet.xlsx", b"PK\x03\x04rest") == ("Sheet.xlsx", b"PK\x03\x04rest")
+
+
+def test_a_word_97_file_skipped_for_its_pictures_still_gives_its_objects(tmp_path: Path) -> None:
+    """OCR off passes over a `.doc` of pictures; the file in its `ObjectPool` is read."""
+    scan = picture(scanmaker.png(scanmaker.page(2, dpi=100, angle=0, seed=1)))
+    ole = olefile.OleFileIO(doc_file("\x01\r", data=scan))
+    streams: Tree = {n: ole.openstream(n).read() for n in ("WordDocument", "1Table", "Data")}
+    streams["ObjectPool"] = {"_1": {"\x01Ole10Native": native("notes.txt", b"Pooled notes.")}}
+    config = Config(workers=1, pdf_workers=1, max_failures=100, ocr_mode="off")
+    docs = run(tmp_path, {"letter.doc": compound_file(streams)}, config)
+    assert states(docs) == {
+        "letter.doc": ("doc", "skipped", "ocr_off"),
+        "letter.doc#ObjectPool/_1/notes.txt": ("text", "ok", ""),
+    }

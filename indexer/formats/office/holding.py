@@ -7,7 +7,8 @@ the file as its `extract` does, then yields the objects embedded in the package
 extractor, and returns the file's own document. A file that holds no text of its own
 but embedded objects is no longer `empty`: its document is one chunk naming them
 (`meta.part` `embedded`), the text being theirs. A file its extractor failed on
-(encrypted, corrupt, refused) is not opened for objects.
+(encrypted, corrupt, refused) or passed over (a Word 6 file) is not opened for
+objects; one skipped for its pictures with OCR off still is.
 """
 
 from __future__ import annotations
@@ -31,25 +32,25 @@ def _holding(
     extract: ExtractorFn, data: bytes, path: str, options: Options, nesting: Nesting
 ) -> _Children:
     """Yield the objects embedded in `data`; return its own document as `extract` reads it."""
-    doc = extract(data, path, options)
-    if doc.status not in ("ok", "degraded", "empty") or doc.skipped is not None:
-        return doc
+    own = extract(data, path, options)
+    if own.status == "failed" or own.skipped is not None:  # not read: nor are its objects
+        return own
     if data.startswith(OLE_MAGIC):  # a Word 97 or Excel 97 file: object storages
         found: Iterator[Held] = ole_objects(data, nesting)
     else:
         try:
             found = objects(open_zip(data), nesting)
         except ContainerError:  # a Word 2003 XML file, a mislabelled one: no parts
-            return doc
+            return own
     names: list[str] = []
     for held in found:
         names.append(held.name)
         yield held
-    if names and doc.status == "empty":
+    if names and own.status == "empty":
         text = "\n".join(f"[embedded: {name}]" for name in names)
         chunk = Chunk(text=text, meta={"headings": [], "part": "embedded"})
-        return Extracted(kind=doc.kind, text=text, chunks=(chunk,), metadata=doc.metadata)
-    return doc
+        return Extracted(kind=own.kind, text=text, chunks=(chunk,), metadata=own.metadata)
+    return own
 
 
 def _extractor(module: str) -> ExtractorFn:

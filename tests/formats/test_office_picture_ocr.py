@@ -72,8 +72,8 @@ def test_an_e_books_pictures_follow_their_chapter_flagged_as_ocr(
     result = indexer.extract("b.epub", book)
     assert [c.text for c in result.chunks] == ["Chapter text.", "Cover words"]
     meta = result.chunks[1].meta
-    assert (meta["chapter"], meta["picture"], meta["ocr"], meta["low_confidence"]) == (
-        1, 1, True, True,
+    assert (meta["chapter"], meta["part"], meta["picture"], meta["low_confidence"]) == (
+        1, "picture", 1, True,
     )  # fmt: skip
     assert result.metadata["ocr"]["low_confidence"] == ["OEBPS/images/cover.png"]
 

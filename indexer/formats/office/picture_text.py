@@ -13,8 +13,9 @@ Two placements: `blocks` puts a picture's text among the document's own words (W
 PowerPoint, OpenDocument, spreadsheets, e-books), where its blocks cannot carry a
 flag, so a page read under `LOW_CONFIDENCE` gives no text there (a logo drawn as a
 picture, a photo's shadows read as `Na); SS) Vy`); `chunks` gives a picture's text as
-chunks of its own (a Word 97 file made of scans), each with `picture`, `ocr` and
-`ocr_confidence` in its `meta` and `low_confidence` flagged, as a scanned page's.
+chunks of its own (a Word 97 file made of scans, a workbook's, an e-book's), each with
+`part` `picture`, `picture`, `ocr` and `ocr_confidence` in its `meta` and
+`low_confidence` flagged, as a scanned page's.
 `metadata()` is the document's `metadata["ocr"]` (None when no picture reached the
 engine): the engine, the pictures whose text was placed, each one's confidence, and
 those left out as `low_confidence`.
@@ -79,12 +80,13 @@ class PictureText:
         return [Block(chunk.text, "para", headings) for chunk in chunks]
 
     def chunks(self, name: str, meta: dict[str, Any]) -> list[Chunk]:
-        """The text OCR reads in picture `name` as chunks of its own, each with `meta`
-        and the page's `ocr`, `ocr_confidence` (and `low_confidence`) flags."""
+        """The text OCR reads in picture `name` as chunks of its own, each with `meta`,
+        `part` `picture` (so packing keeps it apart from the text around it, flags and
+        all) and the page's `ocr`, `ocr_confidence` (and `low_confidence`) flags."""
         out = []
         for chunk in self._chunks(name, place=False):
             flags = {k: v for k, v in chunk.meta.items() if k != "page"}
-            out.append(make_chunk(chunk.text, {**meta, **flags}))
+            out.append(make_chunk(chunk.text, {**meta, "part": "picture", **flags}))
         return list(limit_chunks(out, self._options.max_chunk_chars))
 
     def _chunks(self, name: str | None, *, place: bool) -> tuple[Chunk, ...]:

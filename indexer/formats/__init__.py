@@ -15,9 +15,9 @@ from indexer._spec import ExtractorSpec
 __all__ = ["ARCHIVE_EXTENSIONS", "BUILTIN_SPECS", "MAIL_DEPTH", "VERSIONS"]
 
 VERSIONS = {
-    "archive": "4", "csv": "2", "doc": "3", "docx": "2", "eml": "5", "epub": "2", "html": "2",
-    "image": "2", "json": "2", "mbox": "1", "msg": "3", "odp": "1", "odt": "1", "pdf": "3",
-    "ppt": "1", "pptx": "2", "pst": "1", "rtf": "1", "spreadsheet": "4", "text": "1",
+    "archive": "4", "csv": "2", "doc": "4", "docx": "3", "eml": "5", "epub": "3", "html": "2",
+    "image": "2", "json": "2", "mbox": "1", "msg": "3", "odp": "2", "odt": "2", "pdf": "3",
+    "ppt": "1", "pptx": "3", "pst": "1", "rtf": "1", "spreadsheet": "5", "text": "1",
     **{"calendar": "1", "emlx": "1", "mhtml": "1", "tnef": "1", "vcard": "1"},  # mail-ish
 }  # fmt: skip
 """Each built-in's output version: bump it here when the extractor's output changes,
@@ -27,11 +27,15 @@ _LIMIT = ("max_chunk_chars",)
 _OCR = ("ocr_mode", "ocr_engine", "ocr_language", "ocr_dpi", "ocr_page_timeout", "ocr_max_pages")
 ARCHIVE_EXTENSIONS = ("zip", "tar", "tgz", "tbz", "tbz2", "txz", "gz", "bz2", "xz")
 _OFFICE_USES = {
-    "doc": ("image",), "docx": ("image",), "epub": ("html",), "pptx": ("image",),
-} | dict.fromkeys(("odp", "odt", "ppt"), ())  # fmt: skip
+    "doc": ("image",), "docx": ("image",), "epub": ("html", "image"), "odp": ("image",),
+    "odt": ("image",), "ppt": (), "pptx": ("image",),
+}  # fmt: skip
 """Other extractors an office one hands content to, whose upgrades count too: an e-book's
-chapters are rendered by the html one, the pictures of Word and PowerPoint files are
-OCR'd by image's."""
+chapters are rendered by the html one, the pictures of Word, PowerPoint, OpenDocument
+files and e-books are OCR'd by image's."""
+_HOLDERS = ("doc", "docx", "odp", "odt", "pptx")
+"""Office kinds whose embedded objects are child documents (`office.holding`), as the
+spreadsheet's are."""
 IMAGE_EXTENSIONS = ("png", "jpg", "jpeg", "tif", "tiff", "bmp", "gif", "webp")
 MAIL_DEPTH = 4
 """How deep messages in messages are followed (archives: `ContainerLimits.max_depth`)."""
@@ -268,8 +272,13 @@ BUILTIN_SPECS = (
             extract=_lazy(kind, "extract", module=f"office.{kind}"),
             isolated=True,  # ZIP and OLE containers read by third-party parsers
             mime_types=_TYPES[kind],
+            children=_lazy(kind, kind, module="office.holding") if kind in _HOLDERS else None,
             builtin=True,
-            options_used=(*_OCR, *_LIMIT) if "image" in _OFFICE_USES[kind] else _LIMIT,
+            options_used=(
+                *(("containers",) if kind in _HOLDERS else ()),
+                *(_OCR if "image" in _OFFICE_USES[kind] else ()),
+                *_LIMIT,
+            ),
         )
         for kind, extensions in (
             ("doc", ("doc", "dot")),
@@ -296,13 +305,16 @@ BUILTIN_SPECS = (
         name="spreadsheet",
         kind="spreadsheet",
         extensions=("xlsx", "xlsm", "xlsb", "xls", "ods"),
-        # an .xls that is really HTML or delimited text goes to those extractors
-        version=f"{VERSIONS['spreadsheet']}+html.{VERSIONS['html']}+csv.{VERSIONS['csv']}",
+        # an .xls that is really HTML or delimited text goes to those extractors; an
+        # xlsx's pictures are OCR'd by the image one
+        version=f"{VERSIONS['spreadsheet']}+html.{VERSIONS['html']}+csv.{VERSIONS['csv']}"
+        f"+image.{VERSIONS['image']}",
         extract=_lazy("spreadsheet", "extract", module="sheets"),
         isolated=True,
         mime_types=_TYPES["spreadsheet"],
+        children=_lazy("spreadsheet", "spreadsheet", module="office.holding"),
         builtin=True,
-        options_used=("rows_per_chunk", "max_sheet_cells", *_LIMIT),
+        options_used=("rows_per_chunk", "max_sheet_cells", "containers", *_OCR, *_LIMIT),
     ),
     ExtractorSpec(
         name="tnef",

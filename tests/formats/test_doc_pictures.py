@@ -27,7 +27,7 @@ def test_a_document_of_one_scanned_picture_gives_the_text_ocr_reads_in_it() -> N
     assert result.status == "ok", result.error
     assert {(c.meta["picture"], c.meta["ocr"]) for c in result.chunks} == {(1, True)}
     assert result.metadata["pictures"] == 1
-    assert result.metadata["ocr"]["pictures"] == [1]
+    assert result.metadata["ocr"]["pictures"] == ["1"]
     assert scanmaker.word_f1(result.text, scanmaker.text_of(2)) >= 0.9
 
 

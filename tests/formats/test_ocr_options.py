@@ -16,7 +16,8 @@ from indexer.pipeline.incremental.keys import CacheKeys
 from indexer.reasons import BY_CODE
 from indexer.registry import default_registry
 
-OCR_USERS = {"doc", "docx", "image", "pdf", "pptx"}  # office files: their pictures are OCR'd
+OCR_USERS = {"doc", "docx", "epub", "image", "odp", "odt", "pdf", "pptx", "spreadsheet"}
+"""Office files and e-books too: their pictures are OCR'd."""
 
 
 def test_the_ocr_table_sets_every_ocr_option(tmp_path: Path) -> None:

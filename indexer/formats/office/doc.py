@@ -30,7 +30,8 @@ from indexer.formats.office.blocks import Block, Doc
 from indexer.formats.office.container import ENCRYPTED, ContainerError
 from indexer.formats.office.entry import run
 from indexer.formats.office.ole import ole_metadata, open_ole, stream
-from indexer.formats.office.pictures import blips, read_pictures
+from indexer.formats.office.picture_text import PictureText
+from indexer.formats.office.pictures import blips
 
 __all__ = ["LEGACY_WORD", "VERSION", "extract", "legacy_word", "read"]
 
@@ -148,13 +149,17 @@ def _read_pictures(doc: Doc, raw: bytes, streams: tuple[bytes, ...], options: Op
     if not found:
         doc.no_text = f"no text: only pictures ({marks}), none in a format OCR reads"
         return
-    read = read_pictures(found, "", options)
-    if read.engine:
-        doc.metadata["ocr"] = {"engine": read.engine, "pictures": read.read}
-    if read.chunks:
-        doc.chunks = read.chunks
+    pictures = PictureText.of(found, options, "")
+    chunks = [
+        chunk
+        for n in range(1, len(found) + 1)
+        for chunk in pictures.chunks(str(n), {"headings": [], "picture": n})
+    ]
+    pictures.place(doc)
+    if chunks:
+        doc.chunks = chunks
     else:
-        doc.no_text = f"no text: only pictures ({marks}); {read.why_not}"
+        doc.no_text = f"no text: only pictures ({marks}); {pictures.why_not}"
 
 
 def _story(raw: bytes, start: int, end: int) -> str:

@@ -7,14 +7,19 @@ document's 1-based place in the spine. A spine entry that names no manifest item
 or whose document is missing or not (X)HTML, is passed over and the result marked
 `degraded`, `metadata["notes"]` naming each such entry. Title, author, dates and
 description from the package's metadata go in `metadata`, with the spine's length
-as `chapters`. A book whose content documents are encrypted (DRM; obfuscated fonts
-do not count) fails with `encrypted`.
+as `chapters`. The text OCR reads in a chapter's pictures (`office.picture_text`, under
+`ocr_mode`) follows the chapter's chunks, each with the chapter, `picture` (its place
+among the chapter's pictures) and the page's OCR flags (`low_confidence` among them),
+and `metadata["ocr"]` lists the pictures read. A book whose content documents are
+encrypted (DRM; obfuscated fonts do not count) fails with `encrypted`.
 """
 
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from indexer._types import Chunk, Extracted, Options, make_chunk
@@ -22,6 +27,7 @@ from indexer.formats import VERSIONS
 from indexer.formats.office.blocks import Doc
 from indexer.formats.office.container import ENCRYPTED, ContainerError, Package, open_zip
 from indexer.formats.office.entry import run
+from indexer.formats.office.picture_text import PictureText
 
 __all__ = ["VERSION", "extract", "read"]
 
@@ -38,11 +44,12 @@ _ACCEPTS = ("epub", "zip")
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
     """Extract an EPUB book; never raises for bad input (see `entry.run`)."""
-    return run("epub", _ACCEPTS, read, data, path, options)
+    return run("epub", _ACCEPTS, partial(read, path=path), data, path, options)
 
 
-def read(data: bytes, options: Options) -> Doc:
-    """Read an EPUB package into chapter chunks; raises `ContainerError`."""
+def read(data: bytes, options: Options, path: str = "") -> Doc:
+    """Read an EPUB package into chapter chunks, the text OCR reads in each chapter's
+    pictures after it; raises `ContainerError`."""
     package = open_zip(data)
     opf_name = _package_document(package)
     opf = package.xml(opf_name)
@@ -51,6 +58,7 @@ def read(data: bytes, options: Options) -> Doc:
     spine = _spine(opf, posixpath.dirname(opf_name))
     _refuse_drm(package, {entry[0] for entry in spine if not isinstance(entry, str)})
     doc = Doc(metadata={**_properties(opf), "chapters": len(spine)}, chunks=[])
+    pictures = PictureText(package, options, path)
     chunks: list[Chunk] = []
     notes: list[str] = []
     for number, entry in enumerate(spine, start=1):
@@ -59,6 +67,8 @@ def read(data: bytes, options: Options) -> Doc:
             notes.append(f"spine entry {number} passed over: {problem}")
             continue
         chunks.extend(_chapter(content, entry[0], number, options))
+        chunks.extend(_pictures(pictures, content, entry[0], number))
+    pictures.place(doc)
     if notes:
         doc.degraded = True
         doc.metadata["notes"] = notes
@@ -136,6 +146,28 @@ def _chapter(content: bytes, name: str, number: int, options: Options) -> list[C
         make_chunk(chunk.text, {"chapter": number, "headings": chunk.meta.get("headings", [])})
         for chunk in rendered.chunks
     ]
+
+
+_IMAGE = re.compile(
+    rb"""<(?:\w+:)?(?:img|image)\b[^>]*?\s(?:src|(?:xlink:)?href)\s*=\s*["']([^"']+)["']""", re.I
+)
+
+
+def _pictures(pictures: PictureText, content: bytes, name: str, number: int) -> list[Chunk]:
+    """The text OCR reads in the pictures chapter `name` shows (`img`, SVG `image`), in
+    their order, as chunks of the chapter (`meta.picture` their place in it)."""
+    if pictures.off:
+        return []
+    folder = posixpath.dirname(name)
+    chunks: list[Chunk] = []
+    for at, match in enumerate(_IMAGE.finditer(content), start=1):
+        href = match.group(1).decode("utf-8", "replace").split("#", 1)[0]
+        if not href or ":" in href:  # data: URIs, links outside the book
+            continue
+        part = posixpath.normpath(posixpath.join(folder, _unquote(href))).lstrip("/")
+        meta = {"chapter": number, "headings": [], "picture": at}
+        chunks.extend(pictures.chunks(part, meta))
+    return chunks
 
 
 def _properties(opf: Any) -> dict[str, str]:

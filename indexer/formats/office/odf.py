@@ -4,18 +4,21 @@ text content (`text:h`, `text:p`, lists, tables, sections) into Markdown blocks.
 Mixed content is read as ODF lays it out: an element's text, then each child and
 its tail; `text:s` and `text:tab` are spaces. Footnotes are marked `[^n]` where they
 are cited and collected for the end; annotations (comments) are collected too;
-tracked deletions are not text. Frames anchored in a paragraph (text boxes) follow it.
+tracked deletions are not text. Frames anchored in a paragraph (text boxes) follow it,
+and so does the text OCR reads in a picture (`draw:image`) when the walker is given a
+`picture` renderer.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from indexer.formats.html.mdsyntax import list_item
 from indexer.formats.office.blocks import Block, HeadingPath, table_blocks
 from indexer.formats.office.container import ENCRYPTED, ContainerError, Package, open_zip
 
-__all__ = ["TEXT", "OdfWalker", "open_body", "open_odf", "properties"]
+__all__ = ["TEXT", "OdfWalker", "Picture", "open_body", "open_odf", "picture_part", "properties"]
 
 TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
@@ -41,6 +44,8 @@ _SILENT = frozenset(
      OFFICE + "annotation", TEXT + "sequence-decls", TEXT + "variable-decls",
      OFFICE + "forms", TEXT + "soft-page-break", _SVG + "title", _SVG + "desc"}
 )  # fmt: skip
+Picture = Callable[[str | None, tuple[str, ...]], list[Block]]
+"""The blocks of the text OCR reads in a picture part, under a heading path."""
 _MAX_REPEAT = 64
 """Repeated columns (`number-columns-repeated`) rendered: spreadsheets repeat to 1024."""
 
@@ -99,11 +104,18 @@ _PROPERTIES = (
 class OdfWalker:
     """Blocks of ODF text content; notes and comments gathered for the end."""
 
-    def __init__(self, notes: list[str] | None = None, comments: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        notes: list[str] | None = None,
+        comments: list[str] | None = None,
+        picture: Picture | None = None,
+    ) -> None:
         self.blocks: list[Block] = []
         self.path = HeadingPath()
         self.notes = [] if notes is None else notes
         self.comments = [] if comments is None else comments
+        self.picture = picture
+        """Renders a picture part (`PictureText.blocks`); None: pictures give no text."""
         self._frames: list[Any] = []
 
     def walk(self, container: Any, depth: int = 0) -> list[Block]:
@@ -118,6 +130,8 @@ class OdfWalker:
                 self.blocks.extend(table_blocks(self._rows(child), self.path.path))
             elif tag in _BLOCK_WRAPPERS or tag == DRAW + "frame":
                 self.walk(child, depth)
+            elif tag == DRAW + "image" and self.picture is not None:
+                self.blocks.extend(self.picture(picture_part(child), self.path.path))
         return self.blocks
 
     def _paragraph(self, p: Any, heading: bool) -> None:
@@ -232,6 +246,12 @@ class OdfWalker:
             if alt is not None and alt.text:
                 out.append(f" {alt.text} ")
         self._frames.append(frame)
+
+
+def picture_part(image: Any) -> str | None:
+    """The package part a `draw:image` shows, or None (a link outside, inline data)."""
+    href = (image.get(_XLINK_HREF) or "").removeprefix("./")
+    return href if href and ":" not in href and not href.startswith("/") else None
 
 
 def _table_rows(table: Any) -> list[Any]:

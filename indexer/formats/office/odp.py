@@ -2,13 +2,15 @@
 
 Each `draw:page` of `content.xml` is a slide: its title frame as a `#` heading, then
 its other frames (text boxes, shapes, tables) top to bottom and left to right, then
-its speaker notes after `Notes:`; `meta` is `{"slide": n}`. Title, author and dates
+its speaker notes after `Notes:`; `meta` is `{"slide": n}`. The text OCR reads in a
+slide's pictures (`office.picture_text`) takes the picture's place. Title, author and dates
 go in `metadata`, with the slide count as `slides`.
 """
 
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Any
 
 from indexer._types import Extracted, Options
@@ -16,6 +18,7 @@ from indexer.formats import VERSIONS
 from indexer.formats.office.blocks import Block, Doc, slide_chunks
 from indexer.formats.office.entry import run
 from indexer.formats.office.odf import DRAW, OdfWalker, open_body, properties
+from indexer.formats.office.picture_text import PictureText
 
 __all__ = ["VERSION", "extract", "read"]
 
@@ -31,23 +34,26 @@ _FURNITURE = ("page-number", "date-time", "header", "footer", "page")
 
 def extract(data: bytes, path: str, options: Options) -> Extracted:
     """Extract an OpenDocument presentation; never raises for bad input (see `entry.run`)."""
-    return run("odp", _ACCEPTS, read, data, path, options)
+    return run("odp", _ACCEPTS, partial(read, path=path), data, path, options)
 
 
-def read(data: bytes, options: Options) -> Doc:
-    """Read an OpenDocument presentation into a chunk (or a few) per slide; raises
-    `ContainerError`."""
+def read(data: bytes, options: Options, path: str = "") -> Doc:
+    """Read an OpenDocument presentation into a chunk (or a few) per slide, the text in
+    its pictures by OCR in their place; raises `ContainerError`."""
     package, body = open_body(data, "presentation")
+    pictures = PictureText(package, options, path)
     pages = list(body.iter(DRAW + "page"))
     doc = Doc(metadata={**properties(package), "slides": len(pages)}, chunks=[])
     for number, page in enumerate(pages, start=1):
-        doc.chunks = [*(doc.chunks or []), *slide_chunks(_slide(page), number, options)]
+        blocks = _slide(page, pictures)
+        doc.chunks = [*(doc.chunks or []), *slide_chunks(blocks, number, options)]
+    pictures.place(doc)
     return doc
 
 
-def _slide(page: Any) -> list[Block]:
+def _slide(page: Any, pictures: PictureText) -> list[Block]:
     title: list[str] = []
-    walker = OdfWalker()
+    walker = OdfWalker(picture=pictures.blocks)
     for frame in sorted(_frames(page), key=_position):
         kind = frame.get(_PRESENTATION + "class") or ""
         if kind == "title":

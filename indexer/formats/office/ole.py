@@ -42,7 +42,7 @@ def open_ole(data: bytes) -> Iterator[Any]:
         ole.close()
 
 
-def stream(ole: Any, name: str) -> bytes:
+def stream(ole: Any, name: str | list[str]) -> bytes:
     """The stream `name` whole; raises `ContainerError` when missing or over `MAX_STREAM`."""
     if not ole.exists(name):
         raise ContainerError(f"corrupt: no {name} stream")

@@ -5,21 +5,16 @@ Word keeps an inline picture's file in the `Data` stream and a floating one's in
 16-byte ids, a tag byte, then the file. `blips` finds the PNG, JPEG, TIFF and DIB
 ones by that header and the file signature after it (a DIB gets the file header a
 BMP needs); a metafile (WMF, EMF, PICT) is a vector drawing OCR does not read.
-`read_pictures` hands each to the `image` extractor, so its rules hold: nothing is
-decoded with OCR off, icons are too small to read, a photograph has no text.
+`doc` reads them with `picture_text.PictureText`, as the other office formats'
+pictures are read.
 """
 
 from __future__ import annotations
 
 import struct
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any
 
-from indexer._text import limit_chunks
-from indexer._types import Chunk, Options, make_chunk
-
-__all__ = ["Pictures", "blips", "read_pictures"]
+__all__ = ["blips"]
 
 _BLIPS = {
     0xF01D: ({0x46A: 1, 0x6E2: 1, 0x46B: 2, 0x6E3: 2}, (b"\xff\xd8\xff",)),  # JPEG
@@ -30,18 +25,6 @@ _BLIPS = {
 }
 """Record type: (instance -> how many 16-byte ids precede the tag, file signatures)."""
 _HEADER = struct.Struct("<HHI")
-
-
-@dataclass(slots=True)
-class Pictures:
-    """What OCR made of a document's pictures (numbered from 1 in stream order)."""
-
-    chunks: list[Chunk] = field(default_factory=list)
-    read: list[int] = field(default_factory=list)
-    """The pictures whose text became chunks."""
-    engine: str | None = None
-    why_not: str | None = None
-    """Why no picture gave text (the first picture's reason), when none did."""
 
 
 def blips(stream: bytes) -> Iterator[bytes]:
@@ -85,22 +68,3 @@ def _bmp(dib: bytes) -> bytes:
     palette = 4 * (colours or (1 << bits if bits <= 8 else 0))
     masks = 12 if compression == 3 else 0  # BI_BITFIELDS: three colour masks
     return b"BM" + struct.pack("<IHHI", 14 + len(dib), 0, 0, 14 + 40 + masks + palette) + dib
-
-
-def read_pictures(pictures: list[bytes], path: str, options: Options) -> Pictures:
-    """OCR each picture with the `image` extractor; chunks carry `{"picture": n, "ocr": true}`."""
-    from indexer.formats import image  # OCR is only loaded for a document made of pictures
-
-    out = Pictures()
-    for number, picture in enumerate(pictures, start=1):
-        result = image.extract(picture, f"{path}#picture/{number}", options)
-        ocr: dict[str, Any] = result.metadata.get("ocr") or {}
-        out.engine = out.engine or ocr.get("engine")
-        if result.chunks and result.status in ("ok", "degraded"):
-            out.read.append(number)
-            meta = {"headings": [], "picture": number, "ocr": True}
-            chunks = (make_chunk(chunk.text, dict(meta)) for chunk in result.chunks)
-            out.chunks.extend(limit_chunks(chunks, options.max_chunk_chars))
-        elif out.why_not is None:
-            out.why_not = result.skipped or result.error
-    return out

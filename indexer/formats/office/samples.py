@@ -84,9 +84,11 @@ DOCX = docx_file(
 )
 
 
-def pptx_file(slides: list[str], order: list[int] | None = None) -> bytes:
+def pptx_file(
+    slides: list[str], order: list[int] | None = None, extra: dict[str, bytes | str] | None = None
+) -> bytes:
     """A PowerPoint package of slides, each given as the XML inside its `p:spTree`, listed
-    in `order` (indexes into `slides`; by default as given)."""
+    in `order` (indexes into `slides`; by default as given), and the parts `extra`."""
     listed = range(len(slides)) if order is None else order
     parts: dict[str, bytes | str] = {
         "_rels/.rels": _rels(("rId1", "officeDocument", "ppt/presentation.xml")),
@@ -101,6 +103,7 @@ def pptx_file(slides: list[str], order: list[int] | None = None) -> bytes:
         parts[f"ppt/slides/slide{i}.xml"] = (
             f"<p:sld {_P} {_A} {_R}><p:cSld><p:spTree>{tree}</p:spTree></p:cSld></p:sld>"
         )
+    parts.update(extra or {})
     return zip_package(parts)
 
 
@@ -124,7 +127,8 @@ _ODF_NS = (
     'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
     'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
     'xmlns:presentation="urn:oasis:names:tc:opendocument:xmlns:presentation:1.0" '
-    'xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0"'
+    'xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" '
+    'xmlns:xlink="http://www.w3.org/1999/xlink"'
 )
 
 

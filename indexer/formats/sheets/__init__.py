@@ -74,7 +74,12 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
     except Exception as exc:  # a damaged container can fail anywhere in zipfile or calamine
         return failed(KIND, f"corrupt: {type(exc).__name__}: {exc}"[:300])
     names = [str(name) for name in book.reader.sheet_names]
-    return _assemble(Found(book.form, book.props, names, sheets, notes), options)
+    result = _assemble(Found(book.form, book.props, names, sheets, notes), options)
+    if book.form != "xlsx":
+        return result
+    from indexer.formats.office.sheet_pictures import with_pictures  # the pictures' OCR
+
+    return with_pictures(result, data, path, options)
 
 
 def _old_worksheet(data: bytes, options: Options) -> Extracted:

@@ -5,11 +5,12 @@ holds (`Held`), and each child is judged, then extracted by its own extractor, i
 own children after it, to the depth its container kind allows. A child of a
 `folder` (an archive) is judged as the walk judges a file (`members`); any other
 (a mail's attachment) goes to the extractor its extension claims, else its MIME
-type's, else is `skipped` naming the type. Every level shares one `Nesting`: its
-depth, its citation path, the enclosing mail's context and the unpacking budget of
-the whole top-level document. A child whose extractor runs isolated (a PDF), or a
-folder's member when `defer` asks the pool to extract them, is handed back pending,
-with its nesting, for the pool to finish.
+type's, else is `skipped` naming the type; one of no declared type (an object
+embedded in an Office file) is judged by its bytes, as a folder's member is. Every
+level shares one `Nesting`: its depth, its citation path, the enclosing mail's
+context and the unpacking budget of the whole top-level document. A child whose
+extractor runs isolated (a PDF), or a folder's member when `defer` asks the pool to
+extract them, is handed back pending, with its nesting, for the pool to finish.
 """
 
 from __future__ import annotations
@@ -103,6 +104,8 @@ class _Level:
         registry = self.registry
         if registry.handles(held.name) and not held.typed:
             return registry.for_path(held.name), None
+        if not held.content_type:  # no type to go by (an embedded object): its bytes say
+            return judge(held.name, data, registry)
         spec = registry.for_type(held.content_type)
         return spec, None if spec is not None else f"no extractor for {held.content_type}"
 

@@ -82,10 +82,7 @@ def read(data: bytes, options: Options, path: str = "") -> Doc:
         ("comments", comments(package, rels, ctx)),
         ("footer", feet),
     ]
-    read_by_ocr = pictures.metadata()
-    if read_by_ocr is not None:
-        doc.metadata["ocr"] = read_by_ocr
-        doc.degraded = doc.degraded or pictures.degraded
+    pictures.place(doc)
     return doc
 
 

@@ -65,10 +65,7 @@ def read(data: bytes, options: Options, path: str = "") -> Doc:
             doc.degraded = True
             continue
         doc.chunks = [*(doc.chunks or []), *slide_chunks(blocks, number, options)]
-    read_by_ocr = pictures.metadata()
-    if read_by_ocr is not None:
-        doc.metadata["ocr"] = read_by_ocr
-        doc.degraded = doc.degraded or pictures.degraded
+    pictures.place(doc)
     return doc
 
 

@@ -37,6 +37,7 @@ SUITES: dict[str, tuple[str, bool]] = {
     "chunks": ("chunk sizes per kind, packed against the extractors' blocks", True),
     "large": ("peak RSS of one large document per shape and size, and of its extraction", False),
     "shards": ("shards rewritten by one added file and by a night, path-hash cuts vs fixed", False),
+    "hygiene-lang": ("language identifiers' accuracy and speed; [hygiene]'s cost on a run", False),
 }
 
 

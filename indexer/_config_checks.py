@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -66,6 +67,12 @@ def choice(*allowed: str | None) -> Check:
 def scheduler_address(key: str, value: Any) -> str | None:
     if value is not None and (not isinstance(value, str) or not value.strip()):
         raise ConfigError(key, f"{key} = {value!r} is not allowed: expected a scheduler address")
+    return value
+
+
+def env_name(key: str, value: Any) -> str:
+    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
+        raise ConfigError(key, f"{key} = {value!r} is not allowed: expected a variable's name")
     return value
 
 

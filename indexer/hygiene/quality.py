@@ -12,6 +12,8 @@ from typing import Any
 
 import regex
 
+from indexer.hygiene.language import letters
+
 QUALITY: dict[str, Any] = {
     "words": 0,
     "mojibake": 0.0,
@@ -23,9 +25,6 @@ QUALITY: dict[str, Any] = {
 }
 """A document's `metadata.quality`, as it is where there is no text."""
 
-_WORD = regex.compile(r"[\p{L}\p{M}\p{N}]+(?:['’][\p{L}]+)*")
-_LETTER = regex.compile(r"[\p{L}\p{M}]")
-_SPACE = regex.compile(r"\s")
 # UTF-8 read as cp1252 or Latin-1: a lead byte's character (Ã Â â Å Ä Æ Ð Ñ ...) then a
 # continuation byte's (U+0080-U+00BF, or cp1252's € ‚ ƒ „ … † ‡ ˆ ‰ Š ‹ Œ Ž ‘ ’ “ ” • – —
 # ˜ ™ š › œ ž Ÿ).
@@ -37,8 +36,9 @@ _MOJIBAKE = regex.compile(
 
 def score(texts: Sequence[str], ocr: Mapping[str, Any] | None) -> dict[str, Any]:
     """Return `metadata.quality` for a document whose chunks' texts are `texts`:
-    `words`; the shares of characters in mojibake pairs (`mojibake`) and of U+FFFD
-    (`replacement`); of non-space characters that are not letters (`non_letter`); of
+    `words` (whitespace-separated); the shares of characters in mojibake pairs
+    (`mojibake`) and of U+FFFD (`replacement`); of non-space characters that are not
+    letters (`non_letter`, `str.isalpha`); of
     non-blank lines that repeat an earlier one (`duplicate_lines`); of word characters
     in the most frequent word 3-gram's occurrences (`top_trigram`); and the mean OCR
     word confidence of the pages (pictures) read, 0-100, -1.0 for none."""
@@ -48,14 +48,15 @@ def score(texts: Sequence[str], ocr: Mapping[str, Any] | None) -> dict[str, Any]
     if not text.strip():
         return out
     chars = len(text)
-    visible = chars - len(_SPACE.findall(text))
-    words = _WORD.findall(text)
+    words = text.split()
+    visible = sum(map(len, words))
     out["words"] = len(words)
-    out["mojibake"] = _share(2 * len(_MOJIBAKE.findall(text)), chars)
-    out["replacement"] = _share(text.count("\ufffd"), chars)
-    out["non_letter"] = _share(visible - len(_LETTER.findall(text)), visible)
+    if not text.isascii():  # ASCII text has neither
+        out["mojibake"] = _share(2 * len(_MOJIBAKE.findall(text)), chars)
+        out["replacement"] = _share(text.count("\ufffd"), chars)
+    out["non_letter"] = _share(visible - letters(text), visible)
     out["duplicate_lines"] = _duplicate_lines(text)
-    out["top_trigram"] = _top_trigram(words)
+    out["top_trigram"] = _top_trigram(text.lower().split())
     return out
 
 
@@ -69,16 +70,17 @@ def _duplicate_lines(text: str) -> float:
 
 
 def _top_trigram(words: list[str]) -> float:
+    """`top_trigram` of lower-cased `words`."""
     if len(words) < 3:
         return 0.0
-    lowered = [w.lower() for w in words]
-    counts = Counter(zip(lowered, lowered[1:], lowered[2:], strict=False))
-    # The most frequent, ties broken by the n-gram itself so the choice is deterministic.
-    gram, count = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    counts = Counter(zip(words, words[1:], words[2:], strict=False))
+    count = max(counts.values())
     if count < 2:
         return 0.0
-    covered = count * sum(len(w) for w in gram)
-    return _share(min(covered, sum(map(len, words))), sum(map(len, words)))
+    # Of the most frequent, the least n-gram: ties broken so the choice is deterministic.
+    gram = min(g for g, n in counts.items() if n == count)
+    total = sum(map(len, words))
+    return _share(min(count * sum(map(len, gram)), total), total)
 
 
 def _ocr_confidence(ocr: Mapping[str, Any] | None) -> float:

@@ -45,7 +45,7 @@ def test_records_name_languages_quality_and_personal_data(tmp_path: Path) -> Non
         "confidence": -1.0,
         "mixed": False,
     }
-    assert docs["en.txt"]["metadata"]["quality"]["words"] == 13
+    assert docs["en.txt"]["metadata"]["quality"]["words"] == 11  # whitespace-separated
     assert chunks["en.txt"]["meta"]["language"] == "en"
     text, pii = chunks["en.txt"]["text"], chunks["en.txt"]["meta"]["pii"]
     kind, span = pii.split(":")

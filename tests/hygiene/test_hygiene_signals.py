@@ -107,3 +107,13 @@ def test_everything_off_or_nothing_written_leaves_the_document_as_it_is() -> Non
     assert annotate(plain, off) is plain
     failed = Extracted(kind="text", text="", chunks=plain.chunks, error="exception in x")
     assert annotate(failed, Hygiene()) is failed
+
+
+def test_the_language_is_read_from_the_middle_past_a_mail_header() -> None:
+    chunk = "From: Ann Smith\nTo: Team\nSubject: Meeting notes\n\n" + " ".join([DE] * 3)
+    assert language.guess(chunk).code == "de"
+
+
+@pytest.mark.parametrize(("text", "count"), [("abc XYZ 123", 6), ("Grüße, Ånne!", 9), ("", 0)])
+def test_letters_counts_alike_for_ascii_and_other_text(text: str, count: int) -> None:
+    assert language.letters(text) == count == sum(map(str.isalpha, text))

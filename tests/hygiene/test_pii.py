@@ -5,8 +5,11 @@ personal data."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from indexer.hygiene.pii import find, luhn
+from indexer.hygiene.redact import Scrubber
 
 
 def found(text: str) -> list[tuple[str, str]]:
@@ -67,3 +70,21 @@ def test_offsets_are_code_points_after_non_ascii_text() -> None:
     text = "Grüße 👋 — écrivez à zoe@example.fr"
     [f] = find(text)
     assert (f.kind, f.start, text[f.start : f.end]) == ("email", 20, "zoe@example.fr")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("0123456789 .:-+()@abcDEFxyz/\n"), max_size=80) | st.text())
+def test_any_text_gives_ordered_disjoint_spans_within_it(text: str) -> None:
+    spans = find(text)
+    assert all(0 <= f.start < f.end <= len(text) for f in spans)
+    assert all(a.end <= b.start for a, b in zip(spans, spans[1:], strict=False))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from("0123456789 .:-+@abexample/"), max_size=80))
+def test_redacted_offsets_point_at_the_tokens_written(text: str) -> None:
+    written, spans = Scrubber(mode="redact", key=b"").text(text)
+    for span in spans.split():
+        kind, _, where = span.partition(":")
+        start, end = map(int, where.split("-"))
+        assert written[start:end] == f"[{kind.upper()}]"

@@ -45,6 +45,7 @@ SUITES: dict[str, tuple[str, bool]] = {
         False,
     ),
     "shards": ("shards rewritten by one added file and by a night, path-hash cuts vs fixed", False),
+    "hygiene-lang": ("language identifiers' accuracy and speed; [hygiene]'s cost on a run", False),
 }
 
 

@@ -83,6 +83,12 @@ def scheduler_address(key: str, value: Any) -> str | None:
     return value
 
 
+def env_name(key: str, value: Any) -> str:
+    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
+        raise ConfigError(key, f"{key} = {value!r} is not allowed: expected a variable's name")
+    return value
+
+
 def globs(key: str, value: Any) -> tuple[str, ...]:
     if isinstance(value, str) or not isinstance(value, list | tuple):
         raise ConfigError(key, f"{key} = {value!r} is not allowed: expected a list of globs")

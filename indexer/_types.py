@@ -67,6 +67,29 @@ class Packing:
 BLOCKS = Packing(mode="blocks")
 """The extractors' own chunks, as extractors-v1 defines them."""
 
+PiiMode = Literal["off", "mark", "redact", "pseudonymise"]
+PII_MODES = ("off", "mark", "redact", "pseudonymise")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hygiene:
+    """What the pipeline adds to each document as it renders it (`indexer.hygiene`):
+    extractors ignore it, and `extract()` returns their output whatever it says."""
+
+    language: bool = True
+    """Name each chunk's and document's language (`meta.language`, `metadata.language`)."""
+    quality: bool = True
+    """Score each document (`metadata.quality`)."""
+    pii: PiiMode = "mark"
+    """Personal data in chunk texts: `off`, `mark` (offsets in `meta.pii`), `redact`
+    (replaced by `[TYPE]`) or `pseudonymise` (by `[TYPE:token]`, a keyed hash)."""
+    pii_key_env: str = "INDEXER_PII_KEY"
+    """The environment variable holding the pseudonymisation key."""
+
+    def __post_init__(self) -> None:
+        if self.pii not in PII_MODES:
+            raise ValueError(f"pii must be one of {PII_MODES}, got {self.pii!r}")
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Options:
@@ -92,6 +115,9 @@ class Options:
     messages not told apart from the sender's own text (`formats.eml.body`)."""
     containers: ContainerLimits = field(default_factory=ContainerLimits)
     """What an archive may unpack, and the globs its members must pass."""
+    hygiene: Hygiene = field(default_factory=Hygiene)
+    """Language, quality and personal data, added as documents are rendered; extractors
+    ignore it (the cache keys add it, as they add `packing`)."""
     ocr_mode: OcrMode = "auto"
     """`auto`: OCR PDF pages without a text layer, and images, when an engine is installed;
     `off`: never; `force`: every PDF page, text layer or not."""
@@ -135,6 +161,7 @@ class Options:
         """Return a short stable hash of these options (or only of `names`), for cache keys."""
         values = asdict(self)
         del values["packing"]  # not the extractors': the cache keys add it (`keys._digest`)
+        del values["hygiene"]  # nor this: added at rendering, in the packing tag
         if names is not None:
             values = {name: values[name] for name in names}
         raw = orjson.dumps(values, option=orjson.OPT_SORT_KEYS)

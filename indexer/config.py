@@ -24,6 +24,7 @@ from indexer._config_checks import (
     Check,
     boolean,
     choice,
+    env_name,
     globs,
     integer,
     languages,
@@ -34,7 +35,7 @@ from indexer._config_checks import (
     seconds,
 )
 from indexer._limits import ContainerLimits
-from indexer._types import OcrMode, Options, Packing, PdfEngine
+from indexer._types import PII_MODES, Hygiene, OcrMode, Options, Packing, PdfEngine, PiiMode
 from indexer.errors import ConfigError
 from indexer.procpool.cpus import usable_cpus
 from indexer.sinks.base import SinkOptions
@@ -590,12 +591,46 @@ class Config:
         check=seconds,
         doc="Seconds before the first new connection after a drop; doubled before each next one.",
     )
+    language: bool = _key(
+        "hygiene",
+        True,
+        check=boolean,
+        output=True,
+        doc="Name each chunk's language (meta.language) and each document's, with a confidence\n"
+        "and whether it is mixed (metadata.language); docs/hygiene.md.",
+    )
+    quality: bool = _key(
+        "hygiene",
+        True,
+        check=boolean,
+        output=True,
+        doc="Score each document (metadata.quality: mojibake, junk, repetition, OCR confidence).",
+    )
+    pii: PiiMode = _key(
+        "hygiene",
+        "mark",
+        check=choice(*PII_MODES),
+        output=True,
+        doc='Personal data in chunk texts (e-mail, phone, IBAN, card, IP): "off", "mark" (offsets\n'
+        'in meta.pii), "redact" ([EMAIL]) or "pseudonymise" ([EMAIL:token], keyed by pii_key_env).',
+    )
+    pii_key_env: str = _key(
+        "hygiene",
+        "INDEXER_PII_KEY",
+        check=env_name,
+        doc='The environment variable holding the key of pii = "pseudonymise" (never written).',
+    )
 
     def __post_init__(self) -> None:
         for f in _FIELDS:
             object.__setattr__(self, f.name, f.metadata["check"](f.name, getattr(self, f.name)))
         self.packing()  # refuses sizes that cannot work together, naming the key
         self._check_tokenizer()
+        if self.pii == "pseudonymise" and not os.environ.get(self.pii_key_env):
+            raise ConfigError(
+                "pii",
+                f"pii = 'pseudonymise' needs a key: set the variable {self.pii_key_env}",
+            )
         if self.scheduler is not None and self.engine != "dask":
             raise ConfigError(
                 "scheduler",
@@ -629,6 +664,12 @@ class Config:
             ocr_dpi=self.ocr_dpi,
             ocr_page_timeout=self.ocr_page_timeout,
             ocr_max_pages=self.ocr_max_pages,
+            hygiene=Hygiene(
+                language=self.language,
+                quality=self.quality,
+                pii=self.pii,
+                pii_key_env=self.pii_key_env,
+            ),
         )
 
     def packing(self) -> Packing:

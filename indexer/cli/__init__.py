@@ -1,5 +1,5 @@
-"""The `indexer` command line: `run`, `extract`, `search`, `capabilities`, `conformance`,
-`serve`, `mcp`.
+"""The `indexer` command line: `run`, `extract`, `search`, `export`, `capabilities`,
+`conformance`, `serve`, `mcp`.
 
 Exit codes are declared in `indexer.cli.exits` (and printed by `--help`).
 """
@@ -43,6 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     add_extract_arguments(ext)
     _add_search(sub)
     _add_service(sub)
+    _add_export(sub)
     sub.add_parser("capabilities", help="print what this installation can extract, as JSON")
     conf = sub.add_parser("conformance", help="check the extractors-v1 invariants")
     conf.add_argument("--corpus", type=Path, help="also check every file under this directory")
@@ -76,6 +77,12 @@ def _add_service(sub: argparse._SubParsersAction[Parser]) -> None:
     add_mcp(sub)
 
 
+def _add_export(sub: argparse._SubParsersAction[Parser]) -> None:
+    from indexer.cli.export import add_export
+
+    add_export(sub)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with `argv`; return the exit code (never calls sys.exit)."""
     parser = _parser()
@@ -102,6 +109,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from indexer.cli.serve import mcp_command
 
         return mcp_command(args)
+    if args.command == "export":
+        from indexer.cli.export import export_command
+
+        return export_command(args)
     if args.command == "capabilities":
         return _capabilities()
     if args.command == "conformance":

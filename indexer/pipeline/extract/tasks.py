@@ -14,6 +14,7 @@ from indexer._extract import run_extractor
 from indexer._pickling import slotted_state
 from indexer._types import Extracted, Options
 from indexer.chunking import pack
+from indexer.hygiene import annotate
 from indexer.pipeline.extract.reading import read_one
 from indexer.pipeline.output.blocks import freeze
 from indexer.pipeline.output.records import Rendered, render, unit_docs
@@ -190,14 +191,19 @@ def rendered(job: Job, unit: Unit, seconds: float = 0.0) -> tuple[Rendered, ...]
 
 
 def packed(unit: Unit, options: Options) -> Unit:
-    """`unit` with each document's blocks packed into retrieval chunks (`indexer.chunking`)."""
-    if options.packing.mode == "blocks":
-        return unit
+    """`unit` with each document's blocks packed into retrieval chunks (`indexer.chunking`),
+    then annotated as `options.hygiene` asks (`indexer.hygiene`)."""
+
+    def prepared(doc: Extracted, kind: str | None) -> Extracted:
+        if options.packing.mode != "blocks":
+            doc = _packed(doc, options)
+        return annotate(doc, options.hygiene, kind)
+
     children = tuple(
-        c if c.extracted is None else replace(c, extracted=_packed(c.extracted, options))
+        c if c.extracted is None else replace(c, extracted=prepared(c.extracted, c.kind))
         for c in unit.children
     )
-    return Unit(doc=_packed(unit.doc, options), children=children)
+    return Unit(doc=prepared(unit.doc, unit.doc.kind), children=children)
 
 
 def _packed(doc: Extracted, options: Options) -> Extracted:

@@ -12,6 +12,7 @@ from indexer._types import Options
 from indexer._version import OUTPUT_FORMAT
 from indexer.chunking import VERSION as PACKER_VERSION
 from indexer.config import Config
+from indexer.hygiene import tag as hygiene_tag
 from indexer.pipeline.incremental.limits import LIMITS, general_limits
 from indexer.pipeline.walk.walker import Entry
 from indexer.registry import ExtractorSpec, Registry, extension_of
@@ -81,11 +82,12 @@ class CacheKeys:
 def packing_tag(options: Options) -> str:
     """What rendered chunks depend on besides the blocks: the records' format, and for
     packed ones the settings, the packer's version, the size no chunk may pass and the
-    tokenizer's file, by content."""
+    tokenizer's file, by content; and the `[hygiene]` annotations (`hygiene.tag`)."""
     packing = options.packing
     if packing.mode == "blocks":
-        return f"blocks|format.{OUTPUT_FORMAT}"
+        return f"blocks|format.{OUTPUT_FORMAT}|{hygiene_tag(options.hygiene)}"
     tag = f"{packing!r}|{options.max_chunk_chars}|packer.{PACKER_VERSION}|format.{OUTPUT_FORMAT}"
+    tag += f"|{hygiene_tag(options.hygiene)}"
     return tag if packing.tokenizer is None else f"{tag}|{_file_digest(packing.tokenizer)}"
 
 

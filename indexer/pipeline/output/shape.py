@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from indexer.hygiene.quality import QUALITY
+
 NONE = -1
 """A number (a page, a slide, a paragraph) that does not apply to the record."""
 
@@ -49,8 +51,12 @@ CHUNK_META: dict[str, Any] = {
     "keys": ["", ""],
     "line": NONE,
     "lines": [NONE, NONE],
+    "language": "",
+    "pii": "",
 }
-"""Every chunk's `meta`, in this order, as it is where no key applies."""
+"""Every chunk's `meta`, in this order, as it is where no key applies. `language` is an
+ISO 639 code (`""`: none, or `[hygiene] language = false`); `pii` the personal data
+found, `type:start-end` spans space-separated (`docs/hygiene.md`)."""
 
 HEADING_JOIN = " > "
 """How a chunk's heading path is written in `meta.headings` (as in `meta.context`)."""
@@ -97,8 +103,11 @@ METADATA: dict[str, Any] = {
     "sheets": "",
     "members": NONE,
     "notes": "",
+    "language": {"code": "", "confidence": -1.0, "mixed": False},
+    "quality": dict(QUALITY),
 }
-"""Every document record's `metadata`, in this order, as it is where no key applies."""
+"""Every document record's `metadata`, in this order, as it is where no key applies
+(`language` and `quality` are `indexer.hygiene`'s, `docs/hygiene.md`)."""
 
 _SPACED = frozenset({"references", "failed_pages"})
 """Lists written as one string, space-separated (as a `References` header is)."""

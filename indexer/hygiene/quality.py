@@ -1,0 +1,91 @@
+"""Quality signals of a document's text, for a corpus build to filter on.
+
+Every share is a fraction from 0 to 1, rounded to 4 places (docs/hygiene.md says what
+each one means and which values usually mean junk).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import regex
+
+from indexer.hygiene.language import letters
+
+QUALITY: dict[str, Any] = {
+    "words": 0,
+    "mojibake": 0.0,
+    "replacement": 0.0,
+    "non_letter": 0.0,
+    "duplicate_lines": 0.0,
+    "top_trigram": 0.0,
+    "ocr_confidence": -1.0,
+}
+"""A document's `metadata.quality`, as it is where there is no text."""
+
+# UTF-8 read as cp1252 or Latin-1: a lead byte's character (Ã Â â Å Ä Æ Ð Ñ ...) then a
+# continuation byte's (U+0080-U+00BF, or cp1252's € ‚ ƒ „ … † ‡ ˆ ‰ Š ‹ Œ Ž ‘ ’ “ ” • – —
+# ˜ ™ š › œ ž Ÿ).
+_MOJIBAKE = regex.compile(
+    r"[ÂÃÄÅÆÇÈÉÊËÌÍÎÏÐÑÒÓÔÕÖ×ØÙÚÛÜÝÞßàáâãäåæçèéêëìíîï]"
+    r"[\u0080-\u00bf€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ]"
+)
+
+
+def score(texts: Sequence[str], ocr: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Return `metadata.quality` for a document whose chunks' texts are `texts`:
+    `words` (whitespace-separated); the shares of characters in mojibake pairs
+    (`mojibake`) and of U+FFFD (`replacement`); of non-space characters that are not
+    letters (`non_letter`, `str.isalpha`); of
+    non-blank lines that repeat an earlier one (`duplicate_lines`); of word characters
+    in the most frequent word 3-gram's occurrences (`top_trigram`); and the mean OCR
+    word confidence of the pages (pictures) read, 0-100, -1.0 for none."""
+    out = dict(QUALITY)
+    out["ocr_confidence"] = _ocr_confidence(ocr)
+    text = "\n".join(texts)
+    if not text.strip():
+        return out
+    chars = len(text)
+    words = text.split()
+    visible = sum(map(len, words))
+    out["words"] = len(words)
+    if not text.isascii():  # ASCII text has neither
+        out["mojibake"] = _share(2 * len(_MOJIBAKE.findall(text)), chars)
+        out["replacement"] = _share(text.count("\ufffd"), chars)
+    out["non_letter"] = _share(visible - letters(text), visible)
+    out["duplicate_lines"] = _duplicate_lines(text)
+    out["top_trigram"] = _top_trigram(text.lower().split())
+    return out
+
+
+def _share(part: int, whole: int) -> float:
+    return round(part / whole, 4) if whole else 0.0
+
+
+def _duplicate_lines(text: str) -> float:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return _share(len(lines) - len(set(lines)), len(lines))
+
+
+def _top_trigram(words: list[str]) -> float:
+    """`top_trigram` of lower-cased `words`."""
+    if len(words) < 3:
+        return 0.0
+    counts = Counter(zip(words, words[1:], words[2:], strict=False))
+    count = max(counts.values())
+    if count < 2:
+        return 0.0
+    # Of the most frequent, the least n-gram: ties broken so the choice is deterministic.
+    gram = min(g for g, n in counts.items() if n == count)
+    total = sum(map(len, words))
+    return _share(min(count * sum(map(len, gram)), total), total)
+
+
+def _ocr_confidence(ocr: Mapping[str, Any] | None) -> float:
+    found = ocr.get("confidence") if isinstance(ocr, Mapping) else None
+    if not isinstance(found, Mapping):
+        return -1.0
+    values = [float(v) for v in found.values() if isinstance(v, int | float)]
+    return round(sum(values) / len(values), 2) if values else -1.0

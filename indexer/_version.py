@@ -5,8 +5,9 @@ __version__ = "0.1.0"
 CONTRACT = "extractors-v1"
 """The extractor contract (../shared/seed/extractors-v1.md) this package implements."""
 
-OUTPUT_FORMAT = 5
-"""The output's format, in `manifest.json` as `output_format`: 5 is packed retrieval
+OUTPUT_FORMAT = 6
+"""The output's format, in `manifest.json` as `output_format`: 6 adds `text_sha256` and
+`duplicate_of` to the document records (docs/dedup.md); 5 is packed retrieval
 chunks in shards cut by path hash, with the document records split alike
 (`SHARD_LAYOUT`), each record's `reason` a code with its `reason_text`
 (`indexer.reasons`), no chunk of a failed, skipped or empty document, and every record

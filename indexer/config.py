@@ -533,6 +533,18 @@ class Config:
         output=True,
         doc="Archives inside archives that are opened; one nested deeper is skipped (depth_limit).",
     )
+    exact: str = _key(
+        "dedup",
+        "drop",
+        check=choice("drop", "mark", "off"),
+        output=True,
+        doc="Exact duplicates (docs/dedup.md): a document whose content, or whose normalised\n"
+        'text, is an earlier one\'s in walk order names it in `duplicate_of`. "drop" writes\n'
+        'no chunks for it, "mark" keeps them, "off" leaves every duplicate_of "".',
+        flag="--exact-duplicates",
+        flag_type=str,
+        help="exact duplicates: drop (default), mark or off",
+    )
 
     def __post_init__(self) -> None:
         for f in _FIELDS:

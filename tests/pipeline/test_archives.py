@@ -20,7 +20,8 @@ from indexer._samples import minimal_pdf
 from indexer.config import Config
 from indexer.registry import default_registry
 
-CONFIG = Config(workers=2, pdf_workers=2, max_failures=1000)
+CONFIG = Config(workers=2, pdf_workers=2, max_failures=1000, exact="off")
+"""Exact duplicates kept: these tests compare a member's chunks with the same file's."""
 FILES = {
     "report.pdf": minimal_pdf([["Quarterly revenue grew by twelve percent."]]),
     "sheets/totals.csv": b"region,total\nnorth,10\nsouth,12\n",

@@ -69,11 +69,11 @@ def committed_run(source: Path, out: Path, config: Config) -> dict[str, bytes]:
 
 
 @pytest.mark.slow  # two whole runs
-def test_the_manifest_names_output_format_5_for_packed_chunks_and_none_for_blocks(
+def test_the_manifest_names_output_format_6_for_packed_chunks_and_none_for_blocks(
     source: Path, tmp_path: Path
 ) -> None:
     packed = json.loads(committed_run(source, tmp_path / "packed", BASE)["manifest.json"])
-    assert packed["output_format"] == OUTPUT_FORMAT == 5
+    assert packed["output_format"] == OUTPUT_FORMAT == 6
     blocks = committed_run(source, tmp_path / "blocks", replace(BASE, chunking="blocks"))
     assert "output_format" not in json.loads(blocks["manifest.json"])
 

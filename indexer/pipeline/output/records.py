@@ -20,6 +20,7 @@ import orjson
 from indexer._pickling import slotted_state
 from indexer._types import Chunk, Extracted
 from indexer.pipeline.output import shape
+from indexer.pipeline.output.dedup.texthash import text_hash
 from indexer.reasons import explain, status_of
 
 if TYPE_CHECKING:  # the walk and its config are the parent's: a worker never imports them
@@ -137,7 +138,8 @@ def render(doc: DocOutcome) -> Rendered:
     did = doc_id(doc.path)
     block, count = chunk_block(doc, did)
     digest = hashlib.sha256(block).hexdigest()[:32]
-    record = document_record(doc, did, digest, count)
+    text_sha256 = text_hash(doc.extracted.chunks) if count and doc.extracted is not None else ""
+    record = document_record(doc, did, digest, count, text_sha256)
     pages = 0 if doc.extracted is None else doc.extracted.metadata.get("pages", 0)
     return Rendered(
         path=doc.path,
@@ -247,9 +249,13 @@ def _literal(value: object) -> bytes:
     return orjson.dumps(value).replace(b"%", b"%%")
 
 
-def document_record(doc: DocOutcome, did: str, digest: str, chunks: int) -> dict[str, Any]:
-    """Return the document record of `doc`; `digest` hashes its `chunks` chunk lines.
-    Every record has every key, none null (`shape`)."""
+def document_record(
+    doc: DocOutcome, did: str, digest: str, chunks: int, text_sha256: str = ""
+) -> dict[str, Any]:
+    """Return the document record of `doc`; `digest` hashes its `chunks` chunk lines,
+    `text_sha256` their normalised words (`dedup.texthash`). Every record has every
+    key, none null (`shape`); `duplicate_of` is decided later, in walk order
+    (`dedup.exact`)."""
     extracted = doc.extracted
     metadata = {} if extracted is None else extracted.metadata
     status = doc.status
@@ -260,12 +266,14 @@ def document_record(doc: DocOutcome, did: str, digest: str, chunks: int) -> dict
         "kind": shape.text(doc.kind),
         "bytes": doc.size,
         "sha256": shape.text(doc.sha256),
+        "text_sha256": text_sha256,
         "status": status,
         "reason": shape.text(reason),
         "reason_text": shape.text(reason_text),
         "extractor": shape.text(doc.extractor),
         "chunks": chunks,
         "digest": digest,
+        "duplicate_of": "",
         "metadata": shape.metadata(metadata),
     }
 

@@ -1,0 +1,67 @@
+"""The staged files the duplicate pass reads and rewrites, and `changes.ndjson` again."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from indexer.pipeline.output.changes import CHANGES, ChangeTracker, Previous
+
+_READ_HINT = 1 << 20
+_DOC_ID = slice(7, 31)
+"""Where a chunk line holds its doc id: each opens `{"id":"<doc id>:<n>"` (`records`)."""
+
+
+def lines(path: Path) -> Iterator[bytes]:
+    """The lines of `path`, read a megabyte at a time."""
+    with open(path, "rb") as handle:
+        while found := handle.readlines(_READ_HINT):
+            yield from found
+
+
+def kept(path: Path, dropped: set[str]) -> Iterator[bytes]:
+    """The chunk lines of `path` but those of the documents in `dropped` (doc ids)."""
+    ids = {d.encode() for d in dropped}
+    for line in lines(path):
+        if line[_DOC_ID] not in ids:
+            yield line
+
+
+def write(path: Path, records: Iterable[bytes]) -> dict[str, Any]:
+    """Write `records` as `path` (a new file renamed over it: the old one may be a hard
+    link into the previous generation), fsynced; return its manifest entry."""
+    digest, size, count = hashlib.sha256(), 0, 0
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as handle:
+        for line in records:
+            handle.write(line)
+            digest.update(line)
+            size += len(line)
+            count += 1
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+    return {"name": path.name, "records": count, "bytes": size, "sha256": digest.hexdigest()}
+
+
+def track_changes(staging: Path, documents: list[str], previous: Previous) -> dict[str, int]:
+    """Write `changes.ndjson` again from the final document shards (names in `staging`)
+    against `previous`; return its counts."""
+    tracker = ChangeTracker(previous)
+
+    def changed() -> Iterator[bytes]:
+        for name in documents:
+            for line in lines(staging / name):
+                record = orjson.loads(line)
+                change = tracker.see(record["path"], record["doc_id"], line)
+                if change is not None:
+                    yield change
+        yield from tracker.removed()
+
+    write(staging / CHANGES, changed())
+    return dict(tracker.counts)

@@ -1,0 +1,45 @@
+"""The normalised text hash of a document: the same words, in the same order, whatever
+the format they came in, give the same hash.
+
+Each chunk's text (a context prefix it repeats, the title or a mail's subject, left
+out) is NFKC-normalised and case-folded, and only its words (runs of letters and
+digits, `\\w+`) are kept, joined by one space: re-wrapped lines, markup punctuation
+(Markdown headings, list bullets) and spacing do not change it. Computed where a
+document is rendered (a worker), so the writer only compares hashes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterable
+
+from indexer._types import Chunk
+
+_WORD = re.compile(r"\w+")
+
+
+def words(text: str) -> list[str]:
+    """The words of `text`, normalised (NFKC, case-folded)."""
+    return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+
+
+def text_hash(chunks: Iterable[Chunk]) -> str:
+    """The sha256 (hex) of the chunks' normalised words; `""` when they hold none."""
+    digest, any_word = hashlib.sha256(), False
+    for chunk in chunks:
+        found = words(_own_text(chunk))
+        if found:
+            digest.update((" " if any_word else "").encode() + " ".join(found).encode())
+            any_word = True
+    return digest.hexdigest() if any_word else ""
+
+
+def _own_text(chunk: Chunk) -> str:
+    """A chunk's text without the context prefix packing put before it (`chunk_prefix`)."""
+    context = chunk.meta.get("context")
+    text = chunk.text
+    if isinstance(context, str) and context and text.startswith(context):
+        return text[len(context) :]
+    return text

@@ -37,6 +37,7 @@ SUITES: dict[str, tuple[str, bool]] = {
     "chunks": ("chunk sizes per kind, packed against the extractors' blocks", True),
     "large": ("peak RSS of one large document per shape and size, and of its extraction", False),
     "shards": ("shards rewritten by one added file and by a night, path-hash cuts vs fixed", False),
+    "dedup": ("exact duplicates: a run with and without, a night, the seen table's memory", False),
 }
 
 

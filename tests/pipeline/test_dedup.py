@@ -168,3 +168,21 @@ def test_changes_name_the_documents_whose_decision_changed_and_no_others(
     assert records["f/n11.txt"]["duplicate_of"] == "a/a-copy-of-f11.txt"
     assert records["e/copy-of-a5.txt"]["duplicate_of"] == ""
     assert "e/copy-of-a5.txt" in _chunk_paths(out)
+
+
+@pytest.mark.slow
+def test_the_dask_engine_decides_duplicates_across_partitions_as_the_local_engine(
+    tmp_path: Path,
+) -> None:
+    src = tmp_path / "src"
+    _tree(src)
+    _new_earlier_copy(src)  # its original in the last folder: another partition
+    config = replace(CONFIG, workers=2, shard_files=8, shard_min_files=2, shard_boundary_bits=2)
+    local = indexer.run(src, tmp_path / "local", config)
+    dask = indexer.run(src, tmp_path / "dask", replace(config, engine="dask"))
+    assert committed(tmp_path / "dask") == committed(tmp_path / "local")
+    layout = ".current/.layout.ndjson"
+    assert (tmp_path / "dask" / layout).read_bytes() == (tmp_path / "local" / layout).read_bytes()
+    assert dask.shards == local.shards > 8
+    records = _records(tmp_path / "dask")
+    assert records["f/n11.txt"]["duplicate_of"] == "a/a-copy-of-f11.txt"

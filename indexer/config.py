@@ -24,6 +24,7 @@ from indexer._config_checks import (
     Check,
     boolean,
     choice,
+    fraction,
     globs,
     integer,
     languages,
@@ -544,6 +545,27 @@ class Config:
         flag="--exact-duplicates",
         flag_type=str,
         help="exact duplicates: drop (default), mark or off",
+    )
+    near: str = _key(
+        "dedup",
+        "off",
+        check=choice("off", "mark", "drop"),
+        output=True,
+        doc='Near duplicates (MinHash over 3-word shingles, LSH): "mark" puts each document in\n'
+        "the cluster of the first earlier one at least near_threshold similar\n"
+        '(metadata.near_duplicate), "drop" also writes no chunks for those, "off" makes\n'
+        "every document its own cluster. Costs a read of every chunk shard per run.",
+        flag="--near-duplicates",
+        flag_type=str,
+        help="near duplicates: off (default), mark or drop",
+    )
+    near_threshold: float = _key(
+        "dedup",
+        0.8,
+        check=fraction,
+        output=True,
+        doc="The estimated Jaccard similarity of two documents' shingle sets from which one\n"
+        "is the other's near duplicate.",
     )
 
     def __post_init__(self) -> None:

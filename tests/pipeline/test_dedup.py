@@ -177,7 +177,8 @@ def test_the_dask_engine_decides_duplicates_across_partitions_as_the_local_engin
     src = tmp_path / "src"
     _tree(src)
     _new_earlier_copy(src)  # its original in the last folder: another partition
-    config = replace(CONFIG, workers=2, shard_files=8, shard_min_files=2, shard_boundary_bits=2)
+    shape = {"shard_files": 8, "shard_min_files": 2, "shard_boundary_bits": 2}
+    config = replace(CONFIG, workers=2, near="mark", **shape)
     local = indexer.run(src, tmp_path / "local", config)
     dask = indexer.run(src, tmp_path / "dask", replace(config, engine="dask"))
     assert committed(tmp_path / "dask") == committed(tmp_path / "local")

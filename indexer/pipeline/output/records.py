@@ -274,8 +274,16 @@ def document_record(
         "chunks": chunks,
         "digest": digest,
         "duplicate_of": "",
-        "metadata": shape.metadata(metadata),
+        "metadata": _own_cluster(shape.metadata(metadata), did, chunks),
     }
+
+
+def _own_cluster(metadata: dict[str, Any], did: str, chunks: int) -> dict[str, Any]:
+    """`metadata` with a document with chunks the representative of a near-duplicate
+    cluster of its own: what it stays unless an earlier one is like it (`dedup.near`)."""
+    if chunks:
+        metadata["near_duplicate"] = {"cluster": did, "representative": True}
+    return metadata
 
 
 def skipped(seq: int, entry: Entry) -> FileOutcome:

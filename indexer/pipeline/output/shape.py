@@ -91,6 +91,7 @@ METADATA: dict[str, Any] = {
     "sheets": "",
     "members": NONE,
     "notes": "",
+    "near_duplicate": {"cluster": "", "representative": False},
 }
 """Every document record's `metadata`, in this order, as it is where no key applies."""
 

@@ -39,7 +39,9 @@ class Tally:
     excluded: int = 0
     """Walk files (not members) left out by the include/exclude globs; among `files`."""
     duplicates: int = 0
-    """Documents whose `duplicate_of` names an earlier one (`dedup.exact`)."""
+    """Documents whose `duplicate_of` names an earlier one (`dedup.decide`)."""
+    near_duplicates: int = 0
+    """Documents in an earlier one's near-duplicate cluster (`dedup.near`)."""
 
     def add(self, outcome: FileOutcome, chunks: int) -> None:
         """Count one written file outcome."""
@@ -100,6 +102,7 @@ def manifest(config: Config, registry: Registry, staged: Staged) -> dict[str, An
             # Only when some are: a run without globs keeps its manifest's bytes.
             **({"excluded": tally.excluded} if tally.excluded else {}),
             **({"duplicates": tally.duplicates} if tally.duplicates else {}),
+            **({"near_duplicates": tally.near_duplicates} if tally.near_duplicates else {}),
         },
         **staged.manifest_files,
     }

@@ -13,7 +13,7 @@ from indexer.errors import StateDamaged
 from indexer.pipeline.engines import engine
 from indexer.pipeline.engines.context import RunContext
 from indexer.pipeline.incremental.state import State
-from indexer.pipeline.output.dedup import exact
+from indexer.pipeline.output.dedup import decide
 from indexer.pipeline.output.staged import Staged
 from indexer.pipeline.output.staging import prepare_staging
 from indexer.pipeline.run.begin import Begun, RunSpec
@@ -70,9 +70,9 @@ async def _stage(spec: RunSpec, begun: Begun) -> Staged:
 
 
 async def _deduplicated(spec: RunSpec, begun: Begun, staged: Staged) -> Staged:
-    """`staged` with its duplicates decided, in walk order (`dedup.exact`)."""
-    decide = partial(exact.apply, begun.staging, staged, spec.config.exact, begun.previous)
-    return await anyio.to_thread.run_sync(decide)
+    """`staged` with its duplicates decided, in walk order (`dedup.decide`)."""
+    decided = partial(decide.apply, begun.staging, staged, spec.config, begun.previous)
+    return await anyio.to_thread.run_sync(decided)
 
 
 async def _with_progress(spec: RunSpec, ctx: RunContext) -> Staged:

@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 
 from indexer.pipeline.output.changes import CHANGES, ChangeTracker, Previous
+from indexer.pipeline.output.dedup.texthash import own_text, words
 
 _READ_HINT = 1 << 20
 _DOC_ID = slice(7, 31)
@@ -30,6 +31,17 @@ def kept(path: Path, dropped: set[str]) -> Iterator[bytes]:
     for line in lines(path):
         if line[_DOC_ID] not in ids:
             yield line
+
+
+def words_by_doc(path: Path) -> dict[str, list[str]]:
+    """The normalised words of each document's chunks in the chunk shard `path`, by
+    doc id, each chunk's context prefix left out (`texthash`)."""
+    found: dict[str, list[str]] = {}
+    for line in lines(path):
+        record = orjson.loads(line)
+        text = own_text(record["text"], record["meta"].get("context"))
+        found.setdefault(record["doc_id"], []).extend(words(text))
+    return found
 
 
 def write(path: Path, records: Iterable[bytes]) -> dict[str, Any]:

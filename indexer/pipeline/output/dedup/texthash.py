@@ -37,9 +37,11 @@ def text_hash(chunks: Iterable[Chunk]) -> str:
 
 
 def _own_text(chunk: Chunk) -> str:
+    return own_text(chunk.text, chunk.meta.get("context"))
+
+
+def own_text(text: str, context: object) -> str:
     """A chunk's text without the context prefix packing put before it (`chunk_prefix`)."""
-    context = chunk.meta.get("context")
-    text = chunk.text
     if isinstance(context, str) and context and text.startswith(context):
         return text[len(context) :]
     return text

@@ -1,0 +1,188 @@
+"""Duplicates, decided over the staged output in walk order (docs/dedup.md).
+
+Both engines stage the same bytes for the same walk (every document with its chunks,
+`duplicate_of` `""` and a near-duplicate cluster of its own), so the decisions are
+made after staging, as one pass over them in walk order: the pass is a function of the
+staged bytes, and gives the same output for any worker count, either engine, and a
+fresh or an incremental run.
+
+Exact: a document with chunks whose content sha256, or else its normalised text hash
+(`texthash`), is an earlier document's names that document's path in `duplicate_of`.
+Near (`near`): a document joins the cluster of the first earlier one like it. With
+"drop", either writes no chunks (`chunks` 0, the digest of none). The pass reads the
+document shards (and the chunk shards when near duplicates are looked for) and
+rewrites only the shards it changed. Those lose their segment's summary, and their
+dropped documents leave their layout lines, so the next run neither takes them whole
+nor links them: it writes them from the stored outputs (no extraction) and decides
+again, as a fresh run would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from indexer.config import Config
+from indexer.pipeline.output.changes import CHANGES, Previous, load_previous
+from indexer.pipeline.output.dedup import files
+from indexer.pipeline.output.dedup.seen import Seen, keys
+from indexer.pipeline.output.previous import LAYOUT
+from indexer.pipeline.output.segments import SEG
+from indexer.pipeline.output.staged import Staged
+
+NO_CHUNKS = hashlib.sha256(b"").hexdigest()[:32]
+"""The `digest` of a document with no chunk lines."""
+
+
+@dataclass(slots=True)
+class _Shard:
+    """One staged shard: its layout line and what the pass changed in it."""
+
+    layout: dict[str, Any]
+    lines: list[bytes] = field(default_factory=list)
+    dropped: set[str] = field(default_factory=set)
+    """Doc ids whose chunk lines go."""
+    gone: set[str] = field(default_factory=set)
+    """Their digests as staged: the layout's tags."""
+    altered: bool = False
+
+    @property
+    def documents(self) -> str:
+        return str(self.layout["name"]).replace("chunks-", "documents-", 1)
+
+
+@dataclass(slots=True)
+class _Pass:
+    """The pass's tables and counts, over every shard in walk order."""
+
+    config: Config
+    seen: Seen = field(default_factory=Seen)
+    clusters: Any = None
+    """`near.Clusters` when near duplicates are looked for (numpy is imported then)."""
+    duplicates: int = 0
+    near: int = 0
+    dropped_chunks: int = 0
+
+    def close(self) -> None:
+        self.seen.close()
+        if self.clusters is not None:
+            self.clusters.close()
+
+
+def apply(staging: Path, staged: Staged, config: Config, previous: Previous | None) -> Staged:
+    """`staged` with its duplicates decided (`config.exact`, `config.near`): the shard
+    files in `staging` rewritten where they changed, and the manifest entries, layout,
+    tallies and `changes.ndjson` (against `previous`) to match. Blocking. Raises
+    OSError when a staged file cannot be read or written."""
+    if (config.exact == "off" and config.near == "off") or staged.unchanged:
+        return staged
+    shards = [_Shard(orjson.loads(raw)) for raw in (staging / LAYOUT).read_bytes().splitlines()]
+    run = _Pass(config)
+    if config.near != "off":
+        from indexer.pipeline.output.dedup.near import Clusters
+
+        run.clusters = Clusters(config.near_threshold)
+    try:
+        for shard in shards:
+            _decide(staging, shard, run)
+    finally:
+        run.close()
+    if not any(shard.altered for shard in shards):
+        return staged
+    entries = _rewrite(staging, shards, staged.manifest_files)
+    tally = replace(staged.tally)
+    tally.chunks -= run.dropped_chunks
+    tally.duplicates += run.duplicates
+    tally.near_duplicates += run.near
+    if CHANGES in staged.files:
+        tally.changes = files.track_changes(staging, _documents(staged), _previous(previous))
+    return replace(staged, manifest_files=entries, tally=tally)
+
+
+def _decide(staging: Path, shard: _Shard, run: _Pass) -> None:
+    """Decide each document of `shard`, its lines kept or replaced in `shard.lines`."""
+    whole = {tag for tag, _ in shard.layout["docs"]}
+    """Documents whose chunks are all in this shard: one split over shards is never
+    decided (its chunks are in shards already written), only seen."""
+    texts = files.words_by_doc(staging / str(shard.layout["name"])) if run.clusters else {}
+    for line in files.lines(staging / shard.documents):
+        record = orjson.loads(line)
+        if record["duplicate_of"]:
+            raise RuntimeError(f"{shard.documents}: a staged record is decided already")
+        count, decided = record["chunks"], record["digest"] in whole
+        ks = keys(record["sha256"], record["text_sha256"]) if count else []
+        first = run.seen.first(ks) if decided and run.config.exact != "off" else None
+        if first is None:
+            run.seen.add(ks, record["path"])
+        cluster = record["doc_id"]
+        if decided and run.clusters is not None:
+            cluster = run.clusters.assign(record["doc_id"], texts.get(record["doc_id"], []))
+        if first is None and cluster == record["doc_id"]:
+            shard.lines.append(line)
+            continue
+        _mark(record, shard, run, first, cluster)
+        shard.lines.append(orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE))
+        shard.altered = True
+
+
+def _mark(
+    record: dict[str, Any], shard: _Shard, run: _Pass, first: str | None, cluster: str
+) -> None:
+    """Write the decisions into `record`, noting its chunk lines to drop."""
+    drop = False
+    if first is not None:
+        record["duplicate_of"] = first
+        run.duplicates += 1
+        drop = run.config.exact == "drop"
+    if cluster != record["doc_id"]:
+        record["metadata"]["near_duplicate"] = {"cluster": cluster, "representative": False}
+        run.near += 1
+        drop = drop or run.config.near == "drop"
+    if drop:
+        shard.dropped.add(record["doc_id"])
+        shard.gone.add(record["digest"])
+        run.dropped_chunks += record["chunks"]
+        record["chunks"], record["digest"] = 0, NO_CHUNKS
+
+
+def _rewrite(staging: Path, shards: list[_Shard], entries: dict[str, Any]) -> dict[str, Any]:
+    """Write the altered shards and the layout; return the manifest entries to match."""
+    infos = {e["name"]: e for e in [*entries["documents"], *entries["shards"]]}
+    for shard in shards:
+        if not shard.altered:
+            continue
+        infos[shard.documents] = files.write(staging / shard.documents, shard.lines)
+        shard.lines = []
+        if shard.dropped:
+            name = str(shard.layout["name"])
+            infos[name] = files.write(staging / name, files.kept(staging / name, shard.dropped))
+            shard.layout["docs"] = [d for d in shard.layout["docs"] if d[0] not in shard.gone]
+    files.write(staging / LAYOUT, list(_layout_lines(shards)))
+    return {key: [infos[e["name"]] for e in listed] for key, listed in entries.items()}
+
+
+def _layout_lines(shards: list[_Shard]) -> Iterator[bytes]:
+    """The layout lines, a segment's summary left out when one of its shards changed."""
+    for i, shard in enumerate(shards):
+        seg = shard.layout.get(SEG)
+        if seg is not None:
+            span = shards[max(0, i + 1 - int(seg["shards"])) : i + 1]
+            if any(s.altered for s in span):
+                del shard.layout[SEG]
+        yield orjson.dumps(shard.layout, option=orjson.OPT_APPEND_NEWLINE)
+
+
+def _documents(staged: Staged) -> list[str]:
+    return [str(e["name"]) for e in staged.manifest_files["documents"]]
+
+
+def _previous(previous: Previous | None) -> Previous:
+    """The previous commit's documents, read now when they are still to be read."""
+    if previous is None:
+        return Previous()
+    return previous if previous.out is None else load_previous(previous.out)

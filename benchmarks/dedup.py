@@ -4,7 +4,11 @@
    twenty the same text re-wrapped, through `indexer run` with `exact = "off"` and with
    the default `"drop"`: wall time, chunks written, duplicates found; and a night of
    ~1% new copies, incremental against fresh.
-2. The table of seen hashes (`dedup.seen.Seen`) filled with `--seen` documents' keys
+2. Near duplicates on a labelled set (`nearset`): `indexer run --near-duplicates mark`,
+   pairwise precision and recall of its clusters at the default threshold, and the
+   clustering alone (signatures, LSH, verification) timed in this process against
+   datatrove's MinHash dedup (stages 1-3) over the same extracted texts.
+3. The table of seen hashes (`dedup.seen.Seen`) filled with `--seen` documents' keys
    in a child process: its peak RSS and the table's size, against a Python dict of the
    same keys and paths.
 """
@@ -18,7 +22,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import cached_tree, fresh_dir, run_command, table, target, targets_table
+from benchmarks.common import (
+    cached_tree,
+    fresh_dir,
+    run_command,
+    run_function,
+    table,
+    target,
+    targets_table,
+)
+from benchmarks.nearset import datatrove_clusters, pairwise, write_set
 from benchmarks.pipeline import index_command
 
 _FILL = """
@@ -95,6 +108,44 @@ def _night(src: Path, out: Path, workers: int) -> dict[str, Any]:
     return {"first": first, "night": again, "fresh": fresh, "same_bytes": same}
 
 
+def _near(work: Path, originals: int, seed: int, workers: int) -> dict[str, Any]:
+    """The labelled set through a run, then the clustering alone, ours and datatrove's."""
+    from indexer.pipeline.output.dedup.near import Clusters
+    from indexer.pipeline.output.dedup.texthash import words
+
+    root = fresh_dir(work / "near")
+    labels = write_set(root / "src", originals, seed)
+    flags = ("--near-duplicates", "mark", "--exact-duplicates", "mark")
+    measured = run_command(index_command(root / "src", root / "out", workers, *flags))
+    records = [json.loads(line) for f in sorted((root / "out").glob("documents-*.ndjson"))
+               for line in f.read_bytes().splitlines()]  # fmt: skip
+    ours = {r["path"]: r["metadata"]["near_duplicate"]["cluster"] for r in records}
+    texts: dict[str, list[str]] = {r["path"]: [] for r in records if r["chunks"]}
+    for f in sorted((root / "out").glob("chunks-*.ndjson")):
+        for line in f.read_bytes().splitlines():
+            chunk = json.loads(line)
+            texts[chunk["path"]].append(chunk["text"])
+    joined = {path: "\n\n".join(parts) for path, parts in texts.items()}
+
+    def cluster_ours() -> dict[str, str]:
+        clusters = Clusters(0.8)
+        found = {path: clusters.assign(path, words(text)) for path, text in joined.items()}
+        clusters.close()
+        return found
+
+    ours_alone, _ = run_function(cluster_ours)
+    theirs_time, theirs = run_function(lambda: datatrove_clusters(joined, fresh_dir(root / "dt")))
+    result: dict[str, Any] = {
+        "documents": len(labels), "run_wall_s": round(measured.wall, 2),
+        "precision_recall": pairwise(labels, {p: ours[p] for p in labels}),
+        "ours_cpu_s": round(ours_alone.cpu, 3),
+    }  # fmt: skip
+    if theirs is not None:
+        result["datatrove_precision_recall"] = pairwise(labels, {p: theirs[p] for p in labels})
+        result["datatrove_cpu_s"] = round(theirs_time.cpu, 3)
+    return result
+
+
 def _fill(n: int, kind: str) -> tuple[float, float, float]:
     measured = run_command([sys.executable, "-c", _FILL, str(n), kind])
     base_kb, rss_kb, size = measured.stdout.split()
@@ -109,12 +160,16 @@ def run(args: Any) -> dict[str, Any]:
     runs = [_index(src, fresh_dir(work / f"dedup-out-{m}"), args.workers, m) for m in modes]
     night = _night(src, fresh_dir(work / "dedup-night" / "out"), args.workers)
     memory = {kind: _fill(args.seen, kind) for kind in ("sqlite", "dict")}
+    near = _near(work, args.originals, args.seed, args.workers)
+    precision, recall = near["precision_recall"]
     grown = memory["sqlite"][1] - memory["sqlite"][0]
     cost = runs[1]["cpu_s"] / runs[0]["cpu_s"] - 1  # CPU: the machine is shared
     return {
         "corpus": {"files": args.files, "seed": args.seed, "workers": args.workers},
-        "runs": runs, "night": night, "seen": args.seen, "memory": memory,
+        "runs": runs, "night": night, "seen": args.seen, "memory": memory, "near": near,
         "targets": [
+            target("near: pairwise precision at 0.8", ">= 0.95", precision, precision >= 0.95, ""),
+            target("near: pairwise recall at 0.8", ">= 0.90", recall, recall >= 0.90, ""),
             target("drop vs off: extra CPU time", "<= 20%", 100 * cost, cost <= 0.2, "%"),
             target("night equals a fresh run", "yes", night["same_bytes"], night["same_bytes"], ""),
             target(f"seen table for {args.seen:,} documents: RSS growth", "<= 64 MB",
@@ -141,7 +196,15 @@ def render(result: dict[str, Any]) -> str:
         ["table", "RSS before MB", f"peak RSS MB ({result['seen']:,} documents)", "table MB"],
         [[k, round(v[0], 1), round(v[1], 1), round(v[2], 1)] for k, v in result["memory"].items()],
     )
+    near = result["near"]
+    versus = table(
+        ["near duplicates", "precision", "recall", "clustering CPU s"],
+        [["indexer (3-word shingles, 16 x 7)", *near["precision_recall"], near["ours_cpu_s"]]]
+        + ([["datatrove (5-grams, 14 x 8)", *near["datatrove_precision_recall"],
+             near["datatrove_cpu_s"]]] if "datatrove_cpu_s" in near else []),
+    )  # fmt: skip
     return (
+        f"near: {near['documents']} labelled documents, run {near['run_wall_s']} s\n{versus}\n\n"
         f"corpus: {result['corpus']}\n{runs}\n\n{night}\nnight == fresh: {n['same_bytes']}\n\n"
         f"{memory}\n\n{targets_table(result['targets'])}"
     )
@@ -152,3 +215,4 @@ def add_arguments(parser: Any) -> None:
     parser.add_argument("--files", type=int, default=20_000, help="notes in the tree")
     parser.add_argument("--workers", type=int, default=2, help="workers")
     parser.add_argument("--seen", type=int, default=1_000_000, help="documents in the table")
+    parser.add_argument("--originals", type=int, default=200, help="originals of the near set")

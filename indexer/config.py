@@ -32,6 +32,7 @@ from indexer._config_checks import (
     path_or_none,
     scheduler_address,
     seconds,
+    words_per_shingle,
 )
 from indexer._limits import ContainerLimits
 from indexer._types import OcrMode, Options, Packing, PdfEngine
@@ -566,6 +567,14 @@ class Config:
         output=True,
         doc="The estimated Jaccard similarity of two documents' shingle sets from which one\n"
         "is the other's near duplicate.",
+    )
+    near_shingle: int = _key(
+        "dedup",
+        3,
+        check=words_per_shingle,
+        output=True,
+        doc="Words per shingle (1 to 8): 1 compares word sets (finds heavier edits, and\n"
+        "joins short mails that share only their headers), 5 is datatrove's.",
     )
 
     def __post_init__(self) -> None:

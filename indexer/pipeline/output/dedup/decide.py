@@ -86,7 +86,7 @@ def apply(staging: Path, staged: Staged, config: Config, previous: Previous | No
     if config.near != "off":
         from indexer.pipeline.output.dedup.near import Clusters
 
-        run.clusters = Clusters(config.near_threshold)
+        run.clusters = Clusters(config.near_threshold, config.near_shingle)
     try:
         for shard in shards:
             _decide(staging, shard, run)

@@ -17,13 +17,18 @@ import numpy as np
 import numpy.typing as npt
 
 SHINGLE = 3
-"""Words per shingle."""
+"""Words per shingle, by default (`[dedup] near_shingle`)."""
 BANDS, ROWS = 16, 7
 PERMUTATIONS = BANDS * ROWS
 SEED = 29
 _PRIME = np.uint64((1 << 61) - 1)
 _MASK = np.uint64(0xFFFFFFFF)
-_MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9], dtype=np.uint64)
+_MIX = np.array(
+    [0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0x27D4EB2F165667C5,
+     0x94D049BB133111EB, 0xBF58476D1CE4E5B9, 0xD6E8FEB86659FD93, 0xFF51AFD7ED558CCD],
+    dtype=np.uint64,
+)  # fmt: skip
+"""Odd multipliers, one per word of a shingle (so at most 8 words)."""
 _BLOCK = 4096
 """Shingles hashed per step: a long document costs `_BLOCK * PERMUTATIONS` words of memory."""
 
@@ -34,13 +39,13 @@ _B = _rng.integers(0, int(_PRIME), size=PERMUTATIONS, dtype=np.uint64)
 Signature = npt.NDArray[np.uint32]
 
 
-def shingles(words: Sequence[str]) -> npt.NDArray[np.uint64]:
-    """The 64-bit hashes of the `SHINGLE`-word runs of `words` (one of them all when
-    shorter); empty for no words."""
+def shingles(words: Sequence[str], size: int = SHINGLE) -> npt.NDArray[np.uint64]:
+    """The 32-bit hashes (as uint64) of the `size`-word runs of `words` (one of them all
+    when shorter), each once; empty for no words."""
     if not words:
         return np.zeros(0, dtype=np.uint64)
     crc = np.array([zlib.crc32(w.encode()) for w in words], dtype=np.uint64)
-    k = min(SHINGLE, len(crc))
+    k = min(size, len(crc), len(_MIX))
     n = len(crc) - k + 1
     mixed = np.zeros(n, dtype=np.uint64)
     for i in range(k):
@@ -48,9 +53,9 @@ def shingles(words: Sequence[str]) -> npt.NDArray[np.uint64]:
     return np.unique(mixed >> np.uint64(32))
 
 
-def signature(words: Sequence[str]) -> Signature | None:
-    """The MinHash signature of `words`' shingles; None when there are none."""
-    hashed = shingles(words)
+def signature(words: Sequence[str], size: int = SHINGLE) -> Signature | None:
+    """The MinHash signature of `words`' `size`-word shingles; None when there are none."""
+    hashed = shingles(words, size)
     if not len(hashed):
         return None
     low = np.full(PERMUTATIONS, _MASK, dtype=np.uint64)

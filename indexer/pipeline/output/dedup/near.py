@@ -24,8 +24,9 @@ _CACHE_KIB = 16384
 class Clusters:
     """The documents seen so far in walk order: their signatures, clusters and buckets."""
 
-    def __init__(self, threshold: float) -> None:
+    def __init__(self, threshold: float, shingle: int = minhash.SHINGLE) -> None:
         self.threshold = threshold
+        self.shingle = shingle
         self._n = 0
         db = self._db = sqlite3.connect("", isolation_level=None)
         for pragma in (f"cache_size = -{_CACHE_KIB}", "journal_mode = OFF", "synchronous = OFF"):
@@ -37,7 +38,7 @@ class Clusters:
     def assign(self, doc_id: str, words: list[str]) -> str:
         """The cluster of the document `doc_id` whose normalised words are `words` (its own
         id when it starts one), noting it for the documents after it."""
-        sig = minhash.signature(words)
+        sig = minhash.signature(words, self.shingle)
         if sig is None:
             return doc_id
         keys = minhash.bands(sig)

@@ -11,6 +11,7 @@ lines re-wrapped, a boilerplate paragraph added, and the same text as `.html` an
 from __future__ import annotations
 
 import itertools
+import os
 import random
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -25,9 +26,14 @@ _FOOTER = (
 )
 
 
+def _word(rng: random.Random) -> str:
+    """A made-up word of letters (a digit would be normalised away by datatrove)."""
+    return "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randrange(3, 10)))
+
+
 def _vocabulary(topic: int) -> list[str]:
     rng = random.Random(topic)
-    return [f"t{topic}w{rng.randrange(10**6)}" for _ in range(600)]
+    return [_word(rng) for _ in range(600)]
 
 
 def _original(rng: random.Random, vocabulary: list[str]) -> list[str]:
@@ -42,7 +48,7 @@ def _lines(words: list[str], per_line: int) -> str:
 def _edited(rng: random.Random, words: list[str], share: float) -> list[str]:
     out = list(words)
     for i in rng.sample(range(len(out)), max(1, int(share * len(out)))):
-        out[i] = f"edit{rng.randrange(10**6)}"
+        out[i] = _word(rng)
     return out
 
 
@@ -98,9 +104,10 @@ def _combinations(members: Iterable[str]) -> Iterable[tuple[str, str]]:
 
 
 def datatrove_clusters(texts: Mapping[str, str], work: Path) -> dict[str, str] | None:
-    """datatrove's MinHash dedup (stages 1-3, its defaults: 5-grams, 14 x 8 hashes) over
-    `texts`; each path's cluster (its own path when alone). None when datatrove is not
-    installed."""
+    """datatrove's MinHash dedup (stages 1-3, its defaults: 5-grams, 14 x 8 hashes; words
+    split at white space) over `texts`; each path's cluster (its own path when
+    alone). None when datatrove is not installed."""
+    os.environ.setdefault("TQDM_DISABLE", "1")  # its progress bars, on stderr
     try:
         from datatrove.data import Document
         from datatrove.pipeline.dedup.minhash import (
@@ -116,11 +123,20 @@ def datatrove_clusters(texts: Mapping[str, str], work: Path) -> dict[str, str] |
     from loguru import logger
 
     logger.remove()
+    # Its tokenizers need spaCy (not installed): words split at white space instead.
+    from datatrove.pipeline.dedup import minhash as stages
+
+    stages.load_word_tokenizer = lambda language: _Split()
     logging.getLogger("datatrove").setLevel(logging.WARNING)
     paths = list(texts)
     config = MinhashConfig()
     docs = (Document(text=texts[p], id=str(i)) for i, p in enumerate(paths))
-    MinhashDedupSignature(str(work / "sigs"), config=config).run(docs, rank=0, world_size=1)
+    signatures = MinhashDedupSignature(str(work / "sigs"), config=config)
+    import xxhash
+
+    # Its xxhash wrapper passes str, which this xxhash refuses: the bytes it meant.
+    signatures._hash_func = lambda text: xxhash.xxh64_intdigest(text.encode())
+    signatures.run(docs, rank=0, world_size=1)
     buckets = MinhashDedupBuckets(str(work / "sigs"), str(work / "buckets"), config=config)
     for rank in range(config.num_buckets):
         buckets.run(None, rank=rank, world_size=config.num_buckets)
@@ -135,3 +151,11 @@ def datatrove_clusters(texts: Mapping[str, str], work: Path) -> dict[str, str] |
         doc, cluster = struct.unpack("<II", raw[at : at + 8])
         found[paths[doc]] = f"c{cluster}"
     return found
+
+
+class _Split:
+    """A word tokenizer for datatrove: its text normalisation, then white space."""
+
+    @staticmethod
+    def word_tokenize(text: str) -> list[str]:
+        return text.split()

@@ -576,6 +576,18 @@ class Config:
         doc="Words per shingle (1 to 8): 1 compares word sets (finds heavier edits, and\n"
         "joins short mails that share only their headers), 5 is datatrove's.",
     )
+    boilerplate: int = _key(
+        "dedup",
+        0,
+        check=integer(0),
+        output=True,
+        doc="Repeated paragraphs (disclaimers, footers): one of 8 words or more is indexed in\n"
+        "at most this many documents, the first in walk order; later ones leave it out of\n"
+        "their chunks (a quoted one, meta.quoted, once one document has it). 0 keeps all.",
+        flag="--boilerplate",
+        flag_type=int,
+        help="index a repeated paragraph in at most N documents (default 0: all)",
+    )
 
     def __post_init__(self) -> None:
         for f in _FIELDS:

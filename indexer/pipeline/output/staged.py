@@ -42,6 +42,8 @@ class Tally:
     """Documents whose `duplicate_of` names an earlier one (`dedup.decide`)."""
     near_duplicates: int = 0
     """Documents in an earlier one's near-duplicate cluster (`dedup.near`)."""
+    boilerplate: int = 0
+    """Documents that left a repeated paragraph out of their chunks (`dedup.boilerplate`)."""
 
     def add(self, outcome: FileOutcome, chunks: int) -> None:
         """Count one written file outcome."""
@@ -103,6 +105,7 @@ def manifest(config: Config, registry: Registry, staged: Staged) -> dict[str, An
             **({"excluded": tally.excluded} if tally.excluded else {}),
             **({"duplicates": tally.duplicates} if tally.duplicates else {}),
             **({"near_duplicates": tally.near_duplicates} if tally.near_duplicates else {}),
+            **({"boilerplate": tally.boilerplate} if tally.boilerplate else {}),
         },
         **staged.manifest_files,
     }

@@ -30,6 +30,7 @@ import orjson
 from indexer.config import Config
 from indexer.pipeline.output.changes import CHANGES, Previous, load_previous
 from indexer.pipeline.output.dedup import files
+from indexer.pipeline.output.dedup.boilerplate import Paragraphs
 from indexer.pipeline.output.dedup.seen import Seen, keys
 from indexer.pipeline.output.previous import LAYOUT
 from indexer.pipeline.output.segments import SEG
@@ -47,8 +48,10 @@ class _Shard:
     lines: list[bytes] = field(default_factory=list)
     dropped: set[str] = field(default_factory=set)
     """Doc ids whose chunk lines go."""
+    replaced: dict[str, list[bytes]] = field(default_factory=dict)
+    """Doc ids whose chunk lines change (repeated paragraphs left out), with the new."""
     gone: set[str] = field(default_factory=set)
-    """Their digests as staged: the layout's tags."""
+    """The staged digests of the documents dropped or replaced: the layout's tags."""
     altered: bool = False
 
     @property
@@ -64,14 +67,19 @@ class _Pass:
     seen: Seen = field(default_factory=Seen)
     clusters: Any = None
     """`near.Clusters` when near duplicates are looked for (numpy is imported then)."""
+    paragraphs: Paragraphs | None = None
+    """When repeated paragraphs are left out (`[dedup] boilerplate`)."""
     duplicates: int = 0
     near: int = 0
+    stripped: int = 0
+    """Documents that left a repeated paragraph out."""
     dropped_chunks: int = 0
 
     def close(self) -> None:
         self.seen.close()
-        if self.clusters is not None:
-            self.clusters.close()
+        for table in (self.clusters, self.paragraphs):
+            if table is not None:
+                table.close()
 
 
 def apply(staging: Path, staged: Staged, config: Config, previous: Previous | None) -> Staged:
@@ -79,7 +87,7 @@ def apply(staging: Path, staged: Staged, config: Config, previous: Previous | No
     files in `staging` rewritten where they changed, and the manifest entries, layout,
     tallies and `changes.ndjson` (against `previous`) to match. Blocking. Raises
     OSError when a staged file cannot be read or written."""
-    if (config.exact == "off" and config.near == "off") or staged.unchanged:
+    if (config.exact == config.near == "off" and not config.boilerplate) or staged.unchanged:
         return staged
     shards = [_Shard(orjson.loads(raw)) for raw in (staging / LAYOUT).read_bytes().splitlines()]
     run = _Pass(config)
@@ -87,6 +95,8 @@ def apply(staging: Path, staged: Staged, config: Config, previous: Previous | No
         from indexer.pipeline.output.dedup.near import Clusters
 
         run.clusters = Clusters(config.near_threshold, config.near_shingle)
+    if config.boilerplate:
+        run.paragraphs = Paragraphs(config.boilerplate)
     try:
         for shard in shards:
             _decide(staging, shard, run)
@@ -99,6 +109,7 @@ def apply(staging: Path, staged: Staged, config: Config, previous: Previous | No
     tally.chunks -= run.dropped_chunks
     tally.duplicates += run.duplicates
     tally.near_duplicates += run.near
+    tally.boilerplate += run.stripped
     if CHANGES in staged.files:
         tally.changes = files.track_changes(staging, _documents(staged), _previous(previous))
     return replace(staged, manifest_files=entries, tally=tally)
@@ -109,23 +120,28 @@ def _decide(staging: Path, shard: _Shard, run: _Pass) -> None:
     whole = {tag for tag, _ in shard.layout["docs"]}
     """Documents whose chunks are all in this shard: one split over shards is never
     decided (its chunks are in shards already written), only seen."""
-    texts = files.words_by_doc(staging / str(shard.layout["name"])) if run.clusters else {}
+    reads = run.clusters is not None or run.paragraphs is not None
+    chunks = files.chunks_by_doc(staging / str(shard.layout["name"])) if reads else {}
     for line in files.lines(staging / shard.documents):
         record = orjson.loads(line)
         if record["duplicate_of"]:
             raise RuntimeError(f"{shard.documents}: a staged record is decided already")
-        count, decided = record["chunks"], record["digest"] in whole
-        ks = keys(record["sha256"], record["text_sha256"]) if count else []
+        did, decided = record["doc_id"], record["digest"] in whole
+        ks = keys(record["sha256"], record["text_sha256"]) if record["chunks"] else []
         first = run.seen.first(ks) if decided and run.config.exact != "off" else None
         if first is None:
             run.seen.add(ks, record["path"])
-        cluster = record["doc_id"]
+        cluster = did
         if decided and run.clusters is not None:
-            cluster = run.clusters.assign(record["doc_id"], texts.get(record["doc_id"], []))
-        if first is None and cluster == record["doc_id"]:
+            cluster = run.clusters.assign(did, files.words_of(chunks.get(did, [])))
+        changed = first is not None or cluster != did
+        if changed:
+            _mark(record, shard, run, first, cluster)
+        if decided and run.paragraphs is not None and did not in shard.dropped:
+            changed = _strip(record, shard, run, chunks.get(did, [])) or changed
+        if not changed:
             shard.lines.append(line)
             continue
-        _mark(record, shard, run, first, cluster)
         shard.lines.append(orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE))
         shard.altered = True
 
@@ -150,6 +166,22 @@ def _mark(
         record["chunks"], record["digest"] = 0, NO_CHUNKS
 
 
+def _strip(record: dict[str, Any], shard: _Shard, run: _Pass, lines: list[bytes]) -> bool:
+    """Leave the repeated paragraphs out of a document's chunks (`boilerplate`); return
+    whether any was."""
+    assert run.paragraphs is not None
+    new = run.paragraphs.strip(lines)
+    if new is None:
+        return False
+    shard.replaced[record["doc_id"]] = new
+    shard.gone.add(record["digest"])
+    run.dropped_chunks += record["chunks"] - len(new)
+    run.stripped += 1
+    record["chunks"] = len(new)
+    record["digest"] = hashlib.sha256(b"".join(new)).hexdigest()[:32] if new else NO_CHUNKS
+    return True
+
+
 def _rewrite(staging: Path, shards: list[_Shard], entries: dict[str, Any]) -> dict[str, Any]:
     """Write the altered shards and the layout; return the manifest entries to match."""
     infos = {e["name"]: e for e in [*entries["documents"], *entries["shards"]]}
@@ -158,9 +190,10 @@ def _rewrite(staging: Path, shards: list[_Shard], entries: dict[str, Any]) -> di
             continue
         infos[shard.documents] = files.write(staging / shard.documents, shard.lines)
         shard.lines = []
-        if shard.dropped:
+        if shard.dropped or shard.replaced:
             name = str(shard.layout["name"])
-            infos[name] = files.write(staging / name, files.kept(staging / name, shard.dropped))
+            lines = files.kept(staging / name, shard.dropped, shard.replaced)
+            infos[name] = files.write(staging / name, lines)
             shard.layout["docs"] = [d for d in shard.layout["docs"] if d[0] not in shard.gone]
     files.write(staging / LAYOUT, list(_layout_lines(shards)))
     return {key: [infos[e["name"]] for e in listed] for key, listed in entries.items()}

@@ -25,23 +25,35 @@ def lines(path: Path) -> Iterator[bytes]:
             yield from found
 
 
-def kept(path: Path, dropped: set[str]) -> Iterator[bytes]:
-    """The chunk lines of `path` but those of the documents in `dropped` (doc ids)."""
-    ids = {d.encode() for d in dropped}
+def chunks_by_doc(path: Path) -> dict[str, list[bytes]]:
+    """The chunk lines of the shard `path`, by doc id."""
+    found: dict[str, list[bytes]] = {}
     for line in lines(path):
-        if line[_DOC_ID] not in ids:
-            yield line
-
-
-def words_by_doc(path: Path) -> dict[str, list[str]]:
-    """The normalised words of each document's chunks in the chunk shard `path`, by
-    doc id, each chunk's context prefix left out (`texthash`)."""
-    found: dict[str, list[str]] = {}
-    for line in lines(path):
-        record = orjson.loads(line)
-        text = own_text(record["text"], record["meta"].get("context"))
-        found.setdefault(record["doc_id"], []).extend(words(text))
+        found.setdefault(line[_DOC_ID].decode(), []).append(line)
     return found
+
+
+def words_of(chunk_lines: list[bytes]) -> list[str]:
+    """The normalised words of a document's chunks, each chunk's context prefix left
+    out (`texthash`)."""
+    found: list[str] = []
+    for line in chunk_lines:
+        record = orjson.loads(line)
+        found.extend(words(own_text(record["text"], record["meta"].get("context"))))
+    return found
+
+
+def kept(path: Path, dropped: set[str], replaced: dict[str, list[bytes]]) -> Iterator[bytes]:
+    """The chunk lines of `path` but those of the documents in `dropped` (doc ids), and
+    for a document in `replaced` its lines given there, in place of its own."""
+    gone = {d.encode() for d in (*dropped, *replaced)}
+    new = {d.encode(): r for d, r in replaced.items()}
+    for line in lines(path):
+        did = line[_DOC_ID]
+        if did not in gone:
+            yield line
+        elif did in new:  # at its first line
+            yield from new.pop(did)
 
 
 def write(path: Path, records: Iterable[bytes]) -> dict[str, Any]:

@@ -41,15 +41,21 @@ n, kind = int(sys.argv[1]), sys.argv[2]
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(base)
 table = Seen() if kind == "sqlite" else {}
-for i in range(n):
-    h = hashlib.sha256(i.to_bytes(8, "little")).hexdigest()
-    ks, path = keys(h, h[::-1]), f"box-{i // 600:04d}/mail-{i:07d}.txt"
+for at in range(0, n, 800):  # as the pass goes: a shard of ~800 documents at a time
+    docs = []
+    for i in range(at, min(n, at + 800)):
+        h = hashlib.sha256(i.to_bytes(8, "little")).hexdigest()
+        docs.append((keys(h, h[::-1]), f"box-{i // 600:04d}/mail-{i:07d}.txt"))
     if kind == "sqlite":
-        table.first(ks)
-        table.add(ks, path)
+        table.shard([k for ks, _ in docs for k in ks])
+        for ks, path in docs:
+            if table.first(ks) is None:
+                table.add(ks, path)
+        table.end_shard()
     else:
-        for k in ks:
-            table.setdefault(k, path)
+        for ks, path in docs:
+            for k in ks:
+                table.setdefault(k, path)
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 size = 0
 if kind == "sqlite":

@@ -122,8 +122,10 @@ def _decide(staging: Path, shard: _Shard, run: _Pass) -> None:
     decided (its chunks are in shards already written), only seen."""
     reads = run.clusters is not None or run.paragraphs is not None
     chunks = files.chunks_by_doc(staging / str(shard.layout["name"])) if reads else {}
-    for line in files.lines(staging / shard.documents):
-        record = orjson.loads(line)
+    lines = list(files.lines(staging / shard.documents))
+    records = [orjson.loads(line) for line in lines]
+    run.seen.shard([k for r in records if r["chunks"] for k in keys(r["sha256"], r["text_sha256"])])
+    for line, record in zip(lines, records, strict=True):
         if record["duplicate_of"]:
             raise RuntimeError(f"{shard.documents}: a staged record is decided already")
         did, decided = record["doc_id"], record["digest"] in whole
@@ -144,6 +146,7 @@ def _decide(staging: Path, shard: _Shard, run: _Pass) -> None:
             continue
         shard.lines.append(orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE))
         shard.altered = True
+    run.seen.end_shard()
 
 
 def _mark(

@@ -25,22 +25,41 @@ class Seen:
         self._db.execute("PRAGMA synchronous = OFF")
         self._db.execute("CREATE TABLE seen (key BLOB PRIMARY KEY, path TEXT) WITHOUT ROWID")
         self._db.execute("BEGIN")
+        self._found: dict[bytes, str] = {}
+        """The shard's keys seen in earlier shards (`shard`)."""
+        self._new: dict[bytes, str] = {}
+        """Keys first seen in this shard, written by `end_shard`."""
+
+    def shard(self, keys: list[bytes]) -> None:
+        """Begin a shard whose documents have `keys`: look them all up at once (one
+        query per 500 keys, not one per document)."""
+        self._found, self._new = {}, {}
+        unique = sorted(set(keys))
+        for at in range(0, len(unique), 500):
+            part = unique[at : at + 500]
+            marks = ",".join("?" * len(part))
+            rows = self._db.execute(f"SELECT key, path FROM seen WHERE key IN ({marks})", part)
+            self._found.update((bytes(k), str(p)) for k, p in rows)
 
     def first(self, keys: list[bytes]) -> str | None:
         """The path of the first document that had one of `keys`, tried in order; None
-        when none was seen."""
+        when none was seen. The keys are among those given to `shard`."""
         for key in keys:
-            row = self._db.execute("SELECT path FROM seen WHERE key = ?", (key,)).fetchone()
-            if row is not None:
-                found: str = row[0]
+            found = self._found.get(key) or self._new.get(key)
+            if found is not None:
                 return found
         return None
 
     def add(self, keys: list[bytes], path: str) -> None:
         """Note `path` as the first document of each of `keys` not noted yet."""
-        self._db.executemany(
-            "INSERT OR IGNORE INTO seen (key, path) VALUES (?, ?)", [(k, path) for k in keys]
-        )
+        for key in keys:
+            if key not in self._found:
+                self._new.setdefault(key, path)
+
+    def end_shard(self) -> None:
+        """Write the shard's new keys to the table."""
+        self._db.executemany("INSERT OR IGNORE INTO seen VALUES (?, ?)", self._new.items())
+        self._found, self._new = {}, {}
 
     def close(self) -> None:
         """Drop the table (and its temporary file)."""

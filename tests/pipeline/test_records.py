@@ -106,7 +106,7 @@ def test_a_document_of_many_chunks_renders_the_same_bytes_and_crosses_pickle_who
     assert big.block.startswith(few.block) and big.block.count(b"\n") == 10_000
     buffers: list[pickle.PickleBuffer] = []
     data = pickle.dumps(big, protocol=5, buffer_callback=buffers.append)
-    assert len(buffers) == 1 and len(data) < 1000
+    assert len(buffers) == 1 and len(data) < len(big.line) + 500  # the block out of band
     assert pickle.loads(data, buffers=buffers) == big == pickle.loads(pickle.dumps(big))
 
 

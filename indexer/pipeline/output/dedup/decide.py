@@ -20,7 +20,7 @@ again, as a fresh run would.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -89,7 +89,6 @@ def apply(staging: Path, staged: Staged, config: Config, previous: Previous | No
     OSError when a staged file cannot be read or written."""
     if (config.exact == config.near == "off" and not config.boilerplate) or staged.unchanged:
         return staged
-    shards = [_Shard(orjson.loads(raw)) for raw in (staging / LAYOUT).read_bytes().splitlines()]
     run = _Pass(config)
     if config.near != "off":
         from indexer.pipeline.output.dedup.near import Clusters
@@ -98,13 +97,17 @@ def apply(staging: Path, staged: Staged, config: Config, previous: Previous | No
     if config.boilerplate:
         run.paragraphs = Paragraphs(config.boilerplate)
     try:
-        for shard in shards:
-            _decide(staging, shard, run)
+        infos, altered = _passed(staging, run)
     finally:
         run.close()
-    if not any(shard.altered for shard in shards):
+    if not altered:
+        (staging / (LAYOUT + ".tmp")).unlink()
         return staged
-    entries = _rewrite(staging, shards, staged.manifest_files)
+    (staging / (LAYOUT + ".tmp")).replace(staging / LAYOUT)
+    entries = {
+        key: [infos.get(e["name"], e) for e in listed]
+        for key, listed in staged.manifest_files.items()
+    }
     tally = replace(staged.tally)
     tally.chunks -= run.dropped_chunks
     tally.duplicates += run.duplicates
@@ -113,6 +116,31 @@ def apply(staging: Path, staged: Staged, config: Config, previous: Previous | No
     if CHANGES in staged.files:
         tally.changes = files.track_changes(staging, _documents(staged), _previous(previous))
     return replace(staged, manifest_files=entries, tally=tally)
+
+
+def _passed(staging: Path, run: _Pass) -> tuple[dict[str, Any], bool]:
+    """Decide every shard in walk order, one at a time (memory holds one shard), each
+    changed one rewritten at once, the layout written beside as `.layout.ndjson.tmp`;
+    return the manifest entries of the files rewritten, and whether any was."""
+    infos: dict[str, Any] = {}
+    recent: list[bool] = []
+    """Whether each shard since the last segment summary changed."""
+    with open(staging / (LAYOUT + ".tmp"), "wb") as layout:
+        for raw in files.lines(staging / LAYOUT):
+            shard = _Shard(orjson.loads(raw))
+            _decide(staging, shard, run)
+            if shard.altered:
+                infos.update(_rewritten(staging, shard))
+            recent.append(shard.altered)
+            seg = shard.layout.get(SEG)
+            if seg is not None:
+                if any(recent[-int(seg["shards"]) :]):  # the next run must not take it whole
+                    del shard.layout[SEG]
+                recent = []
+            layout.write(orjson.dumps(shard.layout, option=orjson.OPT_APPEND_NEWLINE))
+        layout.flush()
+        os.fsync(layout.fileno())
+    return infos, bool(infos)
 
 
 def _decide(staging: Path, shard: _Shard, run: _Pass) -> None:
@@ -185,32 +213,17 @@ def _strip(record: dict[str, Any], shard: _Shard, run: _Pass, lines: list[bytes]
     return True
 
 
-def _rewrite(staging: Path, shards: list[_Shard], entries: dict[str, Any]) -> dict[str, Any]:
-    """Write the altered shards and the layout; return the manifest entries to match."""
-    infos = {e["name"]: e for e in [*entries["documents"], *entries["shards"]]}
-    for shard in shards:
-        if not shard.altered:
-            continue
-        infos[shard.documents] = files.write(staging / shard.documents, shard.lines)
-        shard.lines = []
-        if shard.dropped or shard.replaced:
-            name = str(shard.layout["name"])
-            lines = files.kept(staging / name, shard.dropped, shard.replaced)
-            infos[name] = files.write(staging / name, lines)
-            shard.layout["docs"] = [d for d in shard.layout["docs"] if d[0] not in shard.gone]
-    files.write(staging / LAYOUT, list(_layout_lines(shards)))
-    return {key: [infos[e["name"]] for e in listed] for key, listed in entries.items()}
-
-
-def _layout_lines(shards: list[_Shard]) -> Iterator[bytes]:
-    """The layout lines, a segment's summary left out when one of its shards changed."""
-    for i, shard in enumerate(shards):
-        seg = shard.layout.get(SEG)
-        if seg is not None:
-            span = shards[max(0, i + 1 - int(seg["shards"])) : i + 1]
-            if any(s.altered for s in span):
-                del shard.layout[SEG]
-        yield orjson.dumps(shard.layout, option=orjson.OPT_APPEND_NEWLINE)
+def _rewritten(staging: Path, shard: _Shard) -> dict[str, Any]:
+    """Write a changed shard's files; return their manifest entries by name."""
+    infos = {shard.documents: files.write(staging / shard.documents, shard.lines)}
+    shard.lines = []
+    if shard.dropped or shard.replaced:
+        name = str(shard.layout["name"])
+        infos[name] = files.write(
+            staging / name, files.kept(staging / name, shard.dropped, shard.replaced)
+        )
+        shard.layout["docs"] = [d for d in shard.layout["docs"] if d[0] not in shard.gone]
+    return infos
 
 
 def _documents(staged: Staged) -> list[str]:

@@ -187,3 +187,22 @@ def test_the_dask_engine_decides_duplicates_across_partitions_as_the_local_engin
     assert dask.shards == local.shards > 8
     records = _records(tmp_path / "dask")
     assert records["f/n11.txt"]["duplicate_of"] == "a/a-copy-of-f11.txt"
+
+
+def test_the_text_hash_is_the_blocks_whatever_the_chunking(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    paragraphs = [f"Paragraph {i} " + "of the long report " * 40 for i in range(12)]
+    (src / "long.txt").write_text("\n\n".join(paragraphs) + "\n")
+    (src / "page.html").write_text("".join(f"<p>{p}</p>" for p in paragraphs))
+    seen = {}
+    for name, chunking in {
+        "blocks": {"chunking": "blocks"},
+        "packed": {},
+        "overlapping": {"chunk_overlap": 200, "chunk_max": 900, "chunk_target": 600},
+    }.items():
+        indexer.run(src, tmp_path / name, replace(CONFIG, **chunking))
+        records = _records(tmp_path / name)
+        seen[name] = {p: (r["text_sha256"], r["duplicate_of"]) for p, r in records.items()}
+    assert seen["blocks"] == seen["packed"] == seen["overlapping"]
+    assert seen["blocks"]["page.html"] == (seen["blocks"]["long.txt"][0], "long.txt")

@@ -20,7 +20,7 @@ import orjson
 from indexer._pickling import slotted_state
 from indexer._types import Chunk, Extracted
 from indexer.pipeline.output import shape
-from indexer.pipeline.output.dedup.texthash import text_hash
+from indexer.pipeline.output.dedup.texthash import TEXT_HASH, text_hash
 from indexer.reasons import explain, status_of
 
 if TYPE_CHECKING:  # the walk and its config are the parent's: a worker never imports them
@@ -138,7 +138,7 @@ def render(doc: DocOutcome) -> Rendered:
     did = doc_id(doc.path)
     block, count = chunk_block(doc, did)
     digest = hashlib.sha256(block).hexdigest()[:32]
-    text_sha256 = text_hash(doc.extracted.chunks) if count and doc.extracted is not None else ""
+    text_sha256 = _text_sha256(doc) if count else ""
     record = document_record(doc, did, digest, count, text_sha256)
     pages = 0 if doc.extracted is None else doc.extracted.metadata.get("pages", 0)
     return Rendered(
@@ -258,6 +258,8 @@ def document_record(
     (`dedup.exact`)."""
     extracted = doc.extracted
     metadata = {} if extracted is None else extracted.metadata
+    if TEXT_HASH in metadata:
+        metadata = {k: v for k, v in metadata.items() if k != TEXT_HASH}
     status = doc.status
     reason, reason_text = explain(status, doc.reason, metadata)
     return {
@@ -276,6 +278,14 @@ def document_record(
         "duplicate_of": "",
         "metadata": _own_cluster(shape.metadata(metadata), did, chunks),
     }
+
+
+def _text_sha256(doc: DocOutcome) -> str:
+    """The text hash of `doc`'s blocks: the one packing noted, else (blocks written as
+    they are) of its chunks."""
+    assert doc.extracted is not None
+    noted = doc.extracted.metadata.get(TEXT_HASH)
+    return noted if isinstance(noted, str) else text_hash(doc.extracted.chunks)
 
 
 def _own_cluster(metadata: dict[str, Any], did: str, chunks: int) -> dict[str, Any]:

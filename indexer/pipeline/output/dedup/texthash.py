@@ -18,6 +18,9 @@ from collections.abc import Iterable
 from indexer._types import Chunk
 
 _WORD = re.compile(r"\w+")
+TEXT_HASH = "\x00text_sha256"
+"""Where packing leaves the text hash of a document's blocks in its metadata, for its
+record's `text_sha256` (`records.render` takes it out)."""
 
 
 def words(text: str) -> list[str]:

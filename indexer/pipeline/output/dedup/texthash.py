@@ -1,11 +1,12 @@
 """The normalised text hash of a document: the same words, in the same order, whatever
 the format they came in, give the same hash.
 
-Each chunk's text (a context prefix it repeats, the title or a mail's subject, left
-out) is NFKC-normalised and case-folded, and only its words (runs of letters and
-digits, `\\w+`) are kept, joined by one space: re-wrapped lines, markup punctuation
-(Markdown headings, list bullets) and spacing do not change it. Computed where a
-document is rendered (a worker), so the writer only compares hashes.
+Each block's text (a chunk's, without the context prefix packing gave it, when the
+blocks are gone) is NFKC-normalised and case-folded, and only its words (runs of
+letters and digits, `\\w+`) are kept, joined by one space: re-wrapped lines, markup
+punctuation (Markdown headings, list bullets) and spacing do not change it. Computed
+where a document is packed (a worker, `extract.tasks`), so the pass only compares
+hashes.
 """
 
 from __future__ import annotations

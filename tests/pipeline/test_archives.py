@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import gzip
-from dataclasses import replace
 import io
 import json
 import tarfile
+from dataclasses import replace
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
@@ -206,7 +206,8 @@ def test_a_member_that_crashes_its_worker_fails_alone_and_the_rest_are_indexed(
 def test_archives_give_the_same_bytes_with_any_worker_count(tmp_path: Path, workers: int) -> None:
     _mixed(tmp_path / "src")
     indexer.run(tmp_path / "src", tmp_path / "ref", CONFIG)
-    indexer.run(tmp_path / "src", tmp_path / "w", replace(CONFIG, workers=workers, pdf_workers=workers))
+    config = replace(CONFIG, workers=workers, pdf_workers=workers)
+    indexer.run(tmp_path / "src", tmp_path / "w", config)
     for name in ("manifest.json", "documents-00000.ndjson", "chunks-00000.ndjson"):
         assert (tmp_path / "w" / name).read_bytes() == (tmp_path / "ref" / name).read_bytes()
 

@@ -60,6 +60,18 @@ def seconds(key: str, value: Any) -> float:
     return float(value)
 
 
+def words_per_shingle(key: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 8:
+        raise ConfigError(key, f"{key} = {value!r} is not allowed: expected 1 to 8 words")
+    return value
+
+
+def fraction(key: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+        raise ConfigError(key, f"{key} = {value!r} is not allowed: expected a number in (0, 1]")
+    return float(value)
+
+
 def boolean(key: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise ConfigError(key, f"{key} = {value!r} is not allowed: expected true or false")

@@ -10,7 +10,8 @@ OUTPUT_FORMAT = 6
 chunks and `metadata.thread` to documents, the walk's detail to a skipped or
 unreadable file's `reason_text` (the size and the limit, the extension or the NUL
 found, the error), and `metadata.language`, `metadata.quality`, `meta.language`
-and `meta.pii` ([hygiene]); 5 is packed retrieval
+and `meta.pii` ([hygiene]), and `text_sha256` and `duplicate_of`
+(docs/dedup.md); 5 is packed retrieval
 chunks in shards cut by path hash, with the document records split alike
 (`SHARD_LAYOUT`), each record's `reason` a code with its `reason_text`
 (`indexer.reasons`), no chunk of a failed, skipped or empty document, and every record

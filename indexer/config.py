@@ -25,6 +25,7 @@ from indexer._config_checks import (
     boolean,
     choice,
     env_name,
+    fraction,
     globs,
     integer,
     languages,
@@ -33,6 +34,7 @@ from indexer._config_checks import (
     path_or_none,
     scheduler_address,
     seconds,
+    words_per_shingle,
 )
 from indexer._limits import ContainerLimits
 from indexer._types import PII_MODES, Hygiene, OcrMode, Options, Packing, PdfEngine, PiiMode
@@ -619,6 +621,59 @@ class Config:
         "INDEXER_PII_KEY",
         check=env_name,
         doc='The environment variable holding the key of pii = "pseudonymise" (never written).',
+    )
+    exact: str = _key(
+        "dedup",
+        "drop",
+        check=choice("drop", "mark", "off"),
+        output=True,
+        doc="Exact duplicates (docs/dedup.md): a document whose content, or whose normalised\n"
+        'text, is an earlier one\'s in walk order names it in `duplicate_of`. "drop" writes\n'
+        'no chunks for it, "mark" keeps them, "off" leaves every duplicate_of "".',
+        flag="--exact-duplicates",
+        flag_type=str,
+        help="exact duplicates: drop (default), mark or off",
+    )
+    near: str = _key(
+        "dedup",
+        "off",
+        check=choice("off", "mark", "drop"),
+        output=True,
+        doc='Near duplicates (MinHash over 3-word shingles, LSH): "mark" puts each document in\n'
+        "the cluster of the first earlier one at least near_threshold similar\n"
+        '(metadata.near_duplicate), "drop" also writes no chunks for those, "off" makes\n'
+        "every document its own cluster. Costs a read of every chunk shard per run.",
+        flag="--near-duplicates",
+        flag_type=str,
+        help="near duplicates: off (default), mark or drop",
+    )
+    near_threshold: float = _key(
+        "dedup",
+        0.8,
+        check=fraction,
+        output=True,
+        doc="The estimated Jaccard similarity of two documents' shingle sets from which one\n"
+        "is the other's near duplicate.",
+    )
+    near_shingle: int = _key(
+        "dedup",
+        3,
+        check=words_per_shingle,
+        output=True,
+        doc="Words per shingle (1 to 8): 1 compares word sets (finds heavier edits, and\n"
+        "joins short mails that share only their headers), 5 is datatrove's.",
+    )
+    boilerplate: int = _key(
+        "dedup",
+        0,
+        check=integer(0),
+        output=True,
+        doc="Repeated paragraphs (disclaimers, footers): one of 8 words or more is indexed in\n"
+        "at most this many documents, the first in walk order; later ones leave it out of\n"
+        "their chunks (a quoted one, meta.quoted, once one document has it). 0 keeps all.",
+        flag="--boilerplate",
+        flag_type=int,
+        help="index a repeated paragraph in at most N documents (default 0: all)",
     )
 
     def __post_init__(self) -> None:

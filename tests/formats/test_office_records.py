@@ -59,7 +59,8 @@ def test_every_real_office_file_ends_in_one_clear_record(formats: Path, tmp_path
         if doc["status"] == "empty":
             assert reason == "no_text", rel
         # only text is written: a failed or empty document has no chunks in the shards
-        assert (doc["chunks"] >= 1) == (doc["status"] in ("ok", "degraded")), rel
+        written = doc["chunks"] >= 1 or bool(doc["duplicate_of"])  # a copy names its first
+        assert written == (doc["status"] in ("ok", "degraded")), rel
     failed = {rel for rel, doc in docs.items() if doc["status"] == "failed"}
     assert len(failed) <= len(docs) // 6, failed
 

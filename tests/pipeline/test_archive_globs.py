@@ -49,7 +49,8 @@ def test_an_include_glob_for_pdfs_finds_the_pdfs_inside_archives_that_do_not_mat
     )
     (source / "top.pdf").write_bytes(PDF)
     (source / "top.txt").write_bytes(b"Not wanted.\n")
-    config = Config(workers=2, pdf_workers=2, include=("*.pdf",))
+    # Exact duplicates kept: each copy of the PDF is compared with the one on disk.
+    config = Config(workers=2, pdf_workers=2, include=("*.pdf",), exact="off")
     indexer.run(source, tmp_path / "out", config)
     docs = documents(tmp_path / "out")
     got = {path: _outcome(doc) for path, doc in docs.items()}

@@ -19,7 +19,8 @@ from indexer._spec import CONTEXT_CHARS
 from indexer.config import Config
 from indexer.pipeline.output.shape import MAIL_CHARS
 
-CONFIG = Config(workers=2, pdf_workers=2, max_failures=100)
+CONFIG = Config(workers=2, pdf_workers=2, max_failures=100, exact="off")
+"""Exact duplicates kept: a member and the same file on disk both have chunks."""
 
 TARLIST = '''\
 """A toy container from outside the package: `== name` lines open members."""

@@ -107,7 +107,7 @@ def test_a_document_of_many_chunks_renders_the_same_bytes_and_crosses_pickle_who
     buffers: list[pickle.PickleBuffer] = []
     data = pickle.dumps(big, protocol=5, buffer_callback=buffers.append)
     # in band: the document record (about 1 KB) and the tallies, never the 10,000 chunk lines
-    assert len(buffers) == 1 and len(data) < 2000
+    assert len(buffers) == 1 and len(data) < len(big.line) + 500  # the record, not the block
     assert pickle.loads(data, buffers=buffers) == big == pickle.loads(pickle.dumps(big))
 
 

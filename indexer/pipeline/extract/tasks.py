@@ -17,6 +17,7 @@ from indexer.chunking import pack
 from indexer.hygiene import annotate
 from indexer.pipeline.extract.reading import read_one
 from indexer.pipeline.output.blocks import freeze
+from indexer.pipeline.output.dedup.texthash import TEXT_HASH, text_hash
 from indexer.pipeline.output.records import Rendered, render, unit_docs
 from indexer.pipeline.output.units import Child, Unit
 from indexer.registry import ExtractorSpec, Nesting, Registry
@@ -214,7 +215,9 @@ def _packed(doc: Extracted, options: Options) -> Extracted:
         options.max_chunk_chars,
         title if isinstance(title, str) else None,
     )
-    return replace(doc, chunks=chunks)
+    # The text hash of the blocks, not of the packed chunks: the same text packs alike
+    # whatever the chunking, and its duplicates with it (`dedup.texthash`).
+    return replace(doc, chunks=chunks, metadata={**doc.metadata, TEXT_HASH: text_hash(doc.chunks)})
 
 
 def keyed(unit: Unit, digests: dict[str, str]) -> Unit:

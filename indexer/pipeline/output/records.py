@@ -20,6 +20,7 @@ import orjson
 from indexer._pickling import slotted_state
 from indexer._types import Chunk, Extracted
 from indexer.pipeline.output import shape
+from indexer.pipeline.output.dedup.texthash import TEXT_HASH, text_hash
 from indexer.reasons import explain, status_of
 
 if TYPE_CHECKING:  # the walk and its config are the parent's: a worker never imports them
@@ -137,7 +138,8 @@ def render(doc: DocOutcome) -> Rendered:
     did = doc_id(doc.path)
     block, count = chunk_block(doc, did)
     digest = hashlib.sha256(block).hexdigest()[:32]
-    record = document_record(doc, did, digest, count)
+    text_sha256 = _text_sha256(doc) if count else ""
+    record = document_record(doc, did, digest, count, text_sha256)
     pages = 0 if doc.extracted is None else doc.extracted.metadata.get("pages", 0)
     return Rendered(
         path=doc.path,
@@ -247,11 +249,17 @@ def _literal(value: object) -> bytes:
     return orjson.dumps(value).replace(b"%", b"%%")
 
 
-def document_record(doc: DocOutcome, did: str, digest: str, chunks: int) -> dict[str, Any]:
-    """Return the document record of `doc`; `digest` hashes its `chunks` chunk lines.
-    Every record has every key, none null (`shape`)."""
+def document_record(
+    doc: DocOutcome, did: str, digest: str, chunks: int, text_sha256: str = ""
+) -> dict[str, Any]:
+    """Return the document record of `doc`; `digest` hashes its `chunks` chunk lines,
+    `text_sha256` their normalised words (`dedup.texthash`). Every record has every
+    key, none null (`shape`); `duplicate_of` is decided later, in walk order
+    (`dedup.exact`)."""
     extracted = doc.extracted
     metadata = {} if extracted is None else extracted.metadata
+    if TEXT_HASH in metadata:
+        metadata = {k: v for k, v in metadata.items() if k != TEXT_HASH}
     status = doc.status
     reason, reason_text = explain(status, doc.reason, metadata)
     return {
@@ -260,13 +268,15 @@ def document_record(doc: DocOutcome, did: str, digest: str, chunks: int) -> dict
         "kind": shape.text(doc.kind),
         "bytes": doc.size,
         "sha256": shape.text(doc.sha256),
+        "text_sha256": text_sha256,
         "status": status,
         "reason": shape.text(reason),
         "reason_text": shape.text(reason_text),
         "extractor": shape.text(doc.extractor),
         "chunks": chunks,
         "digest": digest,
-        "metadata": shape.metadata(metadata),
+        "duplicate_of": "",
+        "metadata": _own_cluster(shape.metadata(metadata), did, chunks),
     }
 
 
@@ -274,6 +284,22 @@ _DETAILED = frozenset(("too_large", "binary", "unreadable", "not_regular_file"))
 """Walk reasons whose detail joins `reason_text` (the size and the limit, the extension
 or the NUL found, the error, the file type). Not the symlink ones: their detail is a
 path outside SOURCE, which would make the output depend on where SOURCE lies."""
+
+
+def _text_sha256(doc: DocOutcome) -> str:
+    """The text hash of `doc`'s blocks: the one packing noted, else (blocks written as
+    they are) of its chunks."""
+    assert doc.extracted is not None
+    noted = doc.extracted.metadata.get(TEXT_HASH)
+    return noted if isinstance(noted, str) else text_hash(doc.extracted.chunks)
+
+
+def _own_cluster(metadata: dict[str, Any], did: str, chunks: int) -> dict[str, Any]:
+    """`metadata` with a document with chunks the representative of a near-duplicate
+    cluster of its own: what it stays unless an earlier one is like it (`dedup.near`)."""
+    if chunks:
+        metadata["near_duplicate"] = {"cluster": did, "representative": True}
+    return metadata
 
 
 def skipped(seq: int, entry: Entry) -> FileOutcome:

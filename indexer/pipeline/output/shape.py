@@ -105,6 +105,7 @@ METADATA: dict[str, Any] = {
     "notes": "",
     "language": {"code": "", "confidence": -1.0, "mixed": False},
     "quality": dict(QUALITY),
+    "near_duplicate": {"cluster": "", "representative": False},
 }
 """Every document record's `metadata`, in this order, as it is where no key applies
 (`language` and `quality` are `indexer.hygiene`'s, `docs/hygiene.md`)."""

@@ -38,6 +38,12 @@ class Tally:
     changes: dict[str, int] = field(default_factory=dict)
     excluded: int = 0
     """Walk files (not members) left out by the include/exclude globs; among `files`."""
+    duplicates: int = 0
+    """Documents whose `duplicate_of` names an earlier one (`dedup.decide`)."""
+    near_duplicates: int = 0
+    """Documents in an earlier one's near-duplicate cluster (`dedup.near`)."""
+    boilerplate: int = 0
+    """Documents that left a repeated paragraph out of their chunks (`dedup.boilerplate`)."""
 
     def add(self, outcome: FileOutcome, chunks: int) -> None:
         """Count one written file outcome."""
@@ -97,6 +103,9 @@ def manifest(config: Config, registry: Registry, staged: Staged) -> dict[str, An
             "by_kind": dict(sorted(tally.by_kind.items())),
             # Only when some are: a run without globs keeps its manifest's bytes.
             **({"excluded": tally.excluded} if tally.excluded else {}),
+            **({"duplicates": tally.duplicates} if tally.duplicates else {}),
+            **({"near_duplicates": tally.near_duplicates} if tally.near_duplicates else {}),
+            **({"boilerplate": tally.boilerplate} if tally.boilerplate else {}),
         },
         **staged.manifest_files,
     }

@@ -97,4 +97,7 @@ def _rebased(d: Rendered, path: str) -> Rendered:
     digest = hashlib.sha256(block).hexdigest()[:32]
     record = orjson.loads(d.line)
     record.update(path=path, doc_id=did, digest=digest)
+    near = record["metadata"]["near_duplicate"]
+    if near["cluster"]:  # a cluster of its own, as `render` gives one (`records._own_cluster`)
+        near["cluster"] = did
     return replace(d, path=path, doc_id=did, block=block, digest=digest, line=_line(record))

@@ -188,7 +188,8 @@ def _stage_unchanged(spec: RunSpec, begun: Begun) -> None:
         files=counts["files"], documents=counts["documents"], chunks=counts["chunks"],
         reused=tree.reused, pages=tree.pages, by_status=dict(counts["by_status"]),
         by_kind=dict(counts["by_kind"]), changes={"added": 0, "changed": 0, "removed": 0},
-        excluded=counts.get("excluded", 0),
+        excluded=counts.get("excluded", 0), duplicates=counts.get("duplicates", 0),
+        near_duplicates=counts.get("near_duplicates", 0), boilerplate=counts.get("boilerplate", 0),
     )  # fmt: skip
     manifest_files = {"documents": old["documents"], "shards": old["shards"]}
     begun.staged = Staged(

@@ -13,6 +13,7 @@ from indexer.errors import StateDamaged
 from indexer.pipeline.engines import engine
 from indexer.pipeline.engines.context import Pools, RunContext
 from indexer.pipeline.incremental.state import State
+from indexer.pipeline.output.dedup import decide
 from indexer.pipeline.output.staged import Staged
 from indexer.pipeline.output.staging import prepare_staging
 from indexer.pipeline.run.begin import Begun, RunSpec
@@ -58,7 +59,7 @@ async def _stage(spec: RunSpec, begun: Begun, pools: Pools | None) -> Staged:
         pools=pools,
     )
     try:
-        return await _with_progress(spec, ctx)
+        return await _deduplicated(spec, begun, await _with_progress(spec, ctx))
     except Exception as exc:
         damage = _damage(exc)
         if damage is None:
@@ -69,7 +70,13 @@ async def _stage(spec: RunSpec, begun: Begun, pools: Pools | None) -> Staged:
     begun.staging = await anyio.to_thread.run_sync(prepare_staging, spec.out)
     begun.state = await anyio.to_thread.run_sync(partial(State, old.path, reuse=False))
     ctx = replace(ctx, staging=begun.staging, state=begun.state, walked=None)
-    return await _with_progress(spec, ctx)
+    return await _deduplicated(spec, begun, await _with_progress(spec, ctx))
+
+
+async def _deduplicated(spec: RunSpec, begun: Begun, staged: Staged) -> Staged:
+    """`staged` with its duplicates decided, in walk order (`dedup.decide`)."""
+    decided = partial(decide.apply, begun.staging, staged, spec.config, begun.previous)
+    return await anyio.to_thread.run_sync(decided)
 
 
 async def _with_progress(spec: RunSpec, ctx: RunContext) -> Staged:

@@ -1,0 +1,1 @@
+"""Duplicates across documents, decided in walk order (docs/dedup.md)."""

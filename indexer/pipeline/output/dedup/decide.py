@@ -1,0 +1,237 @@
+"""Duplicates, decided over the staged output in walk order (docs/dedup.md).
+
+Both engines stage the same bytes for the same walk (every document with its chunks,
+`duplicate_of` `""` and a near-duplicate cluster of its own), so the decisions are
+made after staging, as one pass over them in walk order: the pass is a function of the
+staged bytes, and gives the same output for any worker count, either engine, and a
+fresh or an incremental run.
+
+Exact: a document with chunks whose content sha256, or else its normalised text hash
+(`texthash`), is an earlier document's names that document's path in `duplicate_of`.
+Near (`near`): a document joins the cluster of the first earlier one like it. With
+"drop", either writes no chunks (`chunks` 0, the digest of none). The pass reads the
+document shards (and the chunk shards when near duplicates are looked for) and
+rewrites only the shards it changed. Those lose their segment's summary, and their
+dropped documents leave their layout lines, so the next run neither takes them whole
+nor links them: it writes them from the stored outputs (no extraction) and decides
+again, as a fresh run would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from indexer.config import Config
+from indexer.pipeline.output.changes import CHANGES, Previous, load_previous
+from indexer.pipeline.output.dedup import files
+from indexer.pipeline.output.dedup.boilerplate import Paragraphs
+from indexer.pipeline.output.dedup.seen import Seen, keys
+from indexer.pipeline.output.previous import LAYOUT
+from indexer.pipeline.output.segments import SEG
+from indexer.pipeline.output.staged import Staged
+
+NO_CHUNKS = hashlib.sha256(b"").hexdigest()[:32]
+"""The `digest` of a document with no chunk lines."""
+
+
+@dataclass(slots=True)
+class _Shard:
+    """One staged shard: its layout line and what the pass changed in it."""
+
+    layout: dict[str, Any]
+    lines: list[bytes] = field(default_factory=list)
+    dropped: set[str] = field(default_factory=set)
+    """Doc ids whose chunk lines go."""
+    replaced: dict[str, list[bytes]] = field(default_factory=dict)
+    """Doc ids whose chunk lines change (repeated paragraphs left out), with the new."""
+    gone: set[str] = field(default_factory=set)
+    """The staged digests of the documents dropped or replaced: the layout's tags."""
+    altered: bool = False
+
+    @property
+    def documents(self) -> str:
+        return str(self.layout["name"]).replace("chunks-", "documents-", 1)
+
+
+@dataclass(slots=True)
+class _Pass:
+    """The pass's tables and counts, over every shard in walk order."""
+
+    config: Config
+    seen: Seen = field(default_factory=Seen)
+    clusters: Any = None
+    """`near.Clusters` when near duplicates are looked for (numpy is imported then)."""
+    paragraphs: Paragraphs | None = None
+    """When repeated paragraphs are left out (`[dedup] boilerplate`)."""
+    duplicates: int = 0
+    near: int = 0
+    stripped: int = 0
+    """Documents that left a repeated paragraph out."""
+    dropped_chunks: int = 0
+
+    def close(self) -> None:
+        self.seen.close()
+        for table in (self.clusters, self.paragraphs):
+            if table is not None:
+                table.close()
+
+
+def apply(staging: Path, staged: Staged, config: Config, previous: Previous | None) -> Staged:
+    """`staged` with its duplicates decided (`config.exact`, `config.near`): the shard
+    files in `staging` rewritten where they changed, and the manifest entries, layout,
+    tallies and `changes.ndjson` (against `previous`) to match. Blocking. Raises
+    OSError when a staged file cannot be read or written."""
+    if (config.exact == config.near == "off" and not config.boilerplate) or staged.unchanged:
+        return staged
+    run = _Pass(config)
+    if config.near != "off":
+        from indexer.pipeline.output.dedup.near import Clusters
+
+        run.clusters = Clusters(config.near_threshold, config.near_shingle)
+    if config.boilerplate:
+        run.paragraphs = Paragraphs(config.boilerplate)
+    try:
+        infos, altered = _passed(staging, run)
+    finally:
+        run.close()
+    if not altered:
+        (staging / (LAYOUT + ".tmp")).unlink()
+        return staged
+    (staging / (LAYOUT + ".tmp")).replace(staging / LAYOUT)
+    entries = {
+        key: [infos.get(e["name"], e) for e in listed]
+        for key, listed in staged.manifest_files.items()
+    }
+    tally = replace(staged.tally)
+    tally.chunks -= run.dropped_chunks
+    tally.duplicates += run.duplicates
+    tally.near_duplicates += run.near
+    tally.boilerplate += run.stripped
+    if CHANGES in staged.files:
+        tally.changes = files.track_changes(staging, _documents(staged), _previous(previous))
+    return replace(staged, manifest_files=entries, tally=tally)
+
+
+def _passed(staging: Path, run: _Pass) -> tuple[dict[str, Any], bool]:
+    """Decide every shard in walk order, one at a time (memory holds one shard), each
+    changed one rewritten at once, the layout written beside as `.layout.ndjson.tmp`;
+    return the manifest entries of the files rewritten, and whether any was."""
+    infos: dict[str, Any] = {}
+    recent: list[bool] = []
+    """Whether each shard since the last segment summary changed."""
+    with open(staging / (LAYOUT + ".tmp"), "wb") as layout:
+        for raw in files.lines(staging / LAYOUT):
+            shard = _Shard(orjson.loads(raw))
+            _decide(staging, shard, run)
+            if shard.altered:
+                infos.update(_rewritten(staging, shard))
+            recent.append(shard.altered)
+            seg = shard.layout.get(SEG)
+            if seg is not None:
+                if any(recent[-int(seg["shards"]) :]):  # the next run must not take it whole
+                    del shard.layout[SEG]
+                recent = []
+            layout.write(orjson.dumps(shard.layout, option=orjson.OPT_APPEND_NEWLINE))
+        layout.flush()
+        os.fsync(layout.fileno())
+    return infos, bool(infos)
+
+
+def _decide(staging: Path, shard: _Shard, run: _Pass) -> None:
+    """Decide each document of `shard`, its lines kept or replaced in `shard.lines`."""
+    whole = {tag for tag, _ in shard.layout["docs"]}
+    """Documents whose chunks are all in this shard: one split over shards is never
+    decided (its chunks are in shards already written), only seen."""
+    reads = run.clusters is not None or run.paragraphs is not None
+    chunks = files.chunks_by_doc(staging / str(shard.layout["name"])) if reads else {}
+    lines = list(files.lines(staging / shard.documents))
+    records = [orjson.loads(line) for line in lines]
+    run.seen.shard([k for r in records if r["chunks"] for k in keys(r["sha256"], r["text_sha256"])])
+    for line, record in zip(lines, records, strict=True):
+        if record["duplicate_of"]:
+            raise RuntimeError(f"{shard.documents}: a staged record is decided already")
+        did, decided = record["doc_id"], record["digest"] in whole
+        ks = keys(record["sha256"], record["text_sha256"]) if record["chunks"] else []
+        first = run.seen.first(ks) if decided and run.config.exact != "off" else None
+        if first is None:
+            run.seen.add(ks, record["path"])
+        cluster = did
+        if decided and run.clusters is not None:
+            cluster = run.clusters.assign(did, files.words_of(chunks.get(did, [])))
+        changed = first is not None or cluster != did
+        if changed:
+            _mark(record, shard, run, first, cluster)
+        if decided and run.paragraphs is not None and did not in shard.dropped:
+            changed = _strip(record, shard, run, chunks.get(did, [])) or changed
+        if not changed:
+            shard.lines.append(line)
+            continue
+        shard.lines.append(orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE))
+        shard.altered = True
+    run.seen.end_shard()
+
+
+def _mark(
+    record: dict[str, Any], shard: _Shard, run: _Pass, first: str | None, cluster: str
+) -> None:
+    """Write the decisions into `record`, noting its chunk lines to drop."""
+    drop = False
+    if first is not None:
+        record["duplicate_of"] = first
+        run.duplicates += 1
+        drop = run.config.exact == "drop"
+    if cluster != record["doc_id"]:
+        record["metadata"]["near_duplicate"] = {"cluster": cluster, "representative": False}
+        run.near += 1
+        drop = drop or run.config.near == "drop"
+    if drop:
+        shard.dropped.add(record["doc_id"])
+        shard.gone.add(record["digest"])
+        run.dropped_chunks += record["chunks"]
+        record["chunks"], record["digest"] = 0, NO_CHUNKS
+
+
+def _strip(record: dict[str, Any], shard: _Shard, run: _Pass, lines: list[bytes]) -> bool:
+    """Leave the repeated paragraphs out of a document's chunks (`boilerplate`); return
+    whether any was."""
+    assert run.paragraphs is not None
+    new = run.paragraphs.strip(lines)
+    if new is None:
+        return False
+    shard.replaced[record["doc_id"]] = new
+    shard.gone.add(record["digest"])
+    run.dropped_chunks += record["chunks"] - len(new)
+    run.stripped += 1
+    record["chunks"] = len(new)
+    record["digest"] = hashlib.sha256(b"".join(new)).hexdigest()[:32] if new else NO_CHUNKS
+    return True
+
+
+def _rewritten(staging: Path, shard: _Shard) -> dict[str, Any]:
+    """Write a changed shard's files; return their manifest entries by name."""
+    infos = {shard.documents: files.write(staging / shard.documents, shard.lines)}
+    shard.lines = []
+    if shard.dropped or shard.replaced:
+        name = str(shard.layout["name"])
+        infos[name] = files.write(
+            staging / name, files.kept(staging / name, shard.dropped, shard.replaced)
+        )
+        shard.layout["docs"] = [d for d in shard.layout["docs"] if d[0] not in shard.gone]
+    return infos
+
+
+def _documents(staged: Staged) -> list[str]:
+    return [str(e["name"]) for e in staged.manifest_files["documents"]]
+
+
+def _previous(previous: Previous | None) -> Previous:
+    """The previous commit's documents, read now when they are still to be read."""
+    if previous is None:
+        return Previous()
+    return previous if previous.out is None else load_previous(previous.out)

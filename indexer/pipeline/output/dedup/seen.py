@@ -1,0 +1,76 @@
+"""What the walk has seen so far: each content and text hash, with the path of the
+first document that had it.
+
+A SQLite table in a private temporary database (`sqlite3.connect("")`): its pages
+live in a small cache and spill to a temporary file, so memory stays bounded (a few
+MiB) however many documents a run holds, where a Python dict of a million paths
+would take hundreds of MiB. Keys are 17 bytes: a tag (`c` content, `t` text) and the
+first 16 bytes of the sha256.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+_CACHE_KIB = 8192
+
+
+class Seen:
+    """The hashes seen so far in walk order, each with its first document's path."""
+
+    def __init__(self) -> None:
+        self._db = sqlite3.connect("", isolation_level=None)
+        self._db.execute(f"PRAGMA cache_size = -{_CACHE_KIB}")
+        self._db.execute("PRAGMA journal_mode = OFF")
+        self._db.execute("PRAGMA synchronous = OFF")
+        self._db.execute("CREATE TABLE seen (key BLOB PRIMARY KEY, path TEXT) WITHOUT ROWID")
+        self._db.execute("BEGIN")
+        self._found: dict[bytes, str] = {}
+        """The shard's keys seen in earlier shards (`shard`)."""
+        self._new: dict[bytes, str] = {}
+        """Keys first seen in this shard, written by `end_shard`."""
+
+    def shard(self, keys: list[bytes]) -> None:
+        """Begin a shard whose documents have `keys`: look them all up at once (one
+        query per 500 keys, not one per document)."""
+        self._found, self._new = {}, {}
+        unique = sorted(set(keys))
+        for at in range(0, len(unique), 500):
+            part = unique[at : at + 500]
+            marks = ",".join("?" * len(part))
+            rows = self._db.execute(f"SELECT key, path FROM seen WHERE key IN ({marks})", part)
+            self._found.update((bytes(k), str(p)) for k, p in rows)
+
+    def first(self, keys: list[bytes]) -> str | None:
+        """The path of the first document that had one of `keys`, tried in order; None
+        when none was seen. The keys are among those given to `shard`."""
+        for key in keys:
+            found = self._found.get(key) or self._new.get(key)
+            if found is not None:
+                return found
+        return None
+
+    def add(self, keys: list[bytes], path: str) -> None:
+        """Note `path` as the first document of each of `keys` not noted yet."""
+        for key in keys:
+            if key not in self._found:
+                self._new.setdefault(key, path)
+
+    def end_shard(self) -> None:
+        """Write the shard's new keys to the table."""
+        self._db.executemany("INSERT OR IGNORE INTO seen VALUES (?, ?)", self._new.items())
+        self._found, self._new = {}, {}
+
+    def close(self) -> None:
+        """Drop the table (and its temporary file)."""
+        self._db.close()
+
+
+def keys(sha256: str, text_sha256: str) -> list[bytes]:
+    """A document's keys: its content hash, then its text hash (either may be `""`)."""
+    out = []
+    if sha256:
+        out.append(b"c" + bytes.fromhex(sha256[:32]))
+    if text_sha256:
+        out.append(b"t" + bytes.fromhex(text_sha256[:32]))
+    return out

@@ -1,0 +1,121 @@
+"""Near duplicates: MinHash clusters decided in walk order, fresh equal to incremental."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from outputs import committed, document_records
+
+import indexer
+from indexer.config import Config
+from indexer.pipeline.output.records import doc_id
+
+CONFIG = Config(
+    workers=1, pdf_workers=1, shard_files=64, shard_min_files=4, shard_boundary_bits=3,
+    near="mark",
+)  # fmt: skip
+TOPIC = [f"grid{i}" for i in range(300)]
+
+
+def _text(seed: int, words: int = 200) -> list[str]:
+    rng = random.Random(seed)
+    return [rng.choice(TOPIC) for _ in range(words)]
+
+
+def _edited(words: list[str], share: float, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return [f"edit{rng.randrange(10**6)}" if rng.random() < share else w for w in words]
+
+
+def _tree(root: Path) -> None:
+    """Twelve distinct notes on one topic, and near copies of the first in later folders."""
+    for i in range(12):
+        (root / f"n{i:02d}").mkdir(parents=True)
+        (root / f"n{i:02d}" / "note.txt").write_text(" ".join(_text(i)) + "\n")
+    base = _text(0)
+    (root / "n03" / "edited.txt").write_text(" ".join(_edited(base, 0.01, 1)) + "\n")
+    rewrapped = "\n".join(" ".join(base[j : j + 9]) for j in range(0, len(base), 9))
+    (root / "n07" / "rewrapped.md").write_text(rewrapped + "\n")
+    (root / "n09" / "far.txt").write_text(" ".join(_edited(base, 0.5, 2)) + "\n")
+
+
+def _clusters(out: Path) -> dict[str, tuple[str, bool]]:
+    return {
+        str(r["path"]): (r["metadata"]["near_duplicate"]["cluster"],
+                         r["metadata"]["near_duplicate"]["representative"])
+        for r in document_records(out)
+    }  # fmt: skip
+
+
+def test_near_copies_join_the_first_documents_cluster_and_distinct_notes_keep_their_own(
+    tmp_path: Path,
+) -> None:
+    _tree(tmp_path / "src")
+    indexer.run(tmp_path / "src", tmp_path / "out", CONFIG)
+    clusters = _clusters(tmp_path / "out")
+    first = doc_id("n00/note.txt")
+    assert clusters["n00/note.txt"] == (first, True)
+    assert clusters["n03/edited.txt"] == clusters["n07/rewrapped.md"] == (first, False)
+    for path in [f"n{i:02d}/note.txt" for i in range(1, 12)] + ["n09/far.txt"]:
+        assert clusters[path] == (doc_id(path), True)
+
+
+def test_drop_writes_no_chunks_for_a_near_duplicate_and_off_clusters_nothing(
+    tmp_path: Path,
+) -> None:
+    _tree(tmp_path / "src")
+    indexer.run(tmp_path / "src", tmp_path / "drop", replace(CONFIG, near="drop"))
+    records = {r["path"]: r for r in document_records(tmp_path / "drop")}
+    assert records["n03/edited.txt"]["chunks"] == records["n07/rewrapped.md"]["chunks"] == 0
+    assert records["n03/edited.txt"]["duplicate_of"] == ""  # near, not exact
+    assert records["n00/note.txt"]["chunks"] == 1
+    indexer.run(tmp_path / "src", tmp_path / "off", replace(CONFIG, near="off"))
+    assert all(c == (doc_id(p), True) for p, c in _clusters(tmp_path / "off").items())
+
+
+def _new_near_copy_first(src: Path) -> None:
+    (src / "a").mkdir()
+    (src / "a" / "early.txt").write_text(" ".join(_edited(_text(0), 0.02, 3)) + "\n")
+
+
+def _representative_deleted(src: Path) -> None:
+    (src / "n00" / "note.txt").unlink()
+
+
+def _representative_renamed_last(src: Path) -> None:
+    (src / "z").mkdir()
+    (src / "n00" / "note.txt").rename(src / "z" / "note.txt")
+
+
+NIGHTS: dict[str, Callable[[Path], None]] = {
+    "a new near duplicate first in the walk": _new_near_copy_first,
+    "the representative deleted": _representative_deleted,
+    "the representative renamed to the end": _representative_renamed_last,
+}
+
+
+@pytest.mark.parametrize("mode", ["mark", "drop"])
+@pytest.mark.parametrize("night", NIGHTS)
+def test_each_incremental_night_commits_a_fresh_runs_clusters_and_bytes(
+    tmp_path: Path, night: str, mode: str
+) -> None:
+    src, out, fresh = tmp_path / "src", tmp_path / "out", tmp_path / "fresh"
+    config = replace(CONFIG, near=mode)
+    _tree(src)
+    indexer.run(src, out, config)
+    NIGHTS[night](src)
+    indexer.run(src, out, config)
+    indexer.run(src, fresh, config)
+    assert committed(out) == committed(fresh)
+    clusters = _clusters(fresh)
+    representative = {
+        "a new near duplicate first in the walk": "a/early.txt",
+        "the representative deleted": "n03/edited.txt",
+        "the representative renamed to the end": "n03/edited.txt",
+    }[night]
+    assert clusters[representative] == (doc_id(representative), True)
+    assert clusters["n07/rewrapped.md"] == (doc_id(representative), False)

@@ -76,11 +76,11 @@ class Hygiene:
     """What the pipeline adds to each document as it renders it (`indexer.hygiene`):
     extractors ignore it, and `extract()` returns their output whatever it says."""
 
-    language: bool = True
+    language: bool = False
     """Name each chunk's and document's language (`meta.language`, `metadata.language`)."""
     quality: bool = True
     """Score each document (`metadata.quality`)."""
-    pii: PiiMode = "mark"
+    pii: PiiMode = "off"
     """Personal data in chunk texts: `off`, `mark` (offsets in `meta.pii`), `redact`
     (replaced by `[TYPE]`) or `pseudonymise` (by `[TYPE:token]`, a keyed hash)."""
     pii_key_env: str = "INDEXER_PII_KEY"

@@ -595,11 +595,12 @@ class Config:
     )
     language: bool = _key(
         "hygiene",
-        True,
+        False,
         check=boolean,
         output=True,
         doc="Name each chunk's language (meta.language) and each document's, with a confidence\n"
-        "and whether it is mixed (metadata.language); docs/hygiene.md.",
+        "and whether it is mixed (metadata.language); docs/hygiene.md. Off by default: it\n"
+        "nearly doubles a run's CPU (a corpus build turns it on).",
     )
     quality: bool = _key(
         "hygiene",
@@ -610,11 +611,12 @@ class Config:
     )
     pii: PiiMode = _key(
         "hygiene",
-        "mark",
+        "off",
         check=choice(*PII_MODES),
         output=True,
         doc='Personal data in chunk texts (e-mail, phone, IBAN, card, IP): "off", "mark" (offsets\n'
-        'in meta.pii), "redact" ([EMAIL]) or "pseudonymise" ([EMAIL:token], keyed by pii_key_env).',
+        'in meta.pii), "redact" ([EMAIL]) or "pseudonymise" ([EMAIL:token], keyed by pii_key_env).'
+        "\nOff by default (+17% CPU).",
     )
     pii_key_env: str = _key(
         "hygiene",

@@ -26,6 +26,9 @@ def _records(out: Path) -> list[dict[str, object]]:
     for record in lines:  # what names the file, and nothing else, may differ
         for key in ("path", "id", "doc_id", "extractor", "bytes", "sha256", "digest"):
             record.pop(key, None)
+        if "duplicate_of" in record:  # paths: whether it is a copy is what must agree
+            record["duplicate_of"] = bool(record["duplicate_of"])
+            record["metadata"]["near_duplicate"].pop("cluster")  # a doc_id
     return lines
 
 

@@ -20,8 +20,8 @@ from indexer._corpusgen import write_corpus
 from indexer.cli import main
 from indexer.config import Config
 
-CONFIG = Config(
-    workers=1, pdf_workers=1, max_failures=100,
+CONFIG = Config(  # with the languages a corpus build names
+    workers=1, pdf_workers=1, max_failures=100, language=True,
     shard_files=64, shard_min_files=4, shard_boundary_bits=3,
 )  # fmt: skip
 FR = "Le comité se réunira jeudi pour discuter du budget de l'année prochaine, puis du reste.\n"

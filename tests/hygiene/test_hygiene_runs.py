@@ -14,7 +14,7 @@ import indexer
 from indexer.config import Config
 from indexer.errors import ConfigError
 
-BASE = Config(workers=1, pdf_workers=1)
+BASE = Config(workers=1, pdf_workers=1, language=True, pii="mark")  # what a corpus build sets
 FR = "Le comité se réunira jeudi pour discuter du budget de l'année prochaine, puis du reste."
 EN = "Please send the signed contract back to ann@example.com before Friday, thanks."
 

@@ -30,11 +30,11 @@ def test_numbers_and_scraps_have_no_language(text: str) -> None:
 
 
 def test_a_document_is_mixed_when_a_second_language_holds_a_fifth_of_its_letters() -> None:
-    one = annotate(doc(EN, EN + " " + EN, DE), Hygiene())
+    one = annotate(doc(EN, EN + " " + EN, DE), Hygiene(language=True, pii="mark"))
     assert one.metadata["language"]["code"] == "en"
     assert one.metadata["language"]["mixed"] is True
     assert [c.meta["language"] for c in one.chunks] == ["en", "en", "de"]
-    plain = annotate(doc(EN, EN, EN, EN, EN, DE), Hygiene())
+    plain = annotate(doc(EN, EN, EN, EN, EN, DE), Hygiene(language=True, pii="mark"))
     assert plain.metadata["language"]["mixed"] is False
     assert 0.5 < plain.metadata["language"]["confidence"] < 1.0  # a share is German
 
@@ -106,7 +106,7 @@ def test_everything_off_or_nothing_written_leaves_the_document_as_it_is() -> Non
     plain = doc(EN)
     assert annotate(plain, off) is plain
     failed = Extracted(kind="text", text="", chunks=plain.chunks, error="exception in x")
-    assert annotate(failed, Hygiene()) is failed
+    assert annotate(failed, Hygiene(language=True, pii="mark")) is failed
 
 
 def test_the_language_is_read_from_the_middle_past_a_mail_header() -> None:

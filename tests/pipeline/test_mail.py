@@ -176,7 +176,7 @@ def test_attachments_become_children_carrying_the_mail_headers(tmp_path: Path) -
             "date": "Mon, 01 Jan 2024 10:00:00 +0000",
             "message_id": "<m1@example.com>",
         },
-        "language": "en",
+        "language": "",  # [hygiene] language is off by default
     }
     assert by_path["mail.eml#att/4/fwd.eml#att/1/inner.csv"]["meta"]["mail"]["subject"] == (
         "Report 9"

@@ -28,15 +28,16 @@ from indexer._types import Chunk, Packing
 
 __all__ = ["VERSION", "Packing", "pack"]
 
-VERSION = "3"
+VERSION = "4"
 """Bumped whenever `pack` gives other chunks for the same blocks and settings: packed
 runs key their stored outputs with it, so an upgrade re-packs what earlier runs stored."""
 
 _HARD_KEYS = ("part", "sheet", "slide", "chapter", "mail")
 """Blocks differing in one of these never share a chunk, but for a lead and its part."""
-_LEADS = {"headers": "body"}
-"""A part that is only context (a mail's header summary) and the part it leads: the
-lead shares a chunk with the start of what follows, never a chunk of its own."""
+_LEADS = {"headers": ("body", "quoted", "forwarded", "signature", "disclaimer")}
+"""A part that is only context (a mail's header summary) and the parts it leads (a
+body may open with a quote or a forward): the lead shares a chunk with the start of
+what follows, never a chunk of its own."""
 _JOIN = "\n\n"
 _SHEET_HEAD_LINES = 6
 """`## name`, up to three title lines and the header row, then a first record."""
@@ -123,7 +124,7 @@ def _sections(blocks: Sequence[Chunk]) -> Iterator[list[_Piece]]:
 
 def _boundary(before: dict[str, Any], after: dict[str, Any]) -> bool:
     part = before.get("part")
-    led = part in _LEADS and _LEADS[part] == after.get("part")
+    led = part in _LEADS and after.get("part") in _LEADS[part]
     if any(before.get(k) != after.get(k) for k in _HARD_KEYS[led:]):  # "part" is first
         return True
     return bool(_top(before) != _top(after))
@@ -300,6 +301,13 @@ def _merged(group: list[_Piece]) -> dict[str, Any]:
         meta["rows"] = [first["rows"][0], last["rows"][-1]]
     if any(p.meta.get("ocr") for p in group):
         meta["ocr"] = True
+    if first.get("part") in _LEADS and len(group) > 1 and group[1].meta.get("part") != "body":
+        # a header summary leading a quote (or a forward, a signature) says what it leads:
+        # the chunk's text is mostly that, and a quote must stay marked as one
+        led = group[1].meta
+        meta["part"] = led["part"]
+        if "quoted" in led:
+            meta["quoted"] = led["quoted"]
     meta["blocks"] = [group[0].block, group[-1].block]
     return meta
 

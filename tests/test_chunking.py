@@ -286,6 +286,21 @@ def test_a_mail_header_summary_packs_with_the_body_start_however_long_the_body()
     assert words(chunks) == words(given)
 
 
+def test_a_header_summary_leads_a_body_that_opens_with_a_quote_and_says_it_is_one() -> None:
+    """A reply whose body opens with the quote: the summary is no chunk of its own, and
+    the chunk it shares with the quote is marked quoted (a corpus pass may drop it)."""
+    summary = "From: Ann <ann@example.com>\nSubject: Re: Q3"
+    given = [Chunk(text=summary, meta={"part": "headers", "quoted": False})]
+    given += [Chunk(text=para(30, "q"), meta={"part": "quoted", "quoted": True})]
+    given += [Chunk(text=para(30, "b"), meta={"part": "body", "quoted": False})]
+    chunks = pack(given, Packing(), 4000)
+    assert all(c.text.strip() != summary for c in chunks)
+    assert chunks[0].text.startswith(f"{summary}\n\nq0")
+    assert (chunks[0].meta["part"], chunks[0].meta["quoted"]) == ("quoted", True)
+    assert (chunks[-1].meta["part"], chunks[-1].meta["quoted"]) == ("body", False)
+    assert words(chunks) == words(given)
+
+
 def test_a_mail_without_a_body_is_its_header_summary() -> None:
     given = [Chunk(text="From: a@b\nSubject: hi", meta={"part": "headers"})]
     assert [c.text for c in pack(given, Packing(), 4000)] == ["From: a@b\nSubject: hi"]

@@ -18,8 +18,10 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import BinaryIO
 
+from indexer._extract import failure
 from indexer._spec import Held, Listing
 from indexer._types import Extracted, Options
 from indexer.formats import VERSIONS
@@ -69,10 +71,18 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
 
     messages = list(split(io.BytesIO(data))) or ([data] if data.strip() else [])
     parts = [eml.extract(m, f"{path}#{n}", options) for n, m in enumerate(messages, start=1)]
+    chunks = tuple(chunk for part in parts for chunk in part.chunks)
+    if not chunks and data.strip():  # no message gave text (no mail at all): the raw text
+        from indexer.formats import text as plain
+
+        raw = plain.extract(data, path, options)
+        if not raw.chunks:  # bytes that decode to nothing (a byte-order mark): no text
+            return failure("mbox", "no_text: no message and no text", {"container": "mbox"})
+        return replace(raw, kind="mbox", degraded=True, metadata={"container": "mbox"})
     return Extracted(
         kind="mbox",
         text="\n\n".join(p.text for p in parts if p.text),
-        chunks=tuple(chunk for part in parts for chunk in part.chunks),
+        chunks=chunks,
         metadata={"container": "mbox"},
     )
 

@@ -22,8 +22,9 @@ def test_capabilities_is_deterministic_json_listing_every_extractor(
     data = json.loads(first)
     assert data["contract"] == "extractors-v1"
     assert [e["name"] for e in data["extractors"]] == [
-        "archive", "csv", "doc", "docx", "eml", "epub", "html", "image", "json", "msg", "odp",
-        "odt", "pdf", "ppt", "pptx", "rtf", "spreadsheet", "text",
+        "archive", "calendar", "csv", "doc", "docx", "eml", "emlx", "epub", "html", "image",
+        "json", "mbox", "mhtml", "msg", "odp", "odt", "pdf", "ppt", "pptx", "pst", "rtf",
+        "spreadsheet", "text", "tnef", "vcard",
     ]  # fmt: skip
     sheets = next(e for e in data["extractors"] if e["name"] == "spreadsheet")
     assert sheets["extensions"] == ["xlsx", "xlsm", "xlsb", "xls", "ods"] and sheets["isolated"]
@@ -37,7 +38,9 @@ def test_capabilities_is_deterministic_json_listing_every_extractor(
         "fallback": False,
         "origin": "builtin",
     }
-    assert data["chunkers"] == ["csv", "eml", "html", "json", "text"]
+    assert data["chunkers"] == [
+        "calendar", "csv", "eml", "emlx", "html", "json", "mhtml", "text", "vcard",
+    ]  # fmt: skip
     assert set(data["ocr"]) == {"active", "engines"}
     assert [e["name"] for e in data["ocr"]["engines"]] == ["tesseract"]
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import BinaryIO
 
@@ -67,23 +67,31 @@ def _held(n: int, message: bytes) -> Held:
 def extract(data: bytes, path: str, options: Options) -> Extracted:
     """The messages of an mbox read whole, each by the mail extractor, their chunks in
     order (a direct `indexer.extract` call: a run lists them as documents instead)."""
-    from indexer.formats import eml  # the mail reader, only when an mbox is read whole
-
     messages = list(split(io.BytesIO(data))) or ([data] if data.strip() else [])
-    parts = [eml.extract(m, f"{path}#{n}", options) for n, m in enumerate(messages, start=1)]
-    chunks = tuple(chunk for part in parts for chunk in part.chunks)
-    if not chunks and data.strip():  # no message gave text (no mail at all): the raw text
+    whole = read_whole(
+        "mbox", ((f"{path}#{n}", m) for n, m in enumerate(messages, start=1)), options
+    )
+    if not whole.chunks and data.strip():  # no message gave text (no mail at all): the raw text
         from indexer.formats import text as plain
 
         raw = plain.extract(data, path, options)
         if not raw.chunks:  # bytes that decode to nothing (a byte-order mark): no text
             return failure("mbox", "no_text: no message and no text", {"container": "mbox"})
         return replace(raw, kind="mbox", degraded=True, metadata={"container": "mbox"})
+    return whole
+
+
+def read_whole(kind: str, messages: Iterable[tuple[str, bytes]], options: Options) -> Extracted:
+    """A mailbox of `kind` read whole: each (path, bytes) message by the mail extractor,
+    their texts and chunks in order."""
+    from indexer.formats import eml  # the mail reader, only when a mailbox is read whole
+
+    parts = [eml.extract(data, path, options) for path, data in messages]
     return Extracted(
-        kind="mbox",
+        kind=kind,
         text="\n\n".join(p.text for p in parts if p.text),
-        chunks=chunks,
-        metadata={"container": "mbox"},
+        chunks=tuple(chunk for part in parts for chunk in part.chunks),
+        metadata={"container": kind},
     )
 
 

@@ -91,7 +91,7 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
     order (a direct `indexer.extract` call: a run lists them as documents instead);
     `failed` when the reader can read none of it."""
     from indexer._extract import failure
-    from indexer.formats import eml  # the mail reader, only when a mailbox is read whole
+    from indexer.formats.mbox import read_whole
 
     if not data.strip():
         return Extracted(kind="pst", text="")
@@ -105,16 +105,11 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
             open=partial(_reopen, handle.name), max_bytes=len(data),
         )  # fmt: skip
         held = list(lists(listing))
-    parts = [eml.extract(h.data, f"{path}#{h.path}", options) for h in held if h.data is not None]
-    if not parts:
+    messages = [(f"{path}#{h.path}", h.data) for h in held if h.data is not None]
+    if not messages:
         problems = [h.problem for h in held if h.problem]
         return failure("pst", f"corrupt: {problems[-1] if problems else 'no messages'}")
-    return Extracted(
-        kind="pst",
-        text="\n\n".join(p.text for p in parts if p.text),
-        chunks=tuple(chunk for part in parts for chunk in part.chunks),
-        metadata={"container": "pst"},
-    )
+    return read_whole("pst", messages, options)
 
 
 def _frame(fd: int) -> tuple[str, int, str | None, bytes] | None:

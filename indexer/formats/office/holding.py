@@ -5,7 +5,7 @@ the file as its `extract` does, then yields the objects embedded in the package
 (`embedded.objects`; a Word 97 or Excel 97 file's object storages,
 `ole_objects`), each a child document `<file>#<part>` read by its own
 extractor, and returns the file's own document. A file that holds no text of its own
-but embedded objects is no longer `empty`: its document is one chunk naming them
+but embedded objects is not `empty`: its document is one chunk naming them
 (`meta.part` `embedded`), the text being theirs. A file its extractor failed on
 (encrypted, corrupt, refused) or passed over (a Word 6 file) is not opened for
 objects; one skipped for its pictures with OCR off still is.

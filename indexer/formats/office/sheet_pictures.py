@@ -6,7 +6,7 @@ the workbook's cell chunks, sheet by sheet in workbook order and each sheet's pi
 in drawing order, as chunks of their own: `meta` `sheet` (the sheet's name), `picture`
 (its place on the sheet) and the page's OCR flags (`office.picture_text`, which also
 keeps the cap and the confidence). A workbook without a non-empty cell whose pictures
-hold text is no longer `empty`.
+hold text is not `empty`: its chunks are those pictures' text.
 """
 
 from __future__ import annotations

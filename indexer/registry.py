@@ -13,6 +13,7 @@ processes by pickling.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import sys
@@ -170,6 +171,16 @@ class Registry:
     def chunkers(self) -> tuple[ExtractorSpec, ...]:
         """The extractors that also offer a text-to-chunks form, sorted by name."""
         return tuple(s for s in self.extractors() if s.chunker is not None)
+
+    def claims(self) -> str:
+        """A digest of what is claimed by whom (extensions, MIME types, file names, the
+        fallback): it changes when an extractor that reads something new is added, which
+        a stored mail whose attachment nothing read depends on."""
+        raw = repr(
+            [sorted(self._by_ext.items()), sorted(self._by_type.items()),
+             sorted(self._by_file_name.items()), self._fallback]
+        )  # fmt: skip
+        return hashlib.sha256(raw.encode()).hexdigest()[:16]
 
     def copy(self) -> Registry:
         """Return an independent registry with the same extractors."""

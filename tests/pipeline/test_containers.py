@@ -60,6 +60,10 @@ def specs():
 def tarlist_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The `tarlist` plugin installed as a distribution declaring the entry point, for this
     process and the worker processes."""
+    _install_tarlist(tmp_path, monkeypatch)
+
+
+def _install_tarlist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "site"
     root.mkdir()
     (root / "tarlist_plugin.py").write_text(TARLIST)
@@ -99,6 +103,28 @@ def test_a_plugin_container_is_nested_through_its_entry_point_alone(
     texts = {c["path"]: c["text"] for c in chunks}
     assert texts["box.tarlist"] == "notes.txt\nsheet.csv\nblob.data"
     assert texts["outer.zip#in/box.tarlist#notes.txt"] == "Plain notes."
+
+
+def test_installing_an_extractor_re_reads_a_stored_mail_whose_attachment_nothing_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stored mail names what its unread attachment was judged under (the registry's
+    claims): a plugin claiming `.tarlist` makes the next run read the mail again."""
+    box = b"== notes.txt\nPlain notes inside the box.\n"
+    source = tmp_path / "src"
+    source.mkdir()
+    mail = _mail("A box", {"box.tarlist": ("application/octet-stream", box)})
+    (source / "m.eml").write_bytes(mail)
+    out = tmp_path / "out"
+    monkeypatch.setattr(registry_module, "_DEFAULT", None)
+    indexer.run(source, out, CONFIG)
+    first = documents(out)["m.eml#att/1/box.tarlist"]
+    assert (first["status"], first["reason"]) == ("skipped", "no_extractor")
+    _install_tarlist(tmp_path, monkeypatch)
+    indexer.run(source, out, CONFIG)
+    docs = {p: (d["kind"], d["status"]) for p, d in documents(out).items()}
+    assert docs["m.eml#att/1/box.tarlist"] == ("tarlist", "ok")
+    assert docs["m.eml#att/1/box.tarlist#notes.txt"] == ("text", "ok")
 
 
 def _chunks(out: Path) -> list[dict[str, Any]]:

@@ -221,20 +221,33 @@ def _packed(doc: Extracted, options: Options) -> Extracted:
 
 
 def keyed(unit: Unit, digests: dict[str, str]) -> Unit:
-    """`unit` with each extracted child's cache key recorded (see `cache_key`)."""
+    """`unit` with each extracted child's cache key recorded (see `cache_key`), and each
+    child no extractor read recording the registry's claims it was judged under."""
     if not unit.children:
         return unit
     # Here, not at the top: `keys` imports the config and the walk, which a worker
     # otherwise never needs at its start.
     from indexer.pipeline.incremental.keys import cache_key
+    from indexer.pipeline.incremental.limits import CLAIMS
 
-    children = tuple(
-        replace(c, key=cache_key(c.sha256, c.extractor, digests[c.extractor]))
-        if c.extractor is not None and c.extractor in digests and c.sha256 is not None
-        else c
-        for c in unit.children
-    )
+    def key(c: Child) -> str | None:
+        if c.sha256 is None:
+            return None
+        if c.extractor is not None:
+            known = c.extractor in digests
+            return cache_key(c.sha256, c.extractor, digests[c.extractor]) if known else None
+        if c.skip is not None and _unclaimed(c.skip) and CLAIMS in digests:
+            return cache_key(c.sha256, CLAIMS, digests[CLAIMS])
+        return None
+
+    children = tuple(c if (k := key(c)) is None else replace(c, key=k) for c in unit.children)
     return replace(unit, children=children)
+
+
+def _unclaimed(skip: str) -> bool:
+    """Whether a child was passed over because no extractor claims it: an extractor
+    installed later would read it."""
+    return skip in ("binary", "unsupported_archive") or skip.startswith("no extractor for")
 
 
 def _textless(child: Child) -> Child:

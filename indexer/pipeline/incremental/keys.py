@@ -13,7 +13,7 @@ from indexer._version import OUTPUT_FORMAT
 from indexer.chunking import VERSION as PACKER_VERSION
 from indexer.config import Config
 from indexer.hygiene import tag as hygiene_tag
-from indexer.pipeline.incremental.limits import LIMITS, general_limits
+from indexer.pipeline.incremental.limits import CLAIMS, LIMITS, general_limits
 from indexer.pipeline.walk.walker import Entry
 from indexer.registry import ExtractorSpec, Registry, extension_of
 
@@ -45,6 +45,7 @@ class CacheKeys:
         self.digests = {spec.name: _digest(options, spec, limits) for spec in registry.extractors()}
         """Per extractor name, the digest of its version and the options it uses."""
         self.digests[LIMITS] = general_limits(config)  # what general workers' failures depend on
+        self.digests[CLAIMS] = registry.claims()  # what unread attachments depend on
         self.tag = packing_tag(options)
         """The packing a stored output's documents must be rendered under to be written
         as they are; under another, they are re-packed from its blocks."""

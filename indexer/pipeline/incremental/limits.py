@@ -35,3 +35,9 @@ def general_limits(config: Config) -> str:
     """The limits of a call to a general worker: its timeout and memory cap."""
     memory_mb = general_memory_mb(config.max_file_bytes, config.max_memory_mb)
     return f"{config.timeout:g}s/{memory_mb}MB"
+
+
+CLAIMS = "@claims"
+"""The name of the registry's claims among `CacheKeys.digests` (`Registry.claims`): what
+a stored mail whose attachment no extractor read (`no_extractor`, `binary`) depends on,
+so that installing an extractor for it re-extracts the mail."""

@@ -130,7 +130,9 @@ class Dovecot:
 
     def start(self) -> Dovecot:
         """Run the server; return once it accepts connections."""
-        self.process = subprocess.Popen(["dovecot", "-F", "-c", str(self.conf)])
+        # Stopped when this process dies, so a killed pytest leaves no server behind.
+        command = ["setpriv", "--pdeathsig", "SIGTERM", "--", "dovecot", "-F", "-c"]
+        self.process = subprocess.Popen([*command, str(self.conf)])
         for _ in range(200):
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=1).close()

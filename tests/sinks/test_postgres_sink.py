@@ -276,3 +276,31 @@ def _wait_for_advisory_waiter(db: psycopg.Connection[Any]) -> None:
             return
         time.sleep(0.1)
     pytest.fail("no sink waited for the schema's lock")
+
+
+def test_a_killed_test_process_leaves_no_server_behind(tmp_path: Path) -> None:
+    """The test server is stopped by its parent's death (`setpriv --pdeathsig`): a SIGKILLed
+    pytest does not leave PostgreSQL running, holding its port and folder."""
+    script = (
+        "import sys, time; sys.path.insert(0, sys.argv[1]); import pgserver\n"
+        "with pgserver.running() as server:\n"
+        "    print(server.process.pid, flush=True); time.sleep(600)\n"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", script, str(Path(pgserver.__file__).parent)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert holder.stdout is not None
+    with holder.stdout:
+        pid = int(holder.stdout.readline())
+    holder.kill()
+    holder.wait()
+    for _ in range(300):
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1]
+        except FileNotFoundError:
+            return
+        if state.startswith("Z"):
+            return  # exited, its zombie awaiting the init process
+        time.sleep(0.1)
+    pytest.fail(f"postgres (pid {pid}) still runs 30 s after its parent was killed")

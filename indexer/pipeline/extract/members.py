@@ -47,9 +47,10 @@ def for_members_only(doc: Extracted) -> Extracted:
     return replace(doc, text="", chunks=(), skipped="excluded")
 
 
-def damaged(spec: ExtractorSpec, member: Held) -> Extracted:
-    """The `failed` document of a member its reader could not read whole."""
-    return failure(spec.kind, member.problem or "damaged")
+def damaged(kind: str, member: Held) -> Extracted:
+    """The `failed` document of a member its reader could not read whole, of `kind`
+    (`""` when nothing claims its name)."""
+    return failure(kind, member.problem or "damaged")
 
 
 class Globs:

@@ -81,8 +81,12 @@ class _Level:
         context = self.nesting.context if held.context is None else held.context
         make = partial(Child, suffix=suffix, size=held.size, sha256=sha, context=context)
         if held.damaged:
-            claimed = self.registry.for_path(held.name)
-            yield make(kind=claimed.kind, extractor=claimed.name, extracted=damaged(claimed, held))
+            # What a damaged child is, its name may say (`x.pdf`); the fallback would
+            # call an unnamed embedded object text.
+            registry = self.registry
+            claimed = registry.for_path(held.name) if registry.handles(held.name) else None
+            kind, name = ("", None) if claimed is None else (claimed.kind, claimed.name)
+            yield make(kind=kind or None, extractor=name, extracted=damaged(kind, held))
             return
         verdict = self.globs.verdict(held.name) if self.spec.folder else None
         spec, skip = None, held.problem or (verdict if verdict == "excluded" else None)

@@ -17,7 +17,7 @@ __all__ = ["ARCHIVE_EXTENSIONS", "BUILTIN_SPECS", "MAIL_DEPTH", "VERSIONS"]
 VERSIONS = {
     "archive": "5", "csv": "2", "doc": "5", "docx": "4", "eml": "5", "epub": "3", "html": "2",
     "image": "2", "json": "2", "mbox": "1", "msg": "3", "odp": "3", "odt": "3", "pdf": "3",
-    "ppt": "1", "pptx": "4", "pst": "1", "rtf": "1", "spreadsheet": "6", "text": "1",
+    "ppt": "2", "pptx": "4", "pst": "1", "rtf": "1", "spreadsheet": "6", "text": "1",
     **{"calendar": "1", "emlx": "1", "mhtml": "1", "tnef": "1", "vcard": "1"},  # mail-ish
 }  # fmt: skip
 """Each built-in's output version: bump it here when the extractor's output changes,
@@ -33,7 +33,7 @@ _OFFICE_USES = {
 """Other extractors an office one hands content to, whose upgrades count too: an e-book's
 chapters are rendered by the html one, the pictures of Word, PowerPoint, OpenDocument
 files and e-books are OCR'd by image's."""
-_HOLDERS = ("doc", "docx", "odp", "odt", "pptx")
+_HOLDERS = ("doc", "docx", "odp", "odt", "ppt", "pptx")
 """Office kinds whose embedded objects are child documents (`office.holding`), as the
 spreadsheet's are."""
 IMAGE_EXTENSIONS = ("png", "jpg", "jpeg", "tif", "tiff", "bmp", "gif", "webp")

@@ -24,7 +24,14 @@ from zips import zip_of
 import indexer
 from indexer.config import Config
 from indexer.formats.office.embedded import unwrap
-from indexer.formats.office.ole_samples import DOC, doc_file, ole_file, picture
+from indexer.formats.office.ole_samples import (
+    DOC,
+    doc_file,
+    ole_file,
+    picture,
+    ppt_file,
+    ppt_object,
+)
 from indexer.formats.office.samples import docx_file, odf_file, pptx_file, zip_package
 
 CONFIG = Config(workers=1, pdf_workers=1, max_failures=100)
@@ -104,6 +111,12 @@ REAL = {
         "#MBD80000008": ("spreadsheet", "ok", ""),
         "#MBD8000000A": ("pptx", "ok", ""),
     },
+    "testPPT_embeded.ppt": {
+        "#embeddings/oleObject1.bin": ("spreadsheet", "ok", ""),
+        "#embeddings/oleObject2.bin": ("doc", "ok", ""),
+    },
+    # its workbook's deflate stream ends early, its bytes all there
+    "testPPT_oleWorkbook.ppt": {"#embeddings/oleObject1.bin": ("spreadsheet", "ok", "")},
     "testWPSAttachment.docx": {
         "#word/embeddings/oleObject1.bin/TXT.txt": ("text", "ok", ""),
         "#word/embeddings/oleObject2.bin/PDF.pdf": ("pdf", "ok", ""),
@@ -135,7 +148,45 @@ def test_the_objects_of_real_office_files_are_documents(tmp_path: Path, name: st
             assert texts[name + suffix].strip(), suffix
 
 
+@pytest.mark.skipif(not TIKA.is_dir(), reason=NO_FORMATS)
+def test_the_objects_of_a_powerpoint_97_deck_are_read_as_their_own_files(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    shutil.copyfile(TIKA / "testPPT_embeded.ppt", source / "deck.ppt")
+    run(tmp_path, {})
+    texts = chunk_texts(tmp_path)
+    fox = "The quick brown fox jumps over the lazy dog"
+    assert texts["deck.ppt"].startswith("# " + fox)
+    assert "## Sheet1" in texts["deck.ppt#embeddings/oleObject1.bin"]
+    assert "The Alfresco logo is above this" in texts["deck.ppt#embeddings/oleObject2.bin"]
+
+
 # -- generated files ------------------------------------------------------------------------
+
+
+def test_a_powerpoint_97_object_is_charged_to_the_budget_before_it_is_inflated(
+    tmp_path: Path,
+) -> None:
+    """A deflated object declaring more than the budget's room is not inflated; one that
+    inflates short of its declared size is a damaged child; a packaged file, stored as
+    it is, is read; each a record of its own beside the deck's."""
+    notes = package("notes.txt", b"Minutes of the packaged meeting.")
+    zeros = ole_file({"CONTENTS": bytes(3 << 20)})
+    deck = ppt_file("Old deck", "Still readable", objects=(
+        ppt_object(notes, compressed=False),
+        ppt_object(zeros),
+        ppt_object(notes, declared=len(notes) + 100),
+    ))  # fmt: skip
+    config = Config(workers=1, pdf_workers=1, max_failures=100, max_unpacked_bytes=1 << 20)
+    found = states(run(tmp_path, {"deck.ppt": deck}, config))
+    assert found == {
+        "deck.ppt": ("ppt", "ok", ""),
+        "deck.ppt#embeddings/oleObject1.bin/notes.txt": ("text", "ok", ""),
+        "deck.ppt#embeddings/oleObject2.bin": ("", "skipped", "unpacked_limit"),
+        "deck.ppt#embeddings/oleObject3.bin": ("", "failed", "corrupt"),
+    }
+    text = chunk_texts(tmp_path)["deck.ppt#embeddings/oleObject1.bin/notes.txt"]
+    assert text == "Minutes of the packaged meeting."
 
 
 def test_a_deck_whose_only_text_is_an_embedded_pdf_is_no_longer_empty(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ siblings under the root. Enough for olefile and for tests of damaged structures.
 from __future__ import annotations
 
 import struct
+import zlib
 
 __all__ = ["DOC", "PPT", "doc_file", "ole_file", "picture", "ppt_file"]
 
@@ -109,9 +110,19 @@ def _record(kind: int, body: bytes, instance: int = 0, container: bool = False) 
     return struct.pack("<HHI", (instance << 4) | (0xF if container else 0), kind, len(body)) + body
 
 
-def ppt_file(title: str, body: str) -> bytes:
+def ppt_object(data: bytes, *, compressed: bool = True, declared: int | None = None) -> bytes:
+    """An `ExOleObjStg` record holding the compound file `data`: deflated after its size
+    (`declared`, else the true one) or stored as it is."""
+    if not compressed:
+        return _record(0x1011, data)
+    size = len(data) if declared is None else declared
+    return _record(0x1011, struct.pack("<I", size) + zlib.compress(data), instance=1)
+
+
+def ppt_file(title: str, body: str, objects: tuple[bytes, ...] = ()) -> bytes:
     """A PowerPoint 97 presentation of one slide: a title and a body placeholder, their
-    text kept in the slide list and referenced from the slide's drawing."""
+    text kept in the slide list and referenced from the slide's drawing; `objects`
+    (`ppt_object` records) after the rest of the stream."""
     texts = b"".join(
         _record(0x0F9F, struct.pack("<I", kind)) + _record(0x0FA0, text.encode("utf-16-le"))
         for kind, text in ((0, title), (1, body))
@@ -129,7 +140,7 @@ def ppt_file(title: str, body: str) -> bytes:
     directory = _record(0x1772, struct.pack("<III", 1 | (2 << 20), 0, slide_at))
     edit_at = directory_at + len(directory)
     edit = _record(0x0FF5, struct.pack("<IHBBIIIIHH", 0, 0, 0, 3, 0, directory_at, 1, 3, 1, 0))
-    stream = document + slide + directory + edit
+    stream = document + slide + directory + edit + b"".join(objects)
     current = _record(0x0FF6, struct.pack("<III", 20, 0xE391C05F, edit_at) + b"\x00" * 8)
     return ole_file({"PowerPoint Document": stream, "Current User": current})
 

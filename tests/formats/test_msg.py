@@ -192,3 +192,33 @@ def test_a_run_over_a_message_enclosed_hundreds_deep_records_each_level_it_opens
     assert docs["deep.msg"]["status"] == "ok"
     statuses = [d["status"] for path, d in sorted(docs.items()) if path != "deep.msg"]
     assert statuses and set(statuses[:-1]) == {"ok"} and statuses[-1] == "skipped"
+
+
+def test_a_message_with_attachments_is_read_from_its_outlook_file_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`children` hands the MIME it rendered for the message's own document to its
+    attachments, rather than parsing the Outlook file a second time."""
+    import indexer.formats.msg as msg
+    from indexer._spec import Nesting
+    from indexer._types import Options
+
+    calls: list[int] = []
+    real = msg.read_msg
+
+    def counted(data: bytes) -> object:
+        calls.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(msg, "read_msg", counted)
+    data = (FORMATS / "tika" / "testMSG_att_doc.msg").read_bytes()
+    options = Options()
+    steps = msg.children(data, "m.msg", options, Nesting.top("m.msg", options.containers))
+    held = []
+    try:
+        while True:
+            held.append(next(steps))
+    except StopIteration as done:
+        doc = done.value
+    assert doc.status == "ok" and len(held) >= 2
+    assert calls == [len(data)]

@@ -3,7 +3,7 @@
 Chosen by `scripts/bench hygiene-lang` (docs/hygiene.md has the numbers): on one
 sentence as accurate as lingua's high-accuracy mode, several times faster, and loaded
 in under a second into ~130 MB, where lingua's needs ~10 s and over 1 GB in every
-worker. It is read by `langmodel` (py3langid's answers, several times faster), once
+worker. It is read by `langmodel` (py3langid's answers, about twice as fast), once
 per process, on the first text long enough to classify.
 """
 

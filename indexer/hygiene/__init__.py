@@ -40,7 +40,7 @@ def annotate(doc: Extracted, settings: Hygiene, kind: str | None = None) -> Extr
     if scrub is not None:
         chunks = tuple(_with_pii(c, scrub) for c in chunks)
     if settings.language:
-        guesses = [language.guess(c.text) for c in chunks]
+        guesses = language.guesses([c.text for c in chunks])
         chunks = tuple(_with(c, language=g.code) for c, g in zip(chunks, guesses, strict=True))
         metadata["language"] = language.of_document(guesses)
     if settings.quality:

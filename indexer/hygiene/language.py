@@ -3,7 +3,8 @@
 Chosen by `scripts/bench hygiene-lang` (docs/hygiene.md has the numbers): on one
 sentence as accurate as lingua's high-accuracy mode, several times faster, and loaded
 in under a second into ~130 MB, where lingua's needs ~10 s and over 1 GB in every
-worker. The model loads once per process, on the first text it is asked about.
+worker. It is read by `langmodel` (py3langid's answers, about twice as fast), once
+per process, on the first text long enough to classify.
 """
 
 from __future__ import annotations
@@ -12,6 +13,10 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
+
+from indexer.hygiene import langmodel
 
 MIN_LETTERS = 12
 """A text with fewer letters than this (a number, a table of figures, a name) has no
@@ -28,11 +33,23 @@ _ASCII_LETTERS = bytes(range(65, 91)) + bytes(range(97, 123))
 
 
 def letters(text: str) -> int:
-    """How many letters (`str.isalpha`) `text` has; fast for ASCII text, which is most."""
+    """How many letters (`str.isalpha`) `text` has; fast for any text (a table lookup
+    per character for the Basic Multilingual Plane, `str.isalpha` past it)."""
     if text.isascii():
         data = text.encode("ascii")
         return len(data) - len(data.translate(None, _ASCII_LETTERS))
-    return sum(map(str.isalpha, text))
+    points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    beyond = points >= len(_bmp_letters())
+    count = int(_bmp_letters()[points[~beyond]].sum())
+    if beyond.any():
+        count += sum(chr(c).isalpha() for c in points[beyond].tolist())
+    return count
+
+
+@functools.cache
+def _bmp_letters() -> Any:
+    """For each code point below U+10000, whether `str.isalpha` holds."""
+    return np.fromiter(map(str.isalpha, map(chr, range(0x10000))), dtype=bool, count=0x10000)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -50,26 +67,28 @@ class Guess:
 NONE = Guess(code="", confidence=-1.0, letters=0)
 
 
-@functools.cache
-def _identifier() -> Any:
-    from py3langid import langid
-
-    return langid.LanguageIdentifier.from_modelpath(
-        langid.MODEL_DIR / langid.MODEL_FILE, norm_probs=True
-    )
-
-
 def guess(text: str) -> Guess:
-    """Return the language of `text`, read from `SAMPLE_CHARS` of its middle; `""` for
-    one with under `MIN_LETTERS` letters."""
-    found = letters(text)
-    if found < MIN_LETTERS:
-        return Guess(code="", confidence=-1.0, letters=found)
+    """Return the language of `text` (see `guesses`)."""
+    return guesses([text])[0]
+
+
+def guesses(texts: Sequence[str]) -> list[Guess]:
+    """Return the language of each of `texts`, read from `SAMPLE_CHARS` of its middle;
+    `""` for one with under `MIN_LETTERS` letters. One call classifies them together
+    (a document's chunks), which costs less than one call each."""
+    found = [letters(t) for t in texts]
+    asked = [i for i, n in enumerate(found) if n >= MIN_LETTERS]
+    answers = langmodel.classify([_sample(texts[i]) for i in asked])
+    out = [Guess(code="", confidence=-1.0, letters=n) for n in found]
+    for i, (code, probability) in zip(asked, answers, strict=True):
+        if code != "zxx":  # the model's "no linguistic content"
+            out[i] = Guess(code=code, confidence=round(probability, 3), letters=found[i])
+    return out
+
+
+def _sample(text: str) -> str:
     start = max(0, (len(text) - SAMPLE_CHARS) // 2)
-    code, probability = _identifier().classify(text[start : start + SAMPLE_CHARS])
-    if code == "zxx":  # the model's "no linguistic content"
-        return Guess(code="", confidence=-1.0, letters=found)
-    return Guess(code=str(code), confidence=round(float(probability), 3), letters=found)
+    return text[start : start + SAMPLE_CHARS]
 
 
 def of_document(guesses: Sequence[Guess]) -> dict[str, Any]:

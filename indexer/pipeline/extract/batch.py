@@ -21,6 +21,7 @@ from indexer._extract import failed
 from indexer._types import Options
 from indexer.config import Config
 from indexer.pipeline.extract.calls import PoolCalls
+from indexer.pipeline.extract.copies import Copies, Made, Slot, as_hit, found_among
 from indexer.pipeline.extract.reading import Content, Opener, ReadResult, read_files
 from indexer.pipeline.extract.reuse import Asker, Hit, Reuse, reused
 from indexer.pipeline.extract.store import Store
@@ -74,6 +75,14 @@ class _File:
     fresh: Finished | None = None
     stored: bool = False
     """Its output is buffered for the state already (isolated files, as their call ends)."""
+    slot: Slot | None = None
+    """Where its copies in this run find its output (`copies`): the first with its key."""
+    waits: tuple[Slot, ...] = ()
+    """Files of its size in flight, read by their workers: one may have its key."""
+    copy_of: Slot | None = None
+    """The file of this run with its key, extracted or in flight: its output is taken."""
+    copied: bool = False
+    """`hit` came from `copy_of` (not from the state)."""
 
 
 class BatchExtractor:
@@ -97,6 +106,7 @@ class BatchExtractor:
         self.store = Store(state, self.keys.tag) if state is not None else None
         self.workers_read = (state is None or state.empty()) and (source is None or source.local)
         """Nothing to find by content, and paths to open: workers read new files themselves."""
+        self.copies = Copies()
 
     @property
     def redo(self) -> int:
@@ -140,19 +150,81 @@ class BatchExtractor:
         # content: the worker reads the file itself, and its bytes skip the pipe.
         if self.workers_read:
             for f in files:
+                size = _size(f.item.entry)
                 f.by_worker = f.item.entry.data is None and not f.key
+                f.by_worker = f.by_worker and not self.copies.read_here(size)
+                if f.by_worker:  # now, before any await: a copy must find it waiting
+                    f.slot = self.copies.unread(size)
         reads = [f for f in files if f.hit is None and not f.by_worker]
         await self._read(reads)
         await self._find(reads)
-        todo = [
-            f
-            for f in files
-            if f.by_worker or (f.read is not None and f.read.error is None and f.hit is None)
-        ]
-        await self._extract(todo)
+        try:
+            await self._extract_once(files)
+        finally:  # a copy waiting in another batch must never wait for ever
+            for f in files:
+                if f.slot is not None:
+                    f.slot.finish(None, None)
         outcomes = [self._outcome(f) for f in files]
         await self._remember(files, outcomes)
         return outcomes
+
+    async def _extract_once(self, files: list[_File]) -> None:
+        """Extract what `files` need, each content once in the run: first the files
+        owning their key, then those whose key an earlier file of their size, read by
+        its worker, turned out not to have; the copies take their output (`copies`)."""
+        for f in files:
+            self._claim(f)
+        first = [f for f in files if _todo(f) and not f.waits and f.copy_of is None]
+        await self._extract(first)
+        self._finished(first)
+        later = []
+        for f in files:
+            if f.waits and f.key and f.slot is not None:
+                made = await found_among(f.key, f.waits)
+                if made is None or not self._copy(f, made):
+                    later.append(f)
+                else:
+                    self.copies.finished(f.slot, f.key, made, self._claim_size(f))
+        await self._extract(later)
+        self._finished(later)
+        again = []
+        for f in files:
+            if f.copy_of is not None:
+                await f.copy_of.done.wait()
+                made = f.copy_of.made
+                if made is None or not self._copy(f, made):
+                    again.append(f)  # nothing to share (a read error): its own, then
+        await self._extract(again)
+
+    def _claim(self, f: _File) -> None:
+        """Take `f`'s place in this run's table of copies (one its worker reads has it)."""
+        if not f.by_worker and f.key and _todo(f):
+            slot, own, f.waits = self.copies.claim(f.key, self._claim_size(f))
+            if own:
+                f.slot = slot
+            else:
+                f.copy_of = slot
+
+    def _claim_size(self, f: _File) -> int:
+        return len(f.read.data) if f.read is not None else _size(f.item.entry)
+
+    def _copy(self, f: _File, made: Made) -> bool:
+        """Make `f` a copy of `made` (False when its records do not read back)."""
+        f.hit = as_hit(made, f.item.entry.rel)
+        f.copied = f.hit is not None
+        return f.copied
+
+    def _finished(self, files: list[_File]) -> None:
+        """Share each extracted file's output with its copies."""
+        for f in files:
+            if f.slot is None:
+                continue
+            done = f.fresh
+            made = None
+            if done is not None and f.key and done.read_error is None:
+                made = Made(f.item.entry.rel, done.docs, done.deps, done.blocks)
+            size = _size(f.item.entry) if f.by_worker else self._claim_size(f)
+            self.copies.finished(f.slot, f.key, made, size)
 
     def _start(self, item: WorkItem) -> _File:
         known = item.known
@@ -263,9 +335,10 @@ class BatchExtractor:
                 store.redo += 1
                 continue
             # A stored output found by its key is settled, a failure too (see `RETRY`).
+            # A copy's output is stored as its original's was (a crash for a retry).
             store.add(
                 f.item.entry, f.sha256, f.key, outcome.docs, made.deps, f.item.known,
-                made.blocks, settled=f.hit is not None,
+                made.blocks, settled=f.hit is not None and not f.copied,
             )  # fmt: skip
         await store.maybe_flush()
 
@@ -295,6 +368,11 @@ class BatchExtractor:
 
 _SKIPPED_AT_READ = ("not_regular_file", "too_large", "vanished")
 """Read errors that make a file `skipped`, as the walk would have: not a failure."""
+
+
+def _todo(f: _File) -> bool:
+    """Whether `f` is to be extracted: read by its worker, or read here and not found."""
+    return f.by_worker or (f.read is not None and f.read.error is None and f.hit is None)
 
 
 def _size(entry: Entry) -> int:

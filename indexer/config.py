@@ -641,8 +641,8 @@ class Config:
         "off",
         check=choice("off", "mark", "drop"),
         output=True,
-        doc='Near duplicates (MinHash over 3-word shingles, LSH): "mark" puts each document in\n'
-        "the cluster of the first earlier one at least near_threshold similar\n"
+        doc='Near duplicates (word multisets, MinHash LSH for candidates): "mark" puts each\n'
+        "document in the cluster of the first earlier one at least near_threshold similar\n"
         '(metadata.near_duplicate), "drop" also writes no chunks for those, "off" makes\n'
         "every document its own cluster. Costs a read of every chunk shard per run.",
         flag="--near-duplicates",
@@ -654,16 +654,16 @@ class Config:
         0.8,
         check=fraction,
         output=True,
-        doc="The estimated Jaccard similarity of two documents' shingle sets from which one\n"
-        "is the other's near duplicate.",
+        doc="The Jaccard similarity of two documents' multisets of near_shingle-word\n"
+        "shingles (of their words by default) from which one is the other's near duplicate.",
     )
     near_shingle: int = _key(
         "dedup",
-        3,
+        1,
         check=words_per_shingle,
         output=True,
-        doc="Words per shingle (1 to 8): 1 compares word sets (finds heavier edits, and\n"
-        "joins short mails that share only their headers), 5 is datatrove's.",
+        doc="Words per shingle (1 to 8): 1 compares the documents' words and how often each\n"
+        "occurs; 3 or more also their order (an edit of 10% of the words is then below 0.8).",
     )
     boilerplate: int = _key(
         "dedup",
@@ -766,7 +766,10 @@ class Config:
         """
         values = asdict(self)
         keys = [k for k in OUTPUT_KEYS if self.chunking == "packed" or k not in _PACKING_KEYS]
-        raw = orjson.dumps({k: values[k] for k in keys}, option=orjson.OPT_SORT_KEYS)
+        picked = {k: values[k] for k in keys}
+        if self.near != "off":  # a new clustering re-decides an unchanged tree's output
+            picked["near_version"] = NEAR_VERSION
+        raw = orjson.dumps(picked, option=orjson.OPT_SORT_KEYS)
         return hashlib.sha256(raw).hexdigest()
 
 
@@ -792,6 +795,11 @@ TABLES: dict[str, tuple[str, ...]] = {}
 """Which TOML table holds each key, in declaration order."""
 for _f in _FIELDS:
     TABLES[_f.metadata["table"]] = (*TABLES.get(_f.metadata["table"], ()), _f.name)
+
+NEAR_VERSION = 2
+"""The near-duplicate clustering's version (`pipeline/output/dedup/near.py`), in the
+digest of a config with near duplicates on: 2 compares word multisets by their exact
+Jaccard similarity, 1 estimated that of 3-word shingle sets."""
 
 OUTPUT_KEYS: tuple[str, ...] = tuple(f.name for f in _FIELDS if f.metadata["output"])
 """The keys `Config.digest` covers."""

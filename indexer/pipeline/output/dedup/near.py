@@ -37,7 +37,7 @@ class Clusters:
         db = self._db = sqlite3.connect("", isolation_level=None)
         for pragma in (f"cache_size = -{_CACHE_KIB}", "journal_mode = OFF", "synchronous = OFF"):
             db.execute(f"PRAGMA {pragma}")
-        db.execute("CREATE TABLE docs (n INTEGER PRIMARY KEY, cluster TEXT, tokens BLOB)")
+        db.execute("CREATE TABLE docs (n INTEGER PRIMARY KEY, size INT, cluster TEXT, tokens BLOB)")
         db.execute("CREATE TABLE buckets (key BLOB PRIMARY KEY, n INTEGER) WITHOUT ROWID")
         db.execute("BEGIN")
 
@@ -55,15 +55,21 @@ class Clusters:
             "INSERT OR IGNORE INTO buckets VALUES (?, ?)", [(key, n) for key in keys]
         ).rowcount
         if added:  # a candidate of the documents after it
-            self._db.execute("INSERT INTO docs VALUES (?, ?, ?)", (n, cluster, tokens.tobytes()))
+            row = (n, len(tokens), cluster, tokens.tobytes())
+            self._db.execute("INSERT INTO docs VALUES (?, ?, ?, ?)", row)
         return cluster
 
     def _match(self, tokens: minhash.Tokens, keys: list[bytes]) -> str | None:
+        """The cluster of the earliest candidate at least `threshold` similar. Sets whose
+        sizes differ by more than the threshold allows (a Jaccard similarity is at most
+        the smaller size over the larger) are not read."""
         marks = ",".join("?" * len(keys))
+        size = len(tokens)
         rows = self._db.execute(
             f"SELECT cluster, tokens FROM docs WHERE n IN "
-            f"(SELECT n FROM buckets WHERE key IN ({marks})) ORDER BY n",
-            keys,
+            f"(SELECT n FROM buckets WHERE key IN ({marks})) "
+            f"AND size >= ? AND size <= ? ORDER BY n",
+            (*keys, size * self.threshold, size / self.threshold if self.threshold else size),
         )
         for cluster, raw in rows:
             other = np.frombuffer(raw, dtype=np.uint32)

@@ -761,11 +761,15 @@ class Config:
 
         Those are the keys declared `output=True`: the extraction options, the walk's
         filters, the shard settings, and `timeout` and `max_memory_mb` (when they
-        trigger, a PDF's record reads `failed`). Settings that change only speed or
-        reporting are left out, so `--workers 1` and `--workers 16` give one digest.
+        trigger, a PDF's record reads `failed`); not the chunking keys with
+        `chunking = "blocks"`, nor the near-duplicate keys with `near = "off"`. Settings
+        that change only speed or reporting are left out, so `--workers 1` and
+        `--workers 16` give one digest.
         """
         values = asdict(self)
         keys = [k for k in OUTPUT_KEYS if self.chunking == "packed" or k not in _PACKING_KEYS]
+        if self.near == "off":  # they change nothing then
+            keys = [k for k in keys if k not in _NEAR_KEYS]
         picked = {k: values[k] for k in keys}
         if self.near != "off":  # a new clustering re-decides an unchanged tree's output
             picked["near_version"] = NEAR_VERSION
@@ -813,6 +817,8 @@ FLAGS: tuple[Flag, ...] = tuple(
 
 _PACKING_KEYS = frozenset(TABLES["chunking"])
 """With chunking = "blocks" these change nothing, so the digest leaves them out."""
+_NEAR_KEYS = frozenset(("near_threshold", "near_shingle"))
+"""With near = "off" these change nothing, so the digest leaves them out."""
 
 _TABLE_OF = {key: table for table, keys in TABLES.items() for key in keys}
 

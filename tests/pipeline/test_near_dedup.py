@@ -177,3 +177,5 @@ def test_the_clustering_version_is_in_the_config_digest_only_with_near_duplicate
     monkeypatch.setattr(indexer.config, "NEAR_VERSION", indexer.config.NEAR_VERSION + 1)
     assert on.digest() != before[0]
     assert off.digest() == before[1]
+    assert replace(off, near_shingle=3, near_threshold=0.5).digest() == before[1]
+    assert replace(on, near_shingle=3).digest() != on.digest()

@@ -205,7 +205,7 @@ def render(result: dict[str, Any]) -> str:
     near = result["near"]
     versus = table(
         ["near duplicates", "precision", "recall", "clustering CPU s"],
-        [["indexer (3-word shingles, 16 x 7)", *near["precision_recall"], near["ours_cpu_s"]]]
+        [["indexer (word multisets, exact Jaccard)", *near["precision_recall"], near["ours_cpu_s"]]]
         + ([["datatrove (5-grams, 14 x 8)", *near["datatrove_precision_recall"],
              near["datatrove_cpu_s"]]] if "datatrove_cpu_s" in near else []),
     )  # fmt: skip

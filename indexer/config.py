@@ -641,8 +641,8 @@ class Config:
         "off",
         check=choice("off", "mark", "drop"),
         output=True,
-        doc='Near duplicates (MinHash over 3-word shingles, LSH): "mark" puts each document in\n'
-        "the cluster of the first earlier one at least near_threshold similar\n"
+        doc='Near duplicates (word multisets, MinHash LSH for candidates): "mark" puts each\n'
+        "document in the cluster of the first earlier one at least near_threshold similar\n"
         '(metadata.near_duplicate), "drop" also writes no chunks for those, "off" makes\n'
         "every document its own cluster. Costs a read of every chunk shard per run.",
         flag="--near-duplicates",
@@ -654,16 +654,16 @@ class Config:
         0.8,
         check=fraction,
         output=True,
-        doc="The estimated Jaccard similarity of two documents' shingle sets from which one\n"
-        "is the other's near duplicate.",
+        doc="The Jaccard similarity of two documents' multisets of near_shingle-word\n"
+        "shingles (of their words by default) from which one is the other's near duplicate.",
     )
     near_shingle: int = _key(
         "dedup",
-        3,
+        1,
         check=words_per_shingle,
         output=True,
-        doc="Words per shingle (1 to 8): 1 compares word sets (finds heavier edits, and\n"
-        "joins short mails that share only their headers), 5 is datatrove's.",
+        doc="Words per shingle (1 to 8): 1 compares the documents' words and how often each\n"
+        "occurs; 3 or more also their order (an edit of 10% of the words is then below 0.8).",
     )
     boilerplate: int = _key(
         "dedup",
@@ -761,12 +761,19 @@ class Config:
 
         Those are the keys declared `output=True`: the extraction options, the walk's
         filters, the shard settings, and `timeout` and `max_memory_mb` (when they
-        trigger, a PDF's record reads `failed`). Settings that change only speed or
-        reporting are left out, so `--workers 1` and `--workers 16` give one digest.
+        trigger, a PDF's record reads `failed`); not the chunking keys with
+        `chunking = "blocks"`, nor the near-duplicate keys with `near = "off"`. Settings
+        that change only speed or reporting are left out, so `--workers 1` and
+        `--workers 16` give one digest.
         """
         values = asdict(self)
         keys = [k for k in OUTPUT_KEYS if self.chunking == "packed" or k not in _PACKING_KEYS]
-        raw = orjson.dumps({k: values[k] for k in keys}, option=orjson.OPT_SORT_KEYS)
+        if self.near == "off":  # they change nothing then
+            keys = [k for k in keys if k not in _NEAR_KEYS]
+        picked = {k: values[k] for k in keys}
+        if self.near != "off":  # a new clustering re-decides an unchanged tree's output
+            picked["near_version"] = NEAR_VERSION
+        raw = orjson.dumps(picked, option=orjson.OPT_SORT_KEYS)
         return hashlib.sha256(raw).hexdigest()
 
 
@@ -793,6 +800,11 @@ TABLES: dict[str, tuple[str, ...]] = {}
 for _f in _FIELDS:
     TABLES[_f.metadata["table"]] = (*TABLES.get(_f.metadata["table"], ()), _f.name)
 
+NEAR_VERSION = 2
+"""The near-duplicate clustering's version (`pipeline/output/dedup/near.py`), in the
+digest of a config with near duplicates on: 2 compares word multisets by their exact
+Jaccard similarity, 1 estimated that of 3-word shingle sets."""
+
 OUTPUT_KEYS: tuple[str, ...] = tuple(f.name for f in _FIELDS if f.metadata["output"])
 """The keys `Config.digest` covers."""
 
@@ -805,6 +817,8 @@ FLAGS: tuple[Flag, ...] = tuple(
 
 _PACKING_KEYS = frozenset(TABLES["chunking"])
 """With chunking = "blocks" these change nothing, so the digest leaves them out."""
+_NEAR_KEYS = frozenset(("near_threshold", "near_shingle"))
+"""With near = "off" these change nothing, so the digest leaves them out."""
 
 _TABLE_OF = {key: table for table, keys in TABLES.items() for key in keys}
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from indexer.cli.exits import Exit
 from indexer.cli.parser import Parser
+from indexer.export.filters import DUPLICATES
 
 
 def add_export(sub: argparse._SubParsersAction[Parser]) -> None:
@@ -29,6 +30,9 @@ def add_export(sub: argparse._SubParsersAction[Parser]) -> None:
         export.add_argument(flag, type=float, default=1.0, help=f"metadata.quality.{share}")
     export.add_argument("--min-ocr-confidence", type=float, default=-1.0,
                         help="metadata.quality.ocr_confidence (0-100)")  # fmt: skip
+    export.add_argument("--duplicates", choices=DUPLICATES, default="keep",
+                        help="keep (default); originals: no exact copies (duplicate_of);"
+                        " representatives: nor near duplicates, one per cluster")  # fmt: skip
 
 
 def export_command(args: argparse.Namespace) -> int:
@@ -56,7 +60,7 @@ def export_command(args: argparse.Namespace) -> int:
         min_words=args.min_words, max_mojibake=args.max_mojibake,
         max_replacement=args.max_replacement, max_non_letter=args.max_non_letter,
         max_duplicate_lines=args.max_duplicate_lines, max_top_trigram=args.max_top_trigram,
-        min_ocr_confidence=args.min_ocr_confidence,
+        min_ocr_confidence=args.min_ocr_confidence, duplicates=args.duplicates,
     )  # fmt: skip
     if not (args.out / "manifest.json").is_file():
         print(f"indexer export: {args.out} holds no committed output", file=sys.stderr)

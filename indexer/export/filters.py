@@ -6,14 +6,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+DUPLICATES = ("keep", "originals", "representatives")
+"""What `Filters.duplicates` may be (docs/hygiene.md, `indexer export --duplicates`)."""
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Filters:
-    """What a document must be to be exported; every unset filter keeps every document.
-
-    A hook for dedup: when document records carry `duplicate_of`, a `duplicates`
-    field (keep, drop) belongs here, tested in `keeps` like the others.
-    """
+    """What a document must be to be exported; every unset filter keeps every document."""
 
     languages: tuple[str, ...] = ()
     """`metadata.language.code` must be one of these (`""` names documents without one)."""
@@ -30,6 +29,15 @@ class Filters:
     min_ocr_confidence: float = -1.0
     """`metadata.quality.ocr_confidence` at least this (a document OCR did not read has -1:
     it is kept only while this is -1)."""
+    duplicates: str = "keep"
+    """"keep" every document; "originals" drops those naming an earlier copy
+    (`duplicate_of`); "representatives" drops those too and every document in an
+    earlier one's near-duplicate cluster (`metadata.near_duplicate`), so one is left of
+    each cluster (docs/dedup.md)."""
+
+    def __post_init__(self) -> None:
+        if self.duplicates not in DUPLICATES:
+            raise ValueError(f"duplicates = {self.duplicates!r}: expected one of {DUPLICATES}")
 
     def keeps(self, record: dict[str, Any]) -> bool:
         """Whether the document record `record` is exported."""
@@ -38,12 +46,24 @@ class Filters:
             return False
         if self.statuses and record["status"] not in self.statuses:
             return False
+        if not self._unique(record):
+            return False
         quality = metadata["quality"]
         if quality["words"] < self.min_words:
             return False
         if quality["ocr_confidence"] < self.min_ocr_confidence:
             return False
         return all(quality[key] <= limit for key, limit in self._maxima())
+
+    def _unique(self, record: dict[str, Any]) -> bool:
+        """Whether `record` passes `duplicates`. A document with no chunks is in no
+        cluster (its cluster is `""`): only an exact copy's `duplicate_of` drops it."""
+        if self.duplicates == "keep":
+            return True
+        if record["duplicate_of"]:
+            return False
+        near = record["metadata"]["near_duplicate"]
+        return self.duplicates == "originals" or not near["cluster"] or near["representative"]
 
     def _maxima(self) -> tuple[tuple[str, float], ...]:
         return (

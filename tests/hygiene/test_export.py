@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -197,3 +199,55 @@ def test_a_record_with_a_key_the_schema_lacks_stops_the_export_and_drops_nothing
     dest = tmp_path / "dest"
     assert export(copy, "--to", "parquet", str(dest)) == 2
     assert not list(dest.glob("documents-*.parquet")) and not (dest / "export.json").exists()
+
+
+def _words(seed: int, count: int = 120) -> list[str]:
+    rng = random.Random(seed)
+    return [rng.choice(["grain", "barley", "harvest", "field", "rain", "mill", "cart",
+                        "farmer", "autumn", "wheat", "silo", "price"]) + str(rng.randrange(40))
+            for _ in range(count)]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def copies(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An original, its exact copy, its near copy (5 of 120 words replaced) and a
+    distinct note, with both kinds of duplicate marked (their chunks kept)."""
+    top = tmp_path_factory.mktemp("copies")
+    source, base = top / "src", _words(1)
+    near = [*base[:40], "new1", "new2", "new3", "new4", "new5", *base[45:]]
+    for path, words in {"a/original.txt": base, "b/copy.txt": base, "c/near.txt": near,
+                        "d/other.txt": _words(2)}.items():  # fmt: skip
+        (source / path).parent.mkdir(parents=True, exist_ok=True)
+        (source / path).write_text(" ".join(words) + "\n")
+    indexer.run(source, top / "out", replace(CONFIG, exact="mark", near="mark"))
+    return top / "out"
+
+
+@pytest.mark.parametrize(
+    ("duplicates", "kept"),
+    [
+        ("keep", ["a/original.txt", "b/copy.txt", "c/near.txt", "d/other.txt"]),
+        ("originals", ["a/original.txt", "c/near.txt", "d/other.txt"]),
+        ("representatives", ["a/original.txt", "d/other.txt"]),
+    ],
+)
+@pytest.mark.parametrize("loader", ["duckdb", "polars", "pyarrow"])
+def test_the_duplicates_filter_drops_copies_then_near_copies_and_their_chunks(
+    copies: Path, tmp_path: Path, duplicates: str, kept: list[str], loader: str
+) -> None:
+    records = {r["path"]: r for r in parsed(copies, "documents-*.ndjson")}
+    assert records["b/copy.txt"]["duplicate_of"] == "a/original.txt"
+    assert records["c/near.txt"]["metadata"]["near_duplicate"]["representative"] is False
+    dest = tmp_path / duplicates
+    assert export(copies, "--to", "parquet", str(dest), "--duplicates", duplicates) == 0
+    docs = LOADERS[loader](sorted(str(p) for p in dest.glob("documents-*.parquet")))
+    chunks = LOADERS[loader](sorted(str(p) for p in dest.glob("chunks-*.parquet")))
+    assert sorted(d["path"] for d in docs) == kept
+    assert sorted({c["path"] for c in chunks}) == kept
+    assert len(chunks) == sum(records[p]["chunks"] for p in kept)
+    assert json.loads((dest / "export.json").read_text())["filters"]["duplicates"] == duplicates
+
+
+def test_an_unknown_duplicates_filter_exits_2(copies: Path, tmp_path: Path) -> None:
+    assert export(copies, "--to", "parquet", str(tmp_path / "d"), "--duplicates", "some") == 2
+    assert not (tmp_path / "d").exists()

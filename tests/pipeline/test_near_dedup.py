@@ -12,6 +12,8 @@ from outputs import committed, document_records
 
 import indexer
 from indexer.config import Config
+from indexer.pipeline.output.dedup import minhash
+from indexer.pipeline.output.dedup.near import Clusters
 from indexer.pipeline.output.records import doc_id
 
 CONFIG = Config(
@@ -31,6 +33,15 @@ def _edited(words: list[str], share: float, seed: int) -> list[str]:
     return [f"edit{rng.randrange(10**6)}" if rng.random() < share else w for w in words]
 
 
+def _replaced(words: list[str], count: int, seed: int) -> list[str]:
+    """`words` with `count` of them (by position) replaced by new words: the word
+    multisets' Jaccard similarity is then exactly (n - count) / (n + count)."""
+    out = list(words)
+    for n, i in enumerate(random.Random(seed).sample(range(len(out)), count)):
+        out[i] = f"new{seed}x{n}"
+    return out
+
+
 def _tree(root: Path) -> None:
     """Twelve distinct notes on one topic, and near copies of the first in later folders."""
     for i in range(12):
@@ -41,6 +52,7 @@ def _tree(root: Path) -> None:
     rewrapped = "\n".join(" ".join(base[j : j + 9]) for j in range(0, len(base), 9))
     (root / "n07" / "rewrapped.md").write_text(rewrapped + "\n")
     (root / "n09" / "far.txt").write_text(" ".join(_edited(base, 0.5, 2)) + "\n")
+    (root / "n10" / "tenth.txt").write_text(" ".join(_replaced(base, 18, 4)) + "\n")
 
 
 def _clusters(out: Path) -> dict[str, tuple[str, bool]]:
@@ -60,6 +72,7 @@ def test_near_copies_join_the_first_documents_cluster_and_distinct_notes_keep_th
     first = doc_id("n00/note.txt")
     assert clusters["n00/note.txt"] == (first, True)
     assert clusters["n03/edited.txt"] == clusters["n07/rewrapped.md"] == (first, False)
+    assert clusters["n10/tenth.txt"] == (first, False)  # 9% of its words replaced: 0.83
     for path in [f"n{i:02d}/note.txt" for i in range(1, 12)] + ["n09/far.txt"]:
         assert clusters[path] == (doc_id(path), True)
 
@@ -119,3 +132,50 @@ def test_each_incremental_night_commits_a_fresh_runs_clusters_and_bytes(
     }[night]
     assert clusters[representative] == (doc_id(representative), True)
     assert clusters["n07/rewrapped.md"] == (doc_id(representative), False)
+
+
+@pytest.mark.parametrize("threshold", [0.7, 0.8, 0.9])
+def test_the_threshold_is_the_exact_jaccard_of_the_word_multisets(threshold: float) -> None:
+    """Replacing k of n words leaves (n - k) / (n + k): the largest k at or above the
+    threshold joins, one more does not, for every seed (an estimate would err near it)."""
+    n = 300
+    k = max(k for k in range(n) if (n - k) / (n + k) >= threshold)
+    for seed in range(8):
+        base = [random.Random(seed).choice(TOPIC) for _ in range(n)]
+        clusters = Clusters(threshold)
+        assert clusters.assign("base", base) == "base"
+        assert clusters.assign("near", _replaced(base, k, seed)) == "base"
+        assert clusters.assign("far", _replaced(base, k + 1, seed + 100)) == "far"
+        clusters.close()
+
+
+def test_word_multisets_count_repeats_and_ignore_order() -> None:
+    words = ["tax", "tax", "form", "due"]
+    assert minhash.jaccard(minhash.tokens(words), minhash.tokens(words[::-1])) == 1.0
+    assert minhash.jaccard(minhash.tokens(words), minhash.tokens(words[1:])) == 0.75
+    assert minhash.jaccard(minhash.tokens(words), minhash.tokens(words, 3)) == 0.0
+
+
+@pytest.mark.parametrize("threshold", [0.5, 0.7, 0.8, 0.9, 0.95])
+def test_the_band_layout_makes_nearly_every_pair_at_the_threshold_a_candidate(
+    threshold: float,
+) -> None:
+    bands, rows = minhash.layout(threshold)
+    assert bands * rows <= minhash.PERMUTATIONS
+    assert (1 - threshold**rows) ** bands <= minhash.MISSED
+    assert (1 - threshold ** (rows + 1)) ** (minhash.PERMUTATIONS // (rows + 1)) > minhash.MISSED
+
+
+def test_the_clustering_version_is_in_the_config_digest_only_with_near_duplicates_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An unchanged tree is re-decided when the clustering changes, and only then."""
+    import indexer.config
+
+    on, off = Config(near="mark"), Config()
+    before = on.digest(), off.digest()
+    monkeypatch.setattr(indexer.config, "NEAR_VERSION", indexer.config.NEAR_VERSION + 1)
+    assert on.digest() != before[0]
+    assert off.digest() == before[1]
+    assert replace(off, near_shingle=3, near_threshold=0.5).digest() == before[1]
+    assert replace(on, near_shingle=3).digest() != on.digest()

@@ -1,25 +1,33 @@
-"""MinHash signatures over word shingles, and their LSH bands (docs/dedup.md).
+"""A document's shingle multiset, its MinHash signature and LSH bands (docs/dedup.md).
+
+What near duplicates compare is the multiset of a document's `size`-word shingles
+(by default single words: its bag of words). Each shingle is numbered by its
+occurrence (the third "the" is the token `("the", 3)`), so the Jaccard similarity of
+two documents' token sets is the weighted Jaccard of their multisets: the sum of the
+smaller counts over the sum of the larger. Replacing 10% of a document's words leaves
+about 0.82 of it; a re-wrapped copy or the same text in another format 1.0.
 
 Deterministic by construction: words are hashed with CRC-32 (not Python's salted
 `hash`), the permutations come from a fixed seed, and numpy's unsigned arithmetic wraps
 the same way on every machine. A signature is `PERMUTATIONS` 32-bit minima of
-`(a * x + b) mod (2**61 - 1)` over the shingle hashes `x` (as `datasketch` computes
-them); its `BANDS` bands of `ROWS` rows each are hashed into the keys LSH buckets by.
+`(a * x + b) mod (2**61 - 1)` over the tokens `x` (as `datasketch` computes them); its
+first `bands * rows` values, cut as `layout` chooses for the threshold, are hashed
+into the keys LSH buckets by.
 """
 
 from __future__ import annotations
 
-import hashlib
 import zlib
 from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
-SHINGLE = 3
-"""Words per shingle, by default (`[dedup] near_shingle`)."""
-BANDS, ROWS = 16, 7
-PERMUTATIONS = BANDS * ROWS
+SHINGLE = 1
+"""Words per shingle, by default (`[dedup] near_shingle`): word multisets."""
+PERMUTATIONS = 112
+MISSED = 1e-3
+"""At most this share of the pairs at the threshold is never made candidates (`layout`)."""
 SEED = 29
 _PRIME = np.uint64((1 << 61) - 1)
 _MASK = np.uint64(0xFFFFFFFF)
@@ -29,54 +37,84 @@ _MIX = np.array(
     dtype=np.uint64,
 )  # fmt: skip
 """Odd multipliers, one per word of a shingle (so at most 8 words)."""
+_OCCURRENCE = np.uint64(0x8CB92BA72F3D8DD7)
 _BLOCK = 4096
-"""Shingles hashed per step: a long document costs `_BLOCK * PERMUTATIONS` words of memory."""
+"""Tokens hashed per step: a long document costs `_BLOCK * PERMUTATIONS` words of memory."""
 
 _rng = np.random.Generator(np.random.PCG64(SEED))
 _A = _rng.integers(1, int(_PRIME), size=PERMUTATIONS, dtype=np.uint64)
 _B = _rng.integers(0, int(_PRIME), size=PERMUTATIONS, dtype=np.uint64)
+_ROW = _rng.integers(1, 1 << 63, size=PERMUTATIONS, dtype=np.uint64) | np.uint64(1)
+"""An odd multiplier per row: a band's key is the wrapped sum of its rows times these."""
+_NUMBER = np.arange(PERMUTATIONS, dtype=np.uint64) << np.uint64(56)
 
 Signature = npt.NDArray[np.uint32]
+Tokens = npt.NDArray[np.uint32]
 
 
-def shingles(words: Sequence[str], size: int = SHINGLE) -> npt.NDArray[np.uint64]:
-    """The 32-bit hashes (as uint64) of the `size`-word runs of `words` (one of them all
-    when shorter), each once; empty for no words."""
+def tokens(words: Sequence[str], size: int = SHINGLE) -> Tokens:
+    """The sorted 32-bit hashes of the multiset of `words`' `size`-word runs (one run of
+    them all when shorter), each run numbered by its occurrence; empty for no words."""
     if not words:
-        return np.zeros(0, dtype=np.uint64)
+        return np.zeros(0, dtype=np.uint32)
     crc = np.array([zlib.crc32(w.encode()) for w in words], dtype=np.uint64)
     k = min(size, len(crc), len(_MIX))
     n = len(crc) - k + 1
     mixed = np.zeros(n, dtype=np.uint64)
-    for i in range(k):
-        mixed ^= (crc[i : i + n] + np.uint64(i)) * _MIX[i]
-    return np.unique(mixed >> np.uint64(32))
+    with np.errstate(over="ignore"):
+        for i in range(k):
+            mixed ^= (crc[i : i + n] + np.uint64(i)) * _MIX[i]
+        mixed.sort()
+        at = np.arange(n, dtype=np.uint64)
+        new = np.concatenate(([True], mixed[1:] != mixed[:-1]))
+        starts = np.maximum.accumulate(np.where(new, at, 0))
+        numbered = (mixed ^ ((at - starts) * _OCCURRENCE)) * _MIX[0]
+    return np.unique((numbered >> np.uint64(32)).astype(np.uint32))
 
 
-def signature(words: Sequence[str], size: int = SHINGLE) -> Signature | None:
-    """The MinHash signature of `words`' `size`-word shingles; None when there are none."""
-    hashed = shingles(words, size)
+def signature(hashed: Tokens) -> Signature | None:
+    """The MinHash signature of the token set `hashed`; None when it is empty."""
     if not len(hashed):
         return None
     low = np.full(PERMUTATIONS, _MASK, dtype=np.uint64)
     with np.errstate(over="ignore"):
         for at in range(0, len(hashed), _BLOCK):
-            x = hashed[at : at + _BLOCK, None]
+            x = hashed[at : at + _BLOCK, None].astype(np.uint64)
             values = ((x * _A + _B) % _PRIME) & _MASK
             np.minimum(low, values.min(axis=0), out=low)
     return low.astype(np.uint32)
 
 
-def bands(sig: Signature) -> list[bytes]:
-    """The LSH bucket keys of `sig`: one 9-byte key per band (its number and a hash)."""
-    raw = sig.tobytes()
-    step = ROWS * 4
-    return [
-        bytes((i,)) + hashlib.blake2b(raw[i * step : (i + 1) * step], digest_size=8).digest()
-        for i in range(BANDS)
-    ]
+def layout(threshold: float) -> tuple[int, int]:
+    """The LSH bands and rows for `threshold`: the most rows per band (the fewest
+    candidates to verify) for which a pair of exactly that similarity shares no band
+    with a probability of at most `MISSED`."""
+    best = (PERMUTATIONS, 1)
+    for rows in range(1, PERMUTATIONS + 1):
+        bands = PERMUTATIONS // rows
+        if (1 - threshold**rows) ** bands > MISSED:
+            break
+        best = (bands, rows)
+    return best
 
 
-def similarity(a: Signature, b: Signature) -> float:
-    """The estimated Jaccard similarity of the two signatures' shingle sets."""
-    return float(np.count_nonzero(a == b)) / PERMUTATIONS
+def bands(sig: Signature, shape: tuple[int, int]) -> list[bytes]:
+    """The LSH bucket keys of `sig` cut into `shape` (bands, rows): one 8-byte key per
+    band, its number in the top byte and a hash of its rows below."""
+    count, rows = shape
+    used = count * rows
+    with np.errstate(over="ignore"):
+        mixed = (sig[:used].astype(np.uint64) * _ROW[:used]).reshape(count, rows).sum(axis=1)
+        mixed = ((mixed ^ (mixed >> np.uint64(29))) >> np.uint64(8)) | _NUMBER[:count]
+    raw = mixed.astype(">u8").tobytes()
+    return [raw[i : i + 8] for i in range(0, len(raw), 8)]
+
+
+def jaccard(a: Tokens, b: Tokens) -> float:
+    """The Jaccard similarity of the token sets `a` and `b` (each sorted, unique)."""
+    if not len(a) or not len(b):
+        return 1.0 if len(a) == len(b) else 0.0
+    at = np.searchsorted(b, a)
+    at[at == len(b)] = 0
+    both = int(np.count_nonzero(b[at] == a))
+    return both / (len(a) + len(b) - both)

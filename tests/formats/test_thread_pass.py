@@ -64,6 +64,8 @@ def test_a_message_id_in_two_folders_names_the_first_copy_in_walk_order() -> Non
         return {"doc_id": doc_id, "metadata": shape.metadata(found)}
 
     walk = [record("z-copy", "<a@x>"), record("reply", "<b@x>", "<a@x>"), record("a", "<a@x>")]
-    assert _on_disk(walk)["reply"][1] == "z-copy"
-    mails = [_mail(r) for r in walk]
-    assert group(mails)["reply"][1] == "z-copy"
+    found = _on_disk(walk)
+    assert found["reply"][1] == "z-copy"
+    assert found["a"][1] == found["z-copy"][1] == ""  # a copy is not its copy's reply
+    parents = {key: parent for key, (_, parent) in group([_mail(r) for r in walk]).items()}
+    assert parents == {key: parent for key, (_, parent) in found.items()}

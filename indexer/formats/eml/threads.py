@@ -130,9 +130,10 @@ def group(mails: Sequence[Mail], window_days: float = 30.0) -> dict[str, tuple[s
     address, no more than `window_days` apart (any distance when a date is missing). A
     group's id is `thread_of`'s id of its earliest mail (by date, then key). A parent is
     the mail `thread_of` names, else, for a mail linked by its subject alone, the one
-    before it. A Message-ID two mails carry (a copy in two folders) names the first of
-    them in `mails`; nothing else depends on their order. The corpus pass applies the
-    same rules on disk (`indexer.pipeline.output.dedup.threading`).
+    before it, when that was sent before it and is not a copy of it. A Message-ID two mails carry
+    (a copy in two folders) names the first of them in `mails`; nothing else depends on
+    their order. The corpus pass applies the same rules on disk
+    (`indexer.pipeline.output.dedup.threading`).
     """
     parents = Union({})
     by_id: dict[str, str] = {}
@@ -144,17 +145,18 @@ def group(mails: Sequence[Mail], window_days: float = 30.0) -> dict[str, tuple[s
     for m in mails:
         for named in named_ids(m.references, m.in_reply_to):
             parents.join(m.key, by_id.get(named, f"id:{named}"))
-    buckets: dict[str, list[tuple[float | None, str, set[str]]]] = {}
+    buckets: dict[str, list[tuple[float | None, str, set[str], str]]] = {}
     for m in mails:
-        item = (when(m.date), m.key, set(participants(m.people)))
+        own = _ID.findall(m.message_id)
+        item = (when(m.date), m.key, set(participants(m.people)), own[0] if own else "")
         buckets.setdefault(normalize_subject(m.subject), []).append(item)
     for subject, members in buckets.items():
         if not subject:  # an empty subject says nothing about a thread
             continue
         members.sort(key=lambda item: (item[0] or 0.0, item[1]))
-        for k0, k1 in subject_links(members, window_days):
+        for k0, k1, parent in subject_links(members, window_days):
             parents.join(k0, k1)
-            if not parent_of[k1] and not threads[k1].parent:
+            if parent and not threads[k1].parent:
                 parent_of[k1] = k0
     first: dict[str, tuple[float, str]] = {}
     for m in mails:
@@ -169,22 +171,26 @@ def named_ids(references: Sequence[str], in_reply_to: str) -> list[str]:
 
 
 def subject_links(
-    members: Iterable[tuple[float | None, str, set[str]]], window_days: float
-) -> Iterator[tuple[str, str]]:
-    """Yield `(earlier key, key)` for each mail of one subject joined to one before it:
-    the latest of the `_LOOK_BACK` before it within `window_days` sharing an address.
+    members: Iterable[tuple[float | None, str, set[str], str]], window_days: float
+) -> Iterator[tuple[str, str, bool]]:
+    """Yield `(earlier key, key, parent)` for each mail of one subject joined to one
+    before it: the latest of the `_LOOK_BACK` before it within `window_days` sharing an
+    address. `parent`: the earlier is the mail's parent: the mail is dated, later than the
+    earlier (or the earlier has no date), and not a copy of it (the same Message-ID, in
+    two folders, say). Two mails without a date are in no order: neither is a parent.
 
-    `members` are `(time, key, addresses)` sorted by `(time or 0, key)`; they are read
-    once, `_LOOK_BACK` held at a time (a subject may have a million mails)."""
+    `members` are `(time, key, addresses, Message-ID)` sorted by `(time or 0, key)`; they
+    are read once, `_LOOK_BACK` held at a time (a subject may have a million mails)."""
     window = window_days * 86400
-    recent: deque[tuple[float | None, str, set[str]]] = deque(maxlen=_LOOK_BACK)
-    for t1, k1, people in members:
-        for t0, k0, earlier in reversed(recent):
+    recent: deque[tuple[float | None, str, set[str], str]] = deque(maxlen=_LOOK_BACK)
+    for t1, k1, people, mid1 in members:
+        for t0, k0, earlier, mid0 in reversed(recent):
             near = t0 is None or t1 is None or abs(t1 - t0) <= window
             if near and earlier & people:
-                yield k0, k1
+                after = t1 is not None and (t0 is None or t0 < t1)
+                yield k0, k1, after and not (mid0 and mid0 == mid1)
                 break
-        recent.append((t1, k1, people))
+        recent.append((t1, k1, people, mid1))
 
 
 def _thread(m: Mail) -> Thread:

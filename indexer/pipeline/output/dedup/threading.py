@@ -38,12 +38,12 @@ _PAGE = 1000
 """Messages read at a time from the table while it is written."""
 _SCHEMA = (
     "CREATE TABLE mail (seq INTEGER PRIMARY KEY, doc_id TEXT UNIQUE, subject TEXT,"
-    " people TEXT, at REAL, tid TEXT, named TEXT, parent_mid TEXT, parent TEXT DEFAULT '',"
-    " root TEXT DEFAULT '')",
+    " people TEXT, at REAL, own TEXT, tid TEXT, named TEXT, parent_mid TEXT,"
+    " parent TEXT DEFAULT '', root TEXT DEFAULT '')",
     "CREATE TABLE ids (mid TEXT PRIMARY KEY, doc_id TEXT) WITHOUT ROWID",
     "CREATE TABLE up (key TEXT PRIMARY KEY, up TEXT) WITHOUT ROWID",
     "CREATE TABLE first (root TEXT PRIMARY KEY, tid TEXT) WITHOUT ROWID",
-    "CREATE TABLE pairs (later TEXT UNIQUE, earlier TEXT)",
+    "CREATE TABLE pairs (parent INTEGER, later TEXT UNIQUE, earlier TEXT)",
 )
 
 
@@ -67,19 +67,19 @@ class Threads:
         irt, own = str(meta["in_reply_to"]), str(meta["message_id"])
         found = thread_of(message_id=own, in_reply_to=irt, references=refs)
         people = participants([str(meta["from"]), str(meta["to"])])
+        mid = (named_ids((own,), "") or [""])[0]
         row = (
             record["doc_id"], normalize_subject(str(meta["subject"])), " ".join(people),
-            when(str(meta["date"])), meta["thread"]["id"], " ".join(named_ids(refs, irt)),
+            when(str(meta["date"])), mid, meta["thread"]["id"], " ".join(named_ids(refs, irt)),
             found.parent,
         )  # fmt: skip
         inserted = self._db.execute(
-            "INSERT OR IGNORE INTO mail (doc_id, subject, people, at, tid, named, parent_mid)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO mail (doc_id, subject, people, at, own, tid, named,"
+            " parent_mid) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             row,
         ).rowcount
-        ids = named_ids((own,), "")
-        if inserted and ids:
-            self._db.execute("INSERT OR IGNORE INTO ids VALUES (?, ?)", (ids[0], record["doc_id"]))
+        if inserted and mid:
+            self._db.execute("INSERT OR IGNORE INTO ids VALUES (?, ?)", (mid, record["doc_id"]))
         self.count += inserted
 
     def finish(self) -> None:
@@ -108,15 +108,13 @@ class Threads:
         (`threads.subject_links`), its parent when it names none."""
         db = self._db
         rows = db.execute(
-            "SELECT subject, at, doc_id, people FROM mail WHERE subject != ''"
+            "SELECT subject, at, doc_id, people, own FROM mail WHERE subject != ''"
             " ORDER BY subject, COALESCE(at, 0), doc_id"
         )
         for _, members in groupby(rows, key=lambda row: row[0]):
-            found = ((at, did, set(str(people).split())) for _, at, did, people in members)
+            found = ((at, did, set(str(ps).split()), own) for _, at, did, ps, own in members)
             pairs = subject_links(found, WINDOW_DAYS)
-            db.executemany(
-                "INSERT INTO pairs (later, earlier) VALUES (?, ?)", (p[::-1] for p in pairs)
-            )
+            db.executemany("INSERT INTO pairs VALUES (?, ?, ?)", (p[::-1] for p in pairs))
         seq = 0
         while page := db.execute(
             f"SELECT rowid, earlier, later FROM pairs WHERE rowid > ? ORDER BY rowid LIMIT {_PAGE}",
@@ -127,7 +125,7 @@ class Threads:
                 links.join(earlier, later)
         db.execute(
             "UPDATE mail SET parent = (SELECT earlier FROM pairs WHERE later = doc_id)"
-            " WHERE parent_mid = '' AND doc_id IN (SELECT later FROM pairs)"
+            " WHERE parent_mid = '' AND doc_id IN (SELECT later FROM pairs WHERE parent)"
         )
 
     def _rows(self, columns: str) -> Iterator[tuple[Any, ...]]:

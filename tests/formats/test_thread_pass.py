@@ -11,6 +11,7 @@ from indexer._types import DEFAULT_OPTIONS
 from indexer.formats import eml
 from indexer.formats.eml.threads import Mail, group
 from indexer.pipeline.output import shape
+from indexer.pipeline.output.dedup.mail import introduces
 from indexer.pipeline.output.dedup.threading import Threads
 
 
@@ -69,3 +70,16 @@ def test_a_message_id_in_two_folders_names_the_first_copy_in_walk_order() -> Non
     assert found["a"][1] == found["z-copy"][1] == ""  # a copy is not its copy's reply
     parents = {key: parent for key, (_, parent) in group([_mail(r) for r in walk]).items()}
     assert parents == {key: parent for key, (_, parent) in found.items()}
+
+
+def test_what_introduces_a_quote_is_told_from_quoted_text() -> None:
+    for intro in (
+        "On Mon, 1 Jun 2026, Alice <alice@example.org> wrote:",
+        "Am Montag, 1. Juni 2026 um 10:00 schrieb Alice\n<alice@example.org>:",
+        "-----Original Message-----",
+        "Bob Chen <bob@example.org> 于2024年6月5日周一 上午10:00写道：",
+    ):
+        assert introduces(intro), intro
+    header = "From: Alice\nSent: Monday, June 1, 2026 10:00\nTo: Bob; Carol; Dan\nSubject: Budget"
+    for text in ("Please bring the figures: all of them.", "Thanks,\nBob", "", header):
+        assert not introduces(text), text

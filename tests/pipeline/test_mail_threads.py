@@ -126,6 +126,7 @@ def test_a_quote_goes_where_its_original_is_indexed_and_an_orphan_quote_stays_on
     assert texts["z/inbox/original.eml"].count("quarterly figures") == 1
     assert LOST in bob and LOST not in carol  # kept once: in the first that quotes it
     assert "I will join you both." in carol and carol.count(REPLY) == 0
+    assert "wrote:" not in bob + carol  # an attribution goes with the quote it introduces
     assert sum(t.count("northern region") for t in texts.values()) == 1
     records = _messages(tmp_path / "out")
     shards = sorted((tmp_path / "out").glob("chunks-*.ndjson"))
@@ -146,6 +147,7 @@ def test_without_the_original_every_quote_is_kept_once_and_keep_quotes_keeps_all
     indexer.run(tmp_path / "src", tmp_path / "out", CONFIG)
     texts = _texts(tmp_path / "out")
     assert "quarterly figures" in texts["a/sent.mbox#1"]  # no word of the archive lost
+    assert "Alice wrote:" in texts["a/sent.mbox#1"]  # and what introduces it
     assert texts["b/later/answer.eml"].count(REPLY) == 0  # Bob's own words are indexed
     assert _messages(tmp_path / "out")["bob"]["metadata"]["thread"]["parent"] == ""
     indexer.run(tmp_path / "src", tmp_path / "kept", replace(CONFIG, keep_quotes=True))

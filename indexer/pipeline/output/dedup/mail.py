@@ -14,8 +14,11 @@ message's own text is left out: its words are indexed there. This is by content,
 thread, so a quote whose thread was lost still finds its original, and a reply before
 its original in walk order loses it as well. A quoted paragraph no message's own text
 has (its original is not indexed) is kept in the first message in walk order that
-quotes it, and left out of the later ones. A chunk left with no paragraph is left out;
-the rest are numbered again. `[mail] keep_quotes` marks nothing quoted: nothing goes.
+quotes it, and left out of the later ones. A paragraph that only introduces a quote
+(`On ..., X wrote:`, a reply separator: `introduces`) goes when the paragraph after it
+is in its original, whose header summary says who wrote it, when.
+A chunk left with no paragraph is left out; the rest are numbered again. `[mail]
+keep_quotes` marks nothing quoted: nothing goes.
 
 The paragraphs live in private temporary SQLite tables, as the seen hashes do (`seen`).
 """
@@ -28,6 +31,7 @@ from typing import Any
 
 import orjson
 
+from indexer.formats.eml import quotelines
 from indexer.pipeline.output.dedup import files
 from indexer.pipeline.output.dedup.boilerplate import renumbered
 from indexer.pipeline.output.dedup.seen import rows_in, scratch
@@ -106,28 +110,48 @@ class MailPass:
             return None
         chunks = [orjson.loads(line) for line in lines]
         quoted = [(c, _paragraphs(c)) for c in chunks if c["meta"]["quoted"] is True]
-        asked = {k for _, parts in quoted for _, k in parts if k is not None}
-        own, orphans = self._known("own", asked), self._known("orphan", asked)
-        kept_orphans: set[bytes] = set()
-        changed = False
+        flat = [part for _, parts in quoted for part in parts]
+        kept = self._kept(flat)
+        at, changed = 0, False
         for chunk, parts in quoted:
-            kept = []
-            for text, key in parts:
-                if key is not None and (key in own or key in orphans or key in kept_orphans):
-                    continue  # indexed in an original, or kept by an earlier quote
-                kept.append(text)
-                if key is not None:
-                    kept_orphans.add(key)
-            if len(kept) != len(parts):
+            texts = [text for n, (text, _) in enumerate(parts) if kept[at + n]]
+            at += len(parts)
+            if len(texts) != len(parts):
                 changed = True
-                chunk["text"] = _prefix(chunk) + _JOIN.join(kept) if kept else ""
-        rows = [(k,) for k in sorted(kept_orphans)]
-        self._db.executemany("INSERT OR IGNORE INTO orphan VALUES (?)", rows)
+                chunk["text"] = _prefix(chunk) + _JOIN.join(texts) if texts else ""
         if not changed:
             return None
         self.stripped += 1
         out = [c for c in chunks if c["text"]]
         return [renumbered(chunk, i) for i, chunk in enumerate(out)]
+
+    def _kept(self, quoted: list[tuple[str, bytes | None]]) -> list[bool]:
+        """Whether each of a message's quoted paragraphs (in order) stays; notes the
+        orphan quotes kept. A paragraph that only introduces a quote (an attribution
+        line, a reply separator) goes when the paragraph after it is in its
+        original (whose header summary names its sender and date)."""
+        asked = {k for _, k in quoted if k is not None}
+        own, orphans = self._known("own", asked), self._known("orphan", asked)
+        intro = [introduces(text) for text, _ in quoted]
+        kept = [True] * len(quoted)
+        new: set[bytes] = set()
+        for n, (_, key) in enumerate(quoted):
+            if intro[n] or key is None:
+                continue
+            if key in own or key in orphans or key in new:
+                kept[n] = False  # indexed in its original, or kept by an earlier quote
+            else:
+                new.add(key)
+        indexed = False
+        """Whether the paragraph after a run of introductions is in its original."""
+        for n in range(len(quoted) - 1, -1, -1):
+            key = quoted[n][1]
+            if intro[n]:
+                kept[n] = not indexed
+            elif key is not None:
+                indexed = key in own
+        self._db.executemany("INSERT OR IGNORE INTO orphan VALUES (?)", [(k,) for k in sorted(new)])
+        return kept
 
     def _known(self, table: str, keys: set[bytes]) -> set[bytes]:
         rows = rows_in(self._db, f"SELECT key FROM {table} WHERE key IN ({{}})", keys)
@@ -137,6 +161,19 @@ class MailPass:
         """Drop the tables (and their temporary files)."""
         self.threads.close()
         self._db.close()
+
+
+def introduces(paragraph: str) -> bool:
+    """True for a paragraph that only introduces a quoted message, as the mail reader
+    tells them: its attribution (`On ..., X wrote:`, on one line or wrapped), a reply
+    separator or a forward banner. Not a quoted header block (`From:`, `Sent:`, `To:`
+    ...): its recipients may be written nowhere else (a forward's copy of it differs)."""
+    lines = [line.strip() for line in paragraph.splitlines() if line.strip()]
+    if not lines:
+        return False
+    if quotelines.attribution(" ".join(lines)):
+        return True
+    return all(quotelines.reply_separator(x) or quotelines.forward_banner(x) for x in lines)
 
 
 def _prefix(chunk: dict[str, Any]) -> str:

@@ -29,6 +29,8 @@ def _records(out: Path) -> list[dict[str, object]]:
         if "duplicate_of" in record:  # paths: whether it is a copy is what must agree
             record["duplicate_of"] = bool(record["duplicate_of"])
             record["metadata"]["near_duplicate"].pop("cluster")  # a doc_id
+            thread = record["metadata"]["thread"]
+            thread["parent"] = bool(thread["parent"])  # a doc_id too
     return lines
 
 

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections import deque
+from collections.abc import Iterable, Iterator, MutableMapping, Sequence
 from dataclasses import dataclass
 from email.utils import getaddresses, parsedate_to_datetime
 
-__all__ = ["Mail", "Thread", "group", "normalize_subject", "participants", "thread_of"]
+__all__ = [
+    "Mail", "Thread", "Union", "group", "named_ids", "normalize_subject", "participants",
+    "subject_links", "thread_of", "when",
+]  # fmt: skip
 
 _PREFIX = re.compile(
     r"^(?:\s*(?:\[[^\]]{0,40}\]\s*)?(?:re|aw|sv|vs|fw|fwd|fwdd|wg|tr|rv|r|ref|réf|antw|antwort"
@@ -118,7 +122,7 @@ class Mail:
 
 def group(mails: Sequence[Mail], window_days: float = 30.0) -> dict[str, tuple[str, str]]:
     """Return, for the key of every mail in `mails`, its thread id and its parent's key
-    (`""` for none); pure and deterministic (the order of `mails` does not matter).
+    (`""` for none); pure and deterministic.
 
     Mails are linked by the ids they name (`References`, `In-Reply-To` to a `Message-ID`,
     or two replies to the same missing root); and, for replies whose client dropped those
@@ -126,49 +130,67 @@ def group(mails: Sequence[Mail], window_days: float = 30.0) -> dict[str, tuple[s
     address, no more than `window_days` apart (any distance when a date is missing). A
     group's id is `thread_of`'s id of its earliest mail (by date, then key). A parent is
     the mail `thread_of` names, else, for a mail linked by its subject alone, the one
-    before it.
+    before it, when that was sent before it and is not a copy of it. A Message-ID two mails carry
+    (a copy in two folders) names the first of them in `mails`; nothing else depends on
+    their order. The corpus pass applies the same rules on disk
+    (`indexer.pipeline.output.dedup.threading`).
     """
-    parents = _Union()
-    by_id = {ids[0]: m.key for m in mails if (ids := _ID.findall(m.message_id))}
+    parents = Union({})
+    by_id: dict[str, str] = {}
+    for m in mails:
+        if ids := _ID.findall(m.message_id):
+            by_id.setdefault(ids[0], m.key)
     threads = {m.key: _thread(m) for m in mails}
     parent_of = {m.key: by_id.get(threads[m.key].parent, "") for m in mails}
     for m in mails:
-        named_ids = [i for r in (*m.references, m.in_reply_to) for i in _ID.findall(r)]
-        for named in named_ids:
+        for named in named_ids(m.references, m.in_reply_to):
             parents.join(m.key, by_id.get(named, f"id:{named}"))
-    buckets: dict[str, list[tuple[float | None, str, Mail]]] = {}
+    buckets: dict[str, list[tuple[float | None, str, set[str], str]]] = {}
     for m in mails:
-        buckets.setdefault(normalize_subject(m.subject), []).append((_when(m.date), m.key, m))
+        own = _ID.findall(m.message_id)
+        item = (when(m.date), m.key, set(participants(m.people)), own[0] if own else "")
+        buckets.setdefault(normalize_subject(m.subject), []).append(item)
     for subject, members in buckets.items():
-        if subject:  # an empty subject says nothing about a thread
-            _link(members, window_days * 86400, parents, parent_of, threads)
+        if not subject:  # an empty subject says nothing about a thread
+            continue
+        members.sort(key=lambda item: (item[0] or 0.0, item[1]))
+        for k0, k1, parent in subject_links(members, window_days):
+            parents.join(k0, k1)
+            if parent and not threads[k1].parent:
+                parent_of[k1] = k0
     first: dict[str, tuple[float, str]] = {}
     for m in mails:
-        root, when = parents.find(m.key), (_when(m.date) or 0.0, m.key)
-        first[root] = min(first.get(root, when), when)
+        root, at = parents.find(m.key), (when(m.date) or 0.0, m.key)
+        first[root] = min(first.get(root, at), at)
     return {m.key: (threads[first[parents.find(m.key)][1]].id, parent_of[m.key]) for m in mails}
 
 
-def _link(
-    members: list[tuple[float | None, str, Mail]],
-    window: float,
-    parents: _Union,
-    parent_of: dict[str, str],
-    threads: dict[str, Thread],
-) -> None:
-    """Join each mail of one subject to the latest of the `_LOOK_BACK` before it that is
-    within `window` seconds and shares an address with it."""
-    members.sort(key=lambda item: (item[0] or 0.0, item[1]))
-    people = [set(participants(m.people)) for _, _, m in members]
-    for n, (t1, k1, _) in enumerate(members):
-        for back in range(n - 1, max(n - _LOOK_BACK, 0) - 1, -1):
-            t0, k0, _ = members[back]
+def named_ids(references: Sequence[str], in_reply_to: str) -> list[str]:
+    """The Message-IDs a mail names in its `References` values and its `In-Reply-To`."""
+    return [i for r in (*references, in_reply_to) for i in _ID.findall(r)]
+
+
+def subject_links(
+    members: Iterable[tuple[float | None, str, set[str], str]], window_days: float
+) -> Iterator[tuple[str, str, bool]]:
+    """Yield `(earlier key, key, parent)` for each mail of one subject joined to one
+    before it: the latest of the `_LOOK_BACK` before it within `window_days` sharing an
+    address. `parent`: the earlier is the mail's parent: the mail is dated, later than the
+    earlier (or the earlier has no date), and not a copy of it (the same Message-ID, in
+    two folders, say). Two mails without a date are in no order: neither is a parent.
+
+    `members` are `(time, key, addresses, Message-ID)` sorted by `(time or 0, key)`; they
+    are read once, `_LOOK_BACK` held at a time (a subject may have a million mails)."""
+    window = window_days * 86400
+    recent: deque[tuple[float | None, str, set[str], str]] = deque(maxlen=_LOOK_BACK)
+    for t1, k1, people, mid1 in members:
+        for t0, k0, earlier, mid0 in reversed(recent):
             near = t0 is None or t1 is None or abs(t1 - t0) <= window
-            if near and people[back] & people[n]:
-                parents.join(k0, k1)
-                if not parent_of[k1] and not threads[k1].parent:
-                    parent_of[k1] = k0
+            if near and earlier & people:
+                after = t1 is not None and (t0 is None or t0 < t1)
+                yield k0, k1, after and not (mid0 and mid0 == mid1)
                 break
+        recent.append((t1, k1, people, mid1))
 
 
 def _thread(m: Mail) -> Thread:
@@ -178,7 +200,7 @@ def _thread(m: Mail) -> Thread:
     )  # fmt: skip
 
 
-def _when(date: str) -> float | None:
+def when(date: str) -> float | None:
     """The POSIX time of a Date header; None when there is none (no window applies)."""
     try:
         return parsedate_to_datetime(date).timestamp()
@@ -186,11 +208,14 @@ def _when(date: str) -> float | None:
         return None
 
 
-class _Union:
-    """Union-find over strings; `find` gives the smallest member, so roots are stable."""
+class Union:
+    """Union-find over strings; `find` gives the smallest member, so roots are stable.
 
-    def __init__(self) -> None:
-        self.up: dict[str, str] = {}
+    `up` holds each member's link: a dict, or a mapping kept on disk (the corpus pass's
+    SQLite table), so a million mails need not be in memory."""
+
+    def __init__(self, up: MutableMapping[str, str]) -> None:
+        self.up = up
 
     def find(self, item: str) -> str:
         up = self.up

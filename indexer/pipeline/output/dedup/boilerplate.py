@@ -14,17 +14,16 @@ The counts live in a private temporary SQLite table, as the seen hashes do (`see
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from typing import Any
 
 import orjson
 
+from indexer.pipeline.output.dedup.seen import rows_in, scratch
 from indexer.pipeline.output.dedup.texthash import words
 
 MIN_WORDS = 8
 """Shorter paragraphs ("Thanks, Anna") are never left out."""
 _JOIN = "\n\n"
-_CACHE_KIB = 8192
 
 
 class Paragraphs:
@@ -32,11 +31,9 @@ class Paragraphs:
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
-        db = self._db = sqlite3.connect("", isolation_level=None)
-        for pragma in (f"cache_size = -{_CACHE_KIB}", "journal_mode = OFF", "synchronous = OFF"):
-            db.execute(f"PRAGMA {pragma}")
-        db.execute("CREATE TABLE paragraphs (key BLOB PRIMARY KEY, docs INTEGER) WITHOUT ROWID")
-        db.execute("BEGIN")
+        self._db = scratch(
+            "CREATE TABLE paragraphs (key BLOB PRIMARY KEY, docs INTEGER) WITHOUT ROWID"
+        )
 
     def strip(self, lines: list[bytes]) -> list[bytes] | None:
         """A document's chunk lines without the paragraphs indexed often enough before,
@@ -60,16 +57,10 @@ class Paragraphs:
         self._note(kept_keys)
         if not changed:
             return None
-        return [_renumbered(chunk, i) for i, chunk in enumerate(out)]
+        return [renumbered(chunk, i) for i, chunk in enumerate(out)]
 
     def _counts(self, keys: set[bytes]) -> dict[bytes, int]:
-        if not keys:
-            return {}
-        listed = list(keys)
-        marks = ",".join("?" * len(listed))
-        rows = self._db.execute(
-            f"SELECT key, docs FROM paragraphs WHERE key IN ({marks})", listed
-        ).fetchall()
+        rows = rows_in(self._db, "SELECT key, docs FROM paragraphs WHERE key IN ({})", keys)
         return {bytes(k): int(n) for k, n in rows}
 
     def _note(self, keys: set[bytes]) -> None:
@@ -90,7 +81,8 @@ def _key(paragraph: str) -> bytes | None:
     return hashlib.sha256(" ".join(found).encode()).digest()[:16]
 
 
-def _renumbered(chunk: dict[str, Any], i: int) -> bytes:
+def renumbered(chunk: dict[str, Any], i: int) -> bytes:
+    """The line of `chunk` as its document's chunk number `i`."""
     did = chunk["doc_id"]
     chunk["id"], chunk["chunk"] = f"{did}:{i}", i
     return orjson.dumps(chunk, option=orjson.OPT_APPEND_NEWLINE)

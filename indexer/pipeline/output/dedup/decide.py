@@ -31,6 +31,7 @@ from indexer.config import Config
 from indexer.pipeline.output.changes import CHANGES, Previous, load_previous
 from indexer.pipeline.output.dedup import files
 from indexer.pipeline.output.dedup.boilerplate import Paragraphs
+from indexer.pipeline.output.dedup.mail import MailPass
 from indexer.pipeline.output.dedup.seen import Seen, keys
 from indexer.pipeline.output.previous import LAYOUT
 from indexer.pipeline.output.segments import SEG
@@ -69,6 +70,8 @@ class _Pass:
     """`near.Clusters` when near duplicates are looked for (numpy is imported then)."""
     paragraphs: Paragraphs | None = None
     """When repeated paragraphs are left out (`[dedup] boilerplate`)."""
+    mail: MailPass | None = None
+    """When the run holds mail messages: their threads and quotes (`mail`)."""
     duplicates: int = 0
     near: int = 0
     stripped: int = 0
@@ -77,7 +80,7 @@ class _Pass:
 
     def close(self) -> None:
         self.seen.close()
-        for table in (self.clusters, self.paragraphs):
+        for table in (self.clusters, self.paragraphs, self.mail):
             if table is not None:
                 table.close()
 
@@ -87,9 +90,12 @@ def apply(staging: Path, staged: Staged, config: Config, previous: Previous | No
     files in `staging` rewritten where they changed, and the manifest entries, layout,
     tallies and `changes.ndjson` (against `previous`) to match. Blocking. Raises
     OSError when a staged file cannot be read or written."""
-    if (config.exact == config.near == "off" and not config.boilerplate) or staged.unchanged:
+    if staged.unchanged:
         return staged
-    run = _Pass(config)
+    mail = MailPass.collect(staging)
+    if config.exact == config.near == "off" and not config.boilerplate and mail is None:
+        return staged
+    run = _Pass(config, mail=mail)
     if config.near != "off":
         from indexer.pipeline.output.dedup.near import Clusters
 
@@ -148,12 +154,14 @@ def _decide(staging: Path, shard: _Shard, run: _Pass) -> None:
     whole = {tag for tag, _ in shard.layout["docs"]}
     """Documents whose chunks are all in this shard: one split over shards is never
     decided (its chunks are in shards already written), only seen."""
-    reads = run.clusters is not None or run.paragraphs is not None
+    quoting = run.mail is not None and shard.layout["name"] in run.mail.quoting
+    reads = run.clusters is not None or run.paragraphs is not None or quoting
     chunks = files.chunks_by_doc(staging / str(shard.layout["name"])) if reads else {}
     lines = list(files.lines(staging / shard.documents))
     records = [orjson.loads(line) for line in lines]
+    threaded = run.mail.assign(records) if run.mail is not None else [False] * len(records)
     run.seen.shard([k for r in records if r["chunks"] for k in keys(r["sha256"], r["text_sha256"])])
-    for line, record in zip(lines, records, strict=True):
+    for line, record, rethreaded in zip(lines, records, threaded, strict=True):
         if record["duplicate_of"]:
             raise RuntimeError(f"{shard.documents}: a staged record is decided already")
         did, decided = record["doc_id"], record["digest"] in whole
@@ -167,9 +175,10 @@ def _decide(staging: Path, shard: _Shard, run: _Pass) -> None:
         changed = first is not None or cluster != did
         if changed:
             _mark(record, shard, run, first, cluster)
-        if decided and run.paragraphs is not None and did not in shard.dropped:
+        strips = run.paragraphs is not None or run.mail is not None
+        if decided and strips and did not in shard.dropped:
             changed = _strip(record, shard, run, chunks.get(did, [])) or changed
-        if not changed:
+        if not (changed or rethreaded):
             shard.lines.append(line)
             continue
         shard.lines.append(orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE))
@@ -198,16 +207,19 @@ def _mark(
 
 
 def _strip(record: dict[str, Any], shard: _Shard, run: _Pass, lines: list[bytes]) -> bool:
-    """Leave the repeated paragraphs out of a document's chunks (`boilerplate`); return
-    whether any was."""
-    assert run.paragraphs is not None
-    new = run.paragraphs.strip(lines)
+    """Leave out of a document's chunks its quoted paragraphs indexed elsewhere (`mail`),
+    then the repeated paragraphs (`boilerplate`); return whether any was."""
+    new = quotes = run.mail.strip(record, lines) if run.mail is not None else None
+    if run.paragraphs is not None:
+        repeated = run.paragraphs.strip(lines if quotes is None else quotes)
+        if repeated is not None:
+            new = repeated
+            run.stripped += 1
     if new is None:
         return False
     shard.replaced[record["doc_id"]] = new
     shard.gone.add(record["digest"])
     run.dropped_chunks += record["chunks"] - len(new)
-    run.stripped += 1
     record["chunks"] = len(new)
     record["digest"] = hashlib.sha256(b"".join(new)).hexdigest()[:32] if new else NO_CHUNKS
     return True

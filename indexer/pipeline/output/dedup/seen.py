@@ -11,20 +11,41 @@ first 16 bytes of the sha256.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 _CACHE_KIB = 8192
+_BATCH = 500
+"""Keys asked for in one query (SQLite allows 32,766 parameters)."""
+
+
+def scratch(*schema: str) -> sqlite3.Connection:
+    """A private temporary SQLite database with the tables of `schema`, in one open
+    transaction: its pages in a cache of 8 MiB, the rest in a temporary file, never
+    synced (nothing in it outlives the connection)."""
+    db = sqlite3.connect("", isolation_level=None)
+    for pragma in (f"cache_size = -{_CACHE_KIB}", "journal_mode = OFF", "synchronous = OFF"):
+        db.execute(f"PRAGMA {pragma}")
+    for statement in schema:
+        db.execute(statement)
+    db.execute("BEGIN")
+    return db
+
+
+def rows_in(db: sqlite3.Connection, select: str, keys: Iterable[Any]) -> Iterator[Any]:
+    """The rows of `select` (whose `{}` is the place of an `IN` list) for all of `keys`,
+    sorted and asked for `_BATCH` at a time: one query per batch, not one per key."""
+    listed = sorted(set(keys))
+    for at in range(0, len(listed), _BATCH):
+        part = listed[at : at + _BATCH]
+        yield from db.execute(select.format(",".join("?" * len(part))), part)
 
 
 class Seen:
     """The hashes seen so far in walk order, each with its first document's path."""
 
     def __init__(self) -> None:
-        self._db = sqlite3.connect("", isolation_level=None)
-        self._db.execute(f"PRAGMA cache_size = -{_CACHE_KIB}")
-        self._db.execute("PRAGMA journal_mode = OFF")
-        self._db.execute("PRAGMA synchronous = OFF")
-        self._db.execute("CREATE TABLE seen (key BLOB PRIMARY KEY, path TEXT) WITHOUT ROWID")
-        self._db.execute("BEGIN")
+        self._db = scratch("CREATE TABLE seen (key BLOB PRIMARY KEY, path TEXT) WITHOUT ROWID")
         self._found: dict[bytes, str] = {}
         """The shard's keys seen in earlier shards (`shard`)."""
         self._new: dict[bytes, str] = {}
@@ -34,12 +55,8 @@ class Seen:
         """Begin a shard whose documents have `keys`: look them all up at once (one
         query per 500 keys, not one per document)."""
         self._found, self._new = {}, {}
-        unique = sorted(set(keys))
-        for at in range(0, len(unique), 500):
-            part = unique[at : at + 500]
-            marks = ",".join("?" * len(part))
-            rows = self._db.execute(f"SELECT key, path FROM seen WHERE key IN ({marks})", part)
-            self._found.update((bytes(k), str(p)) for k, p in rows)
+        rows = rows_in(self._db, "SELECT key, path FROM seen WHERE key IN ({})", set(keys))
+        self._found.update((bytes(k), str(p)) for k, p in rows)
 
     def first(self, keys: list[bytes]) -> str | None:
         """The path of the first document that had one of `keys`, tried in order; None

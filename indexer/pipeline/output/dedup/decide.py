@@ -29,7 +29,7 @@ import orjson
 
 from indexer.config import Config
 from indexer.pipeline.output.changes import CHANGES, Previous, load_previous
-from indexer.pipeline.output.dedup import files
+from indexer.pipeline.output.dedup import distinct, files
 from indexer.pipeline.output.dedup.boilerplate import Paragraphs
 from indexer.pipeline.output.dedup.seen import Seen, keys
 from indexer.pipeline.output.previous import LAYOUT
@@ -74,6 +74,8 @@ class _Pass:
     stripped: int = 0
     """Documents that left a repeated paragraph out."""
     dropped_chunks: int = 0
+    repeated: bool = False
+    """Whether any document with chunks had a hash an earlier one had (`distinct`)."""
 
     def close(self) -> None:
         self.seen.close()
@@ -89,6 +91,8 @@ def apply(staging: Path, staged: Staged, config: Config, previous: Previous | No
     OSError when a staged file cannot be read or written."""
     if (config.exact == config.near == "off" and not config.boilerplate) or staged.unchanged:
         return staged
+    if distinct.still_distinct(staging, staged, config):  # nothing to decide: skipped
+        return _noted(staging, staged, config, repeated=False)
     run = _Pass(config)
     if config.near != "off":
         from indexer.pipeline.output.dedup.near import Clusters
@@ -102,7 +106,7 @@ def apply(staging: Path, staged: Staged, config: Config, previous: Previous | No
         run.close()
     if not altered:
         (staging / (LAYOUT + ".tmp")).unlink()
-        return staged
+        return _noted(staging, staged, config, run.repeated)
     (staging / (LAYOUT + ".tmp")).replace(staging / LAYOUT)
     entries = {
         key: [infos.get(e["name"], e) for e in listed]
@@ -115,7 +119,16 @@ def apply(staging: Path, staged: Staged, config: Config, previous: Previous | No
     tally.boilerplate += run.stripped
     if CHANGES in staged.files:
         tally.changes = files.track_changes(staging, _documents(staged), _previous(previous))
-    return replace(staged, manifest_files=entries, tally=tally)
+    return _noted(staging, replace(staged, manifest_files=entries, tally=tally), config, True)
+
+
+def _noted(staging: Path, staged: Staged, config: Config, repeated: bool) -> Staged:
+    """`staged` with the note of whether its keys were distinct (`distinct.NOTE`), when
+    the pass decides exact duplicates alone."""
+    if not distinct.skippable(config):
+        return staged
+    distinct.note(staging, staged.manifest_files["documents"], config, not repeated)
+    return replace(staged, files=[*staged.files, distinct.NOTE])
 
 
 def _passed(staging: Path, run: _Pass) -> tuple[dict[str, Any], bool]:
@@ -159,6 +172,7 @@ def _decide(staging: Path, shard: _Shard, run: _Pass) -> None:
         did, decided = record["doc_id"], record["digest"] in whole
         ks = keys(record["sha256"], record["text_sha256"]) if record["chunks"] else []
         first = run.seen.first(ks) if decided and run.config.exact != "off" else None
+        run.repeated = run.repeated or (first or run.seen.first(ks)) is not None
         if first is None:
             run.seen.add(ks, record["path"])
         cluster = did

@@ -7,9 +7,10 @@ finds no hash twice it alters nothing, and it says so in `.dedup.json` beside th
 layout: the keys were distinct, under which config, for which document shards.
 
 The next night, when that note holds for the previous commit, only the documents
-`changes.ndjson` names added or changed can repeat a key: their keys are collected,
-then every other document's are looked for among them (both by a byte search of the
-staged lines, no JSON parse, no table). None found: the keys are still distinct, the
+`changes.ndjson` names added or changed can repeat a key: their keys are collected
+(from the shards written anew: a linked one holds none of them), then every other
+document's are looked for among them (one regular expression over each shard's
+bytes, no JSON parse, no table). None found: the keys are still distinct, the
 pass would decide nothing, and it is skipped, with the note written again. Any doubt
 (a line of another shape, too many changes, a repeated key) runs the pass itself.
 Only the exact pass is ever skipped: near duplicates and repeated paragraphs compare
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -35,7 +37,12 @@ from indexer.pipeline.output.staging import CURRENT, MANIFEST
 NOTE = ".dedup.json"
 _MOST_CHANGED = 100_000
 """Documents added or changed beyond which the pass runs (their keys are held)."""
-_DOC_ID, _SHA, _TEXT, _CHUNKS = b'"doc_id":"', b'"sha256":"', b'"text_sha256":"', b'"chunks":'
+_RECORD = re.compile(
+    rb'"doc_id":"([0-9a-f]{24})","kind":"[a-z0-9_]*","bytes":\d+,'
+    rb'"sha256":"([0-9a-f]{32})?[0-9a-f]*","text_sha256":"([0-9a-f]{32})?'
+)
+_HEAD = b'{"path":"'
+"""A document record's keys after its path (`shape.py`'s order): doc id, hash prefixes."""
 
 
 def skippable(config: Config) -> bool:
@@ -64,16 +71,50 @@ def still_distinct(staging: Path, staged: Staged, config: Config) -> bool:
     names = [str(e["name"]) for e in staged.manifest_files["documents"]]
     new: set[bytes] = set()
     try:
-        for did, ks in _keys(staging, names):
-            if did in fresh:
-                if any(k in new for k in ks):
-                    return False
-                new.update(ks)
-        return not new or not any(
-            did not in fresh and any(k in new for k in ks) for did, ks in _keys(staging, names)
-        )
-    except ValueError:
+        for name in names:  # a shard linked from the previous commit holds no new record
+            if os.stat(staging / name).st_nlink == 1 and not _gather(staging / name, fresh, new):
+                return False
+        return not new or not any(_repeats(staging / name, fresh, new) for name in names)
+    except (OSError, ValueError, KeyError, TypeError):
         return False
+
+
+def _gather(path: Path, fresh: set[bytes], new: set[bytes]) -> bool:
+    """Add the keys of the documents in `fresh` that `path` holds to `new`; False when
+    one was there already. Raises ValueError on a line of another shape."""
+    for did, ks, line in _records(path):
+        if did in fresh and orjson.loads(line)["chunks"]:
+            if any(k in new for k in ks):
+                return False
+            new.update(ks)
+    return True
+
+
+def _repeats(path: Path, fresh: set[bytes], new: set[bytes]) -> bool:
+    """Whether a document of `path` not in `fresh`, with chunks, has a key in `new`."""
+    for did, ks, line in _records(path):
+        if did not in fresh and any(k in new for k in ks) and orjson.loads(line)["chunks"]:
+            return True
+    return False
+
+
+def _records(path: Path) -> Iterator[tuple[bytes, tuple[bytes, ...], memoryview]]:
+    """Each document record of `path`: its doc id, its keys (content and text hash
+    prefixes, tagged as the seen table has them) and its line, found by one regular
+    expression over the file (no JSON parse: a quote in a path is escaped, so the
+    names matched are the record's own). Raises ValueError when a line does not match."""
+    data = path.read_bytes()  # a document shard is at most 16 MiB (`docshards`)
+    view, at = memoryview(data), 0
+    for found in _RECORD.finditer(data):
+        end = data.find(b"\n", at) + 1
+        if not (at <= found.start() and found.end() < end and data.startswith(_HEAD, at)):
+            raise ValueError(f"{path.name}: a document line of another shape")
+        did, content, text = found.groups()
+        ks = tuple(t + k for t, k in ((b"c", content), (b"t", text)) if k)
+        yield did, ks, view[at:end]
+        at = end
+    if at != len(data):
+        raise ValueError(f"{path.name}: a document line of another shape")
 
 
 def _noted(staging: Path, config: Config) -> bool:
@@ -102,29 +143,6 @@ def _fresh(changes: Path) -> set[bytes] | None:
             if len(found) > _MOST_CHANGED:
                 return None
     return found
-
-
-def _keys(staging: Path, names: list[str]) -> Iterator[tuple[bytes, tuple[bytes, ...]]]:
-    """Each staged document's doc id and keys (content and text hash prefixes, tagged,
-    as the pass's seen table has them; none for a document without chunks, which the
-    pass does not look up), in walk order. Raises ValueError on a line of another
-    shape. A quote in a path or a reason is escaped, so the names found are the keys'."""
-    for name in names:
-        for line in files.lines(staging / name):
-            at = line.find(_DOC_ID)
-            sha = line.find(_SHA, at)
-            text = line.find(_TEXT, sha)
-            chunks = line.find(_CHUNKS, text)
-            if min(at, sha, text, chunks) < 0:
-                raise ValueError(f"{name}: a document line without its hashes")
-            did = line[at + len(_DOC_ID) : at + len(_DOC_ID) + 24]
-            if line[chunks + len(_CHUNKS) : chunks + len(_CHUNKS) + 2] == b"0,":
-                yield did, ()
-                continue
-            content = line[sha + len(_SHA) : sha + len(_SHA) + 32]
-            texts = line[text + len(_TEXT) : text + len(_TEXT) + 32]
-            ks = tuple(t + k for t, k in ((b"c", content), (b"t", texts)) if b'"' not in k)
-            yield did, ks
 
 
 def _digest(documents: list[dict[str, Any]]) -> str:

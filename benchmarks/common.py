@@ -104,6 +104,8 @@ class _TreeSampler(threading.Thread):
         self.peak_tree = 0
         self.peak_proc = 0
         self.root_cpu = 0.0
+        self.peaks: dict[int, int] = {}
+        """Each process's peak RSS, by pid."""
 
     def run(self) -> None:
         while not self.stop.is_set():
@@ -124,6 +126,7 @@ class _TreeSampler(threading.Thread):
                     continue
                 total += rss
                 self.peak_proc = max(self.peak_proc, rss)
+                self.peaks[proc.pid] = max(self.peaks.get(proc.pid, 0), rss)
             self.peak_tree = max(self.peak_tree, total)
             self.stop.wait(self.interval)
 

@@ -35,9 +35,12 @@ class Progress:
     walk-order outcomes) is not needed for the counts.
     """
 
-    def __init__(self, stream: TextIO | None = None) -> None:
+    def __init__(self, stream: TextIO | None = None, *, estimate: int | None = None) -> None:
         self.stream = stream or sys.stderr
         self.total: int | None = None
+        """The walk's entries, once it has ended (the engine's walk, counted as it goes)."""
+        self.estimate = estimate
+        """What the line shows as `~N` until then: the files of the previous output."""
         self.walked = 0
         self.done = 0
         """Walk files whose outcome came back (never counted past `total` on the line)."""
@@ -106,9 +109,11 @@ class Progress:
         fit are left out, least useful first (`_KEEP`)."""
         now = time.monotonic()
         elapsed = max(now - self._started, 1e-6)
-        total = self.total
+        total, mark = self.total, ""
+        if total is None and self.estimate is not None and self.estimate > self.walked:
+            total, mark = self.estimate, "~"
         done = self.done if total is None else min(self.done, total)
-        shown = f"{done}/{total}" if total is not None else f"{done}/{max(self.walked, done)}+"
+        shown = f"{done}/{max(self.walked, done)}+" if total is None else f"{done}/{mark}{total}"
         filled = int(_BAR * done / total) if total else 0
         parts = {"bar": f"[{'#' * filled}{'.' * (_BAR - filled)}]", "count": f"{shown} files"}
         if self.children:

@@ -31,6 +31,7 @@ from indexer.pipeline.incremental.keys import CacheKeys
 from indexer.pipeline.incremental.state import State
 from indexer.pipeline.incremental.tree import BATCH, Tree, batch_digest, digest_batches
 from indexer.pipeline.output.changes import CHANGES
+from indexer.pipeline.output.dedup import distinct
 from indexer.pipeline.output.previous import LAYOUT
 from indexer.pipeline.output.staging import MANIFEST
 from indexer.pipeline.output.verify import Checking
@@ -162,6 +163,8 @@ def stage_linked(previous_output: Path, staging: Path, manifest: dict[str, Any])
     with an empty changes file; return the names to commit besides the manifest."""
     documents = [d["name"] for d in manifest["documents"]]
     names = [*documents, *(s["name"] for s in manifest["shards"]), LAYOUT]
+    if (previous_output / distinct.NOTE).is_file():  # the duplicate pass's note holds too
+        names.append(distinct.NOTE)
     for name in names:
         try:
             os.link(previous_output / name, staging / name)

@@ -3,11 +3,13 @@ run commits it; damage to the state met mid-run starts the staging over."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING
 
 import anyio
+import orjson
 
 from indexer.errors import StateDamaged
 from indexer.pipeline.engines import engine
@@ -15,12 +17,12 @@ from indexer.pipeline.engines.context import Pools, RunContext
 from indexer.pipeline.incremental.state import State
 from indexer.pipeline.output.dedup import decide
 from indexer.pipeline.output.staged import Staged
-from indexer.pipeline.output.staging import prepare_staging
+from indexer.pipeline.output.staging import MANIFEST, prepare_staging
 from indexer.pipeline.run.begin import Begun, RunSpec
 from indexer.pipeline.run.commit import commit_run
 from indexer.pipeline.run.interrupts import Interrupts
 from indexer.pipeline.run.summary import RunSummary
-from indexer.pipeline.walk.walker import policy_for
+from indexer.pipeline.walk.walker import Entry, policy_for
 
 if TYPE_CHECKING:
     from indexer.pipeline.run.progress import Progress
@@ -87,21 +89,33 @@ async def _with_progress(spec: RunSpec, ctx: RunContext) -> Staged:
     # Imported here: only a run on a terminal draws one.
     from indexer.pipeline.run.progress import Progress
 
-    bar = Progress()
+    bar = Progress(estimate=_previous_files(spec))
+    walked = ctx.walked or spec.source.walk(policy_for(spec.config, spec.registry))
     async with anyio.create_task_group() as tg:
-        tg.start_soon(_count, spec, bar)
         tg.start_soon(bar.run)
-        staged = await chosen.stage(replace(ctx, on_progress=bar))
+        counted = replace(ctx, on_progress=bar, walked=_counted(walked, bar))
+        staged = await chosen.stage(counted)
         tg.cancel_scope.cancel()
     return staged
 
 
-async def _count(spec: RunSpec, bar: Progress) -> None:
-    """Count the walk's entries for the progress line's total."""
-    policy = policy_for(spec.config, spec.registry)
-    bar.total = await anyio.to_thread.run_sync(
-        lambda: sum(1 for _ in spec.source.walk(policy)), abandon_on_cancel=True
-    )
+def _counted(walked: Iterator[Entry], bar: Progress) -> Iterator[Entry]:
+    """`walked`, giving `bar` its total once it ends: the engine's own walk is counted,
+    never a second one (a tree of a million files would be listed and stat'ed twice)."""
+    count = 0
+    for entry in walked:
+        count += 1
+        yield entry
+    bar.total = count
+
+
+def _previous_files(spec: RunSpec) -> int | None:
+    """The files the committed output holds (the line's total until the walk ends), or
+    None when there is none readable."""
+    try:
+        return int(orjson.loads((spec.out / MANIFEST).read_bytes())["counts"]["files"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _damage(exc: BaseException) -> StateDamaged | None:

@@ -29,7 +29,7 @@ import orjson
 
 from indexer.config import Config
 from indexer.pipeline.output.changes import CHANGES, Previous, load_previous
-from indexer.pipeline.output.dedup import files
+from indexer.pipeline.output.dedup import distinct, files
 from indexer.pipeline.output.dedup.boilerplate import Paragraphs
 from indexer.pipeline.output.dedup.mail import MailPass
 from indexer.pipeline.output.dedup.seen import Seen, keys
@@ -77,6 +77,8 @@ class _Pass:
     stripped: int = 0
     """Documents that left a repeated paragraph out."""
     dropped_chunks: int = 0
+    repeated: bool = False
+    """Whether any document with chunks had a hash an earlier one had (`distinct`)."""
 
     def close(self) -> None:
         self.seen.close()
@@ -95,6 +97,8 @@ def apply(staging: Path, staged: Staged, config: Config, previous: Previous | No
     mail = MailPass.collect(staging)
     if config.exact == config.near == "off" and not config.boilerplate and mail is None:
         return staged
+    if mail is None and distinct.still_distinct(staging, staged, config):  # nothing to decide
+        return _noted(staging, staged, config, repeated=False)
     run = _Pass(config, mail=mail)
     if config.near != "off":
         from indexer.pipeline.output.dedup.near import Clusters
@@ -108,7 +112,7 @@ def apply(staging: Path, staged: Staged, config: Config, previous: Previous | No
         run.close()
     if not altered:
         (staging / (LAYOUT + ".tmp")).unlink()
-        return staged
+        return _noted(staging, staged, config, run.repeated)
     (staging / (LAYOUT + ".tmp")).replace(staging / LAYOUT)
     entries = {
         key: [infos.get(e["name"], e) for e in listed]
@@ -121,7 +125,16 @@ def apply(staging: Path, staged: Staged, config: Config, previous: Previous | No
     tally.boilerplate += run.stripped
     if CHANGES in staged.files:
         tally.changes = files.track_changes(staging, _documents(staged), _previous(previous))
-    return replace(staged, manifest_files=entries, tally=tally)
+    return _noted(staging, replace(staged, manifest_files=entries, tally=tally), config, True)
+
+
+def _noted(staging: Path, staged: Staged, config: Config, repeated: bool) -> Staged:
+    """`staged` with the note of whether its keys were distinct (`distinct.NOTE`), when
+    the pass decides exact duplicates alone."""
+    if not distinct.skippable(config):
+        return staged
+    distinct.note(staging, staged.manifest_files["documents"], config, not repeated)
+    return replace(staged, files=[*staged.files, distinct.NOTE])
 
 
 def _passed(staging: Path, run: _Pass) -> tuple[dict[str, Any], bool]:
@@ -167,6 +180,7 @@ def _decide(staging: Path, shard: _Shard, run: _Pass) -> None:
         did, decided = record["doc_id"], record["digest"] in whole
         ks = keys(record["sha256"], record["text_sha256"]) if record["chunks"] else []
         first = run.seen.first(ks) if decided and run.config.exact != "off" else None
+        run.repeated = run.repeated or (first or run.seen.first(ks)) is not None
         if first is None:
             run.seen.add(ks, record["path"])
         cluster = did

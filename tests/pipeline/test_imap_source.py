@@ -371,3 +371,23 @@ def test_a_missing_folder_is_a_usage_error_and_no_server_a_fatal_one(
     err = capsys.readouterr().err
     assert "the connection failed 2 times" in err and "nothing was done" in err
     assert "Traceback" not in err and not (tmp_path / "out").exists()
+
+
+def test_a_run_lists_the_folders_once(
+    dovecot: Dovecot, tmp_path: Path, password: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The CLI checks the source before the run; the run asks whether it holds anything,
+    # walks it, and (run again) walks it to see what did not change: one listing for all.
+    fill(dovecot)
+    proxy = Proxy(dovecot.port)
+    proxy.trigger = b" LIST "
+    out = ["--out", str(tmp_path / "out"), "--workers", "1"]
+    try:
+        assert main(["run", url(dovecot, port=proxy.port), *out]) == 0
+        first = len(proxy.triggered)
+        dovecot.append("INBOX", message(40, "Late", "A message after the first run.\n"))
+        assert main(["run", url(dovecot, port=proxy.port), *out]) == 0
+    finally:
+        proxy.close()
+    assert (first, len(proxy.triggered)) == (1, 2)
+    assert "imap/127.0.0.1/INBOX/5.eml" in documents(tmp_path / "out")

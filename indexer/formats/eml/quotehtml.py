@@ -33,6 +33,9 @@ _CONTAINERS = ", ".join(
     )
 )
 _SIGNATURES = "div.gmail_signature, div.moz-signature, #Signature"
+_TOKENS = LexborHTMLParser(f"<p>{CUT}</p><p>-- </p>")
+"""The paragraphs `mark_tree` inserts (copies of), parsed once: a parser costs more
+than the query."""
 _HINTS = (
     "divRplyFwdMsg", "OutlookMessageHeader", "appendonsend", "stopSpelling", "border-top",
     "gmail_signature", "moz-signature", "Signature",
@@ -48,12 +51,11 @@ def has_containers(markup: str) -> bool:
 def mark_tree(tree: LexborHTMLParser) -> bool:
     """Put a `<p>CUT</p>` before every reply container of the parsed page `tree` and a
     `<p>-- </p>` before every signature container; return whether there was one."""
-    marked = [(node, CUT) for node in tree.css(_CONTAINERS)]
-    marked += [(node, "-- ") for node in tree.css(_SIGNATURES)]
-    for node, text in marked:
-        token = LexborHTMLParser(f"<p>{text}</p>").css_first("p")
-        if token is not None:
-            node.insert_before(token)
+    cut, delimiter = _TOKENS.css("p")
+    marked = [(node, cut) for node in tree.css(_CONTAINERS)]
+    marked += [(node, delimiter) for node in tree.css(_SIGNATURES)]
+    for node, token in marked:
+        node.insert_before(token)  # a copy of the token
     return bool(marked)
 
 

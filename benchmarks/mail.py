@@ -119,7 +119,8 @@ def messages(count: int, seed: int = 0) -> list[bytes]:
     return [message(rng, i) for i in range(count)]
 
 
-def _mboxrd_quote(data: bytes) -> bytes:
+def mboxrd_quote(data: bytes) -> bytes:
+    """`data` with every `From ` line (behind any `>`s) given one `>` more (mboxrd)."""
     lines = data.split(b"\n")
     quoted = [b">" + line if line.lstrip(b">").startswith(b"From ") else line for line in lines]
     return b"\n".join(quoted)
@@ -132,7 +133,7 @@ def write_mbox(path: Path, total_bytes: int, seed: int = 0) -> int:
     with open(path, "wb", buffering=1 << 20) as out:
         while written < total_bytes:
             data = b"From MAILER-DAEMON Mon Jan  1 00:00:00 2024\n"
-            data += _mboxrd_quote(message(rng, count)) + b"\n"
+            data += mboxrd_quote(message(rng, count)) + b"\n"
             out.write(data)
             written += len(data)
             count += 1

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -63,11 +63,14 @@ def index_command(src: Path, out: Path, workers: int, *flags: str) -> list[str]:
     ]  # fmt: skip
 
 
-def run_index(src: Path, out: Path, workers: int, *, fresh: bool = True) -> Measured:
-    """Index `src` into `out` (emptied first when `fresh`); attach run.json's facts."""
+def run_index(
+    src: Path, out: Path, workers: int, *, fresh: bool = True, extra: Sequence[str] = ()
+) -> Measured:
+    """Index `src` into `out` (emptied first when `fresh`), `extra` flags added; attach
+    run.json's facts."""
     if fresh:
         fresh_dir(out)
-    measured = run_command(index_command(src, out, workers))
+    measured = run_command(index_command(src, out, workers, *extra))
     report = json.loads((out / "run.json").read_text())
     summary = json.loads(measured.stdout)
     measured.extra = {

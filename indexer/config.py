@@ -577,8 +577,17 @@ class Config:
         None,
         check=path_or_none,
         toml='# imap_ca_file = "/etc/ssl/private-ca.pem"',
-        doc="For SOURCE imaps://...: a PEM file of the CAs to trust instead of the system's\n"
-        "(a server with a private CA's certificate). Certificates are always verified.",
+        doc="For SOURCE imaps://... (and imap://... upgraded by STARTTLS): a PEM file of the\n"
+        "CAs to trust instead of the system's (a server with a private CA's certificate).\n"
+        "Certificates are always verified.",
+    )
+    imap_starttls: str = _key(
+        "imap",
+        "auto",
+        check=choice("auto", "require", "off"),
+        doc="For SOURCE imap://...: auto upgrades the connection to TLS (STARTTLS) when the\n"
+        "server offers it, before the login; require refuses a server that does not (exit\n"
+        "2); off logs in unencrypted.",
     )
     imap_retries: int = _key(
         "imap",

@@ -235,6 +235,8 @@ class Proxy:
         """Connections closed at once while `down`."""
         self.triggered: list[bytes] = []
         """What the client sent that held `trigger` (and went through)."""
+        self.hide_starttls = False
+        """Take STARTTLS out of what the server says it can do (a server without TLS)."""
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port = int(self._listener.getsockname()[1])
         threading.Thread(target=self._accept, daemon=True).start()
@@ -263,6 +265,8 @@ class Proxy:
                     break
                 if upstream and self.trigger in data:
                     self.triggered.append(data)
+                if not upstream and self.hide_starttls:
+                    data = data.replace(b" STARTTLS", b"")
                 dst.sendall(data)
         except OSError:
             pass

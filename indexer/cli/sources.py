@@ -33,8 +33,9 @@ def source_of(text: str, config: Config) -> Path | ImapSource | Exit:
 
     try:
         retry = Retry(
-            retries=config.imap_retries, backoff=config.imap_backoff, ca_file=config.imap_ca_file
-        )
+            retries=config.imap_retries, backoff=config.imap_backoff,
+            ca_file=config.imap_ca_file, starttls=config.imap_starttls,
+        )  # fmt: skip
         source = ImapSource(parse_address(text), retry)
         source.check()
     except ConfigError as exc:

@@ -28,13 +28,17 @@ from indexer.pipeline.walk.imap import source as imap_source
 # exact="off": an IMAP folder and its Maildir copy list the same messages in other orders,
 # and walk order decides which of two copies is the original.
 CONFIG = Config(workers=1, pdf_workers=1, exact="off")
-FAST = Retry(retries=2, backoff=0.01, timeout=10)
+FAST = Retry(retries=2, backoff=0.01, timeout=10, starttls="off")
+"""Plain IMAP, so that the proxy in front of the server reads the commands it cuts at."""
 
 
 @pytest.fixture
-def dovecot() -> Iterator[Dovecot]:
+def dovecot(monkeypatch: pytest.MonkeyPatch) -> Iterator[Dovecot]:
     root = Path(tempfile.mkdtemp(prefix="indexer-dovecot-"))
     server = Dovecot(root).start()
+    # imap:// upgrades to TLS (STARTTLS, which the server offers): its CA trusted as the
+    # system's would be, for the runs of the CLI with no imap_ca_file
+    monkeypatch.setenv("SSL_CERT_FILE", str(server.ca))
     try:
         yield server
     finally:
@@ -252,7 +256,9 @@ def test_a_connection_that_stays_down_fails_the_run_with_nothing_committed(
 ) -> None:
     fill(dovecot)
     out, conf = tmp_path / "out", tmp_path / "fast.toml"
-    conf.write_text("[run]\nworkers = 1\npdf_workers = 1\n[imap]\nimap_backoff = 0.01\n")
+    conf.write_text(
+        '[run]\nworkers = 1\npdf_workers = 1\n[imap]\nimap_backoff = 0.01\nimap_starttls = "off"\n'
+    )
     proxy = Proxy(dovecot.port)
     args = ["run", url(dovecot, port=proxy.port), "--out", str(out), "--config", str(conf)]
     try:
@@ -274,8 +280,10 @@ def test_a_connection_that_stays_down_fails_the_run_with_nothing_committed(
 
 
 def test_imaps_verifies_the_certificate_against_the_ca_given(
-    dovecot: Dovecot, tmp_path: Path, password: None, capsys: pytest.CaptureFixture[str]
-) -> None:
+    dovecot: Dovecot, tmp_path: Path, password: None, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    monkeypatch.delenv("SSL_CERT_FILE")  # the system's CAs only
     fill(dovecot)
     tls = f"imaps://{USER}@127.0.0.1:{dovecot.tls_port}/INBOX"
     out = tmp_path / "out"
@@ -371,3 +379,70 @@ def test_a_missing_folder_is_a_usage_error_and_no_server_a_fatal_one(
     err = capsys.readouterr().err
     assert "the connection failed 2 times" in err and "nothing was done" in err
     assert "Traceback" not in err and not (tmp_path / "out").exists()
+
+
+def test_a_run_lists_the_folders_once(
+    dovecot: Dovecot, tmp_path: Path, password: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The CLI checks the source before the run; the run asks whether it holds anything,
+    # walks it, and (run again) walks it to see what did not change: one listing for all.
+    fill(dovecot)
+    proxy = Proxy(dovecot.port)
+    proxy.trigger = b" LIST "
+    conf = tmp_path / "plain.toml"
+    conf.write_text('[imap]\nimap_starttls = "off"\n')  # so that the proxy reads the commands
+    out = ["--out", str(tmp_path / "out"), "--workers", "1", "--config", str(conf)]
+    try:
+        assert main(["run", url(dovecot, port=proxy.port), *out]) == 0
+        first = len(proxy.triggered)
+        dovecot.append("INBOX", message(40, "Late", "A message after the first run.\n"))
+        assert main(["run", url(dovecot, port=proxy.port), *out]) == 0
+    finally:
+        proxy.close()
+    assert (first, len(proxy.triggered)) == (1, 2)
+    assert "imap/127.0.0.1/INBOX/5.eml" in documents(tmp_path / "out")
+
+
+def test_imap_is_upgraded_to_tls_when_the_server_offers_starttls(
+    dovecot: Dovecot, tmp_path: Path, password: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fill(dovecot)
+    proxy = Proxy(dovecot.port)
+    proxy.trigger = b"LOGIN"
+    out = ["--out", str(tmp_path / "out"), "--workers", "1"]
+    try:
+        assert main(["run", url(dovecot, "INBOX", port=proxy.port), *out]) == 0
+    finally:
+        proxy.close()
+    assert proxy.triggered == []  # the login (and all after it) went encrypted
+    assert len([p for p in documents(tmp_path / "out") if "#" not in p]) == 4
+    run(Recording(url(dovecot, "INBOX")), tmp_path / "plain")
+    assert placeless(tmp_path / "out") == placeless(tmp_path / "plain")
+    # the certificate is verified as imaps:// verifies it
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("SSL_CERT_FILE")
+        capsys.readouterr()
+        assert main(["run", url(dovecot, "INBOX"), "--out", str(tmp_path / "untrusted")]) == 2
+    assert "certificate is not trusted" in capsys.readouterr().err
+
+
+def test_starttls_required_refuses_a_server_that_does_not_offer_it(
+    dovecot: Dovecot, tmp_path: Path, password: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fill(dovecot)
+    proxy = Proxy(dovecot.port)
+    proxy.hide_starttls = True
+    proxy.trigger = b"LOGIN"
+    conf = tmp_path / "require.toml"
+    conf.write_text('[run]\nworkers = 1\n[imap]\nimap_starttls = "require"\n')
+    source = url(dovecot, "INBOX", port=proxy.port)
+    try:
+        assert main(["run", source, "--out", str(tmp_path / "out"), "--config", str(conf)]) == 2
+        err = capsys.readouterr().err
+        assert "does not offer STARTTLS" in err and "Traceback" not in err
+        assert proxy.triggered == [] and not (tmp_path / "out").exists()  # no login sent
+        # auto logs in unencrypted where the server offers no TLS
+        assert main(["run", source, "--out", str(tmp_path / "auto"), "--workers", "1"]) == 0
+    finally:
+        proxy.close()
+    assert len(proxy.triggered) == 2  # in clear: the listing's connection, the reading one

@@ -28,7 +28,7 @@ from indexer._text import split_paragraphs
 from indexer._types import Chunk, Options
 from indexer.formats import html
 from indexer.formats.eml.mime import Leaf, decode_bytes, part_text, walk
-from indexer.formats.eml.quotehtml import mark
+from indexer.formats.eml.quotehtml import has_containers, mark, mark_tree
 from indexer.formats.eml.quotes import Passage, passages
 
 __all__ = ["PARTS", "body_chunks"]
@@ -79,13 +79,17 @@ def _body(paragraph: str) -> Chunk:
 
 def _render_html(leaf: Leaf, options: Options, split: bool) -> list[str]:
     markup = part_text(leaf.part)
-    if split:
-        markup = mark(markup)
     # A mail is its own main content: rendered whole unless asked otherwise.
     options = replace(options, html_main_content=options.html_mail_main_content)
     try:
-        return [c.text for c in html.chunk(markup, options).chunks]
+        if not split or not has_containers(markup):
+            return [c.text for c in html.chunk(markup, options).chunks]
+        # reply containers marked in the page the renderer parses, not in a copy
+        rendered = html.chunk(markup, options, prepare=mark_tree)
+        if rendered.degraded:  # its text is the source's: marked in the source
+            rendered = html.chunk(mark(markup), options)
+        return [c.text for c in rendered.chunks]
     except Exception:  # a failing renderer must not cost the mail its headers and other parts
-        tree = LexborHTMLParser(markup)
+        tree = LexborHTMLParser(mark(markup) if split else markup)
         tree.strip_tags(["script", "style", "head"])
         return split_paragraphs(tree.text(separator="\n"))

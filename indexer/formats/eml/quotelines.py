@@ -16,6 +16,8 @@ import re
 
 __all__ = [
     "CUT",
+    "MARKERS",
+    "RULES",
     "attribution",
     "attribution_start",
     "contact_line",
@@ -35,6 +37,8 @@ CUT = "zzindexerquotecutzz"
 """A token the HTML reader puts where a client's reply container starts: the rest is quoted."""
 
 _MARKERS = re.compile(r"(?:[ \t]*>)+[ \t]?")
+MARKERS = _MARKERS
+"""The `>` markers that start a quoted line (with the space after them), for `match`."""
 _WROTE = (
     "wrote", "writes", "schrieb", "a écrit", "a ecrit", "escribió", "escribio", "ha scritto",
     "scrisse", "schreef", "heeft het volgende geschreven", "escreveu", "skrev", "napisał",
@@ -129,10 +133,14 @@ _DISCLAIMER = (
 """Words of legal notices, lower-case, found by substring."""
 
 
+RULES = ("-", "_", "=", "*")
+"""What a rule line (`-----Original Message-----`, `____`) starts with."""
+
+
 def may_cut(line: str) -> bool:
     """False for a line that cannot start a quoted or forwarded message (most lines: no
     colon, no rule); a cheap test before the patterns."""
-    return ":" in line or "：" in line or line.lstrip()[:1] in ("-", "_", "=", "*") or CUT in line
+    return ":" in line or "：" in line or line.lstrip().startswith(RULES) or CUT in line
 
 
 def quote_depth(line: str) -> tuple[int, str]:
@@ -168,8 +176,10 @@ def forward_banner(line: str) -> bool:
     `Begin forwarded message:`, translations)."""
     if len(line) >= 200 or not ("--" in line or line.rstrip().endswith((":", "："))):
         return False
+    if _FORWARD.match(line) is None:  # anchored: fails at once on most lines
+        return False
     low = line.lower()
-    return any(word in low for word in _FORWARD_WORDS) and bool(_FORWARD.match(line))
+    return any(word in low for word in _FORWARD_WORDS)
 
 
 def header_field(line: str) -> str | None:

@@ -10,6 +10,7 @@ of only `Thanks!` is its sender's text.
 
 from __future__ import annotations
 
+import bisect
 from typing import Literal
 
 from indexer.formats.eml import quotelines as q
@@ -26,6 +27,8 @@ _DISCLAIMER_PARAGRAPHS = 3
 """The last paragraphs of a run looked at for a disclaimer (which closes a message)."""
 _SHORT = 80
 _CONTACT_LINES = (2, 8)
+_DELIMITER_STARTS = ("--", "__", "—")
+"""What a line `quotelines.signature_delimiter` takes starts with."""
 
 
 def own_roles(lines: list[str], *, lead: bool = True) -> dict[int, Role]:
@@ -35,26 +38,39 @@ def own_roles(lines: list[str], *, lead: bool = True) -> dict[int, Role]:
     roles: dict[int, Role] = {}
     filled = [n for n, line in enumerate(lines) if line.strip()]
     end = len(lines)
-    for n in filled:
-        if q.signature_delimiter(lines[n]):
-            after = [m for m in filled if m >= n]
-            if len(after) <= _SIGNATURE_LINES + 1:
-                roles.update(dict.fromkeys(after, "signature"))
-                end = n
-            break
-    kept = [n for n in filled if n < end]
-    for paragraph in _paragraphs(lines, kept)[lead:][-_DISCLAIMER_PARAGRAPHS:]:
+    for n in _delimiters(lines, filled):
+        after = filled[bisect.bisect_left(filled, n) :]
+        if len(after) <= _SIGNATURE_LINES + 1:
+            roles.update(dict.fromkeys(after, "signature"))
+            end = n
+        break
+    kept = filled[: bisect.bisect_left(filled, end)]
+    paragraphs = _paragraphs(kept)
+    for paragraph in paragraphs[lead:][-_DISCLAIMER_PARAGRAPHS:]:
         if q.disclaimer(" ".join(lines[n] for n in paragraph)):
             roles.update(dict.fromkeys(paragraph, "disclaimer"))
+    count = len(kept)
     while kept and roles.get(kept[-1]) == "disclaimer":  # the signature comes before it
         kept.pop()
+    if len(kept) < count:
+        paragraphs = _paragraphs(kept)
     for n in kept:
         if q.mobile_signature(lines[n]):
             roles[n] = "signature"
     roles.update(_sign_off(lines, kept))
     if not any(roles.get(n) for n in kept[-1:]):
-        roles.update(_contact_block(lines, kept))
+        roles.update(_contact_block(lines, paragraphs))
     return roles
+
+
+def _delimiters(lines: list[str], filled: list[int]) -> list[int]:
+    """The lines of `filled` that may be a signature delimiter (`-- `), in order: only
+    a line starting with a dash, an underscore or a dash of its own is tested."""
+    return [
+        n
+        for n in filled
+        if lines[n].startswith(_DELIMITER_STARTS) and q.signature_delimiter(lines[n])
+    ]
 
 
 def _sign_off(lines: list[str], kept: list[int]) -> dict[int, Role]:
@@ -70,9 +86,8 @@ def _sign_off(lines: list[str], kept: list[int]) -> dict[int, Role]:
     return {}
 
 
-def _contact_block(lines: list[str], kept: list[int]) -> dict[int, Role]:
-    """The last paragraph, when it is a few short lines with contact details in them."""
-    paragraphs = _paragraphs(lines, kept)
+def _contact_block(lines: list[str], paragraphs: list[list[int]]) -> dict[int, Role]:
+    """The last of `paragraphs`, when it is a few short lines with contact details in them."""
     if len(paragraphs) < 2:
         return {}
     last = paragraphs[-1]
@@ -89,7 +104,7 @@ def _contact_block(lines: list[str], kept: list[int]) -> dict[int, Role]:
     return dict.fromkeys(last, "signature")
 
 
-def _paragraphs(lines: list[str], kept: list[int]) -> list[list[int]]:
+def _paragraphs(kept: list[int]) -> list[list[int]]:
     """`kept` grouped into paragraphs: runs with no blank line between."""
     out: list[list[int]] = []
     for n in kept:

@@ -15,7 +15,7 @@ the untagged source.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from html import unescape
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -50,13 +50,19 @@ def _decoded(data: bytes) -> tuple[str, bytes | None]:
     return decode_html(data), None
 
 
-def chunk(text: str, options: Options) -> Extracted:
+Prepare = Callable[[LexborHTMLParser], object]
+"""Changes a parsed page before it is rendered (the mail reader marks reply containers)."""
+
+
+def chunk(text: str, options: Options, *, prepare: Prepare | None = None) -> Extracted:
     """Render already-decoded HTML as Markdown and chunk it by block.
 
     Returns no chunks only for blank input; otherwise at least one, none longer
-    than `options.max_chunk_chars`. Never raises on any input.
+    than `options.max_chunk_chars`. Never raises on any input. `prepare` is called
+    with the parsed page before it is rendered (a page too deep to parse is rendered
+    `degraded` without it).
     """
-    return _chunk(text, None, options)
+    return _chunk(text, None, options, prepare)
 
 
 def dropped(data: bytes) -> list[tuple[str, str]]:
@@ -72,14 +78,18 @@ def dropped(data: bytes) -> list[tuple[str, str]]:
     return [(why, text) for why, text in rendered if text]
 
 
-def _chunk(text: str, raw: bytes | None, options: Options) -> Extracted:
+def _chunk(
+    text: str, raw: bytes | None, options: Options, prepare: Prepare | None = None
+) -> Extracted:
     # The walk makes a few objects per node, all acyclic: collecting the growing
     # heap again and again would find nothing to free.
     with gc_paused():
-        return _render_page(text, raw, options)
+        return _render_page(text, raw, options, prepare)
 
 
-def _render_page(text: str, raw: bytes | None, options: Options) -> Extracted:
+def _render_page(
+    text: str, raw: bytes | None, options: Options, prepare: Prepare | None
+) -> Extracted:
     if not text.strip():
         return Extracted(kind="html", text="")
     if raw is None:
@@ -87,6 +97,8 @@ def _render_page(text: str, raw: bytes | None, options: Options) -> Extracted:
     if too_deep(raw):
         return _degraded(visible_text(text), {}, options)
     tree = LexborHTMLParser(raw, scripting=True)
+    if prepare is not None:
+        prepare(tree)
     title = page_title(tree)
     metadata = {"title": title} if title else {}
     blocks = []

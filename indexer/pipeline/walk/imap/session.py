@@ -5,7 +5,8 @@ a timeout, an EOF), connects again after a pause (`backoff`, doubling) up to
 `retries` times, then raises `SourceLost`: the run stops with nothing committed. A
 server that answers NO or BAD, or says BYE to one command twice over, refused that
 command (`Refused`): the connection was fine. Wrong credentials and an untrusted
-certificate are `ConfigError`s, never retried.
+certificate are `ConfigError`s, never retried. A plain `imap://` connection is upgraded
+to TLS by STARTTLS, before the login, when the server offers it (`Retry.starttls`).
 """
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ class Retry:
     """Seconds a connection waits for the server before it counts as dropped."""
     ca_file: str | None = None
     """A PEM file of the CAs to trust instead of the system's (a private server's)."""
+    starttls: str = "auto"
+    """`imap://`: `auto` upgrades to TLS when the server offers STARTTLS, `require`
+    refuses a server that does not, `off` never upgrades."""
 
 
 class Refused(Exception):
@@ -112,12 +116,12 @@ class Session:
         address, timeout = self.address, self.retry.timeout
         try:
             if address.tls:
-                context = ssl.create_default_context(cafile=self.retry.ca_file)
                 conn: imaplib.IMAP4 = imaplib.IMAP4_SSL(
-                    address.host, address.port, ssl_context=context, timeout=timeout
+                    address.host, address.port, ssl_context=self._context(), timeout=timeout
                 )
             else:
                 conn = imaplib.IMAP4(address.host, address.port, timeout=timeout)
+                self._starttls(conn)
         except ssl.SSLCertVerificationError as exc:
             raise ConfigError(
                 "source",
@@ -136,6 +140,37 @@ class Session:
             raise ConfigError("source", refused) from None
         self.selected = None
         return conn
+
+    def _context(self) -> ssl.SSLContext:
+        return ssl.create_default_context(cafile=self.retry.ca_file)
+
+    def _starttls(self, conn: imaplib.IMAP4) -> None:
+        """Upgrade the plain connection `conn` to TLS when the server offers STARTTLS
+        (unless `starttls` is off); raises `ConfigError` when it is required and not
+        offered, or the server refuses it. `conn` is closed when this raises."""
+        mode = self.retry.starttls
+        if mode == "off":
+            return
+        try:
+            if "STARTTLS" not in conn.capabilities:
+                if mode == "require":
+                    raise ConfigError(
+                        "source",
+                        f"{self.address}: the server does not offer STARTTLS, and "
+                        'imap_starttls = "require": the password would cross the network '
+                        'unencrypted (use imaps://, or imap_starttls = "auto")',
+                    )
+                return
+            conn.starttls(self._context())
+        except imaplib.IMAP4.abort:
+            _closed(conn)
+            raise
+        except imaplib.IMAP4.error as exc:
+            _closed(conn)
+            raise ConfigError("source", f"{self.address}: STARTTLS failed: {_words(exc)}") from None
+        except BaseException:
+            _closed(conn)
+            raise
 
     def close(self) -> None:
         """Drop the connection (logging out when it still answers); never raises."""

@@ -76,8 +76,9 @@ class ImapSource:
         self._reader: Session | None = None
         self._ahead: OrderedDict[bytes, int] = OrderedDict()  # path -> listed size
         self._fetched: OrderedDict[bytes, bytes | str] = OrderedDict()
-        self._checked: list[Folder] | None = None
-        """What `check` listed, for the walk that follows it (the run's first)."""
+        self._listing: list[Folder] | None = None
+        """The folders listed, for every walk until `close()`: a run lists once."""
+        self._listing_lock = threading.Lock()
 
     def __reduce__(self) -> tuple[type[ImapSource], tuple[ImapAddress, Retry]]:
         return (ImapSource, (self.address, self.retry))
@@ -93,14 +94,18 @@ class ImapSource:
     def check(self) -> int:
         """Log in and list; return how many messages the source lists. Raises
         `ConfigError` (refused login, untrusted certificate, no such folder) or
-        `SourceLost` (the server cannot be reached). The next walk lists no more."""
-        self._checked = self._folders()
-        return sum(len(folder.uids) for folder in self._checked)
+        `SourceLost` (the server cannot be reached). The walks until `close()` list
+        no more."""
+        return sum(len(folder.uids) for folder in self._listed())
 
     def walk(self, policy: WalkPolicy) -> Iterator[Entry]:
         """Every message of the folders, sorted by `rel`, with its verdict under
-        `policy`. Raises `ConfigError` or `SourceLost` (see `check`) before iterating."""
-        folders, self._checked = self._checked or self._folders(), None
+        `policy`. Raises `ConfigError` or `SourceLost` (see `check`) before iterating.
+
+        The folders are listed once until `close()`: a run walks its source more than
+        once (whether it holds anything, what did not change, the progress line's
+        count, the engine's walk), and every walk sees the same listing."""
+        folders = self._listed()
         items = heapq.merge(*(_items(folder) for folder in folders), key=lambda i: i.rel)
         noted: dict[str, str] = {}
         if policy.noted is not None:
@@ -113,6 +118,13 @@ class ImapSource:
 
             policy = replace(policy, noted=recorded)
         return self._remembered(listed(items, policy, self.open), noted)
+
+    def _listed(self) -> list[Folder]:
+        """The folders' listing, read from the server on the first call until `close()`."""
+        with self._listing_lock:  # the progress line counts in a thread of its own
+            if self._listing is None:
+                self._listing = self._folders()
+            return self._listing
 
     def _folders(self) -> list[Folder]:
         session = self._session()
@@ -198,7 +210,10 @@ class ImapSource:
         self.close()
 
     def close(self) -> None:
-        """Log out of the reading connection (a later read connects again)."""
+        """Log out of the reading connection (a later read connects again) and forget
+        the listing (a later walk lists again)."""
+        with self._listing_lock:
+            self._listing = None
         with self._lock:
             if self._reader is not None:
                 self._reader.close()

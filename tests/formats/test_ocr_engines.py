@@ -4,8 +4,8 @@ detection only when the plain reading was doubtful.
 
 Orientation detection (`--psm 1`) costs about as much as reading an upright page, so a
 page is read with `--psm 3` first and read again with detection only when its
-confidence is under `LOW_CONFIDENCE`: an upright page costs one reading, a page upside
-down two, and comes out right side up.
+words read under `LOW_CONFIDENCE`: an upright page costs one reading, as does a photograph
+(no word at all), a page upside down two, and it comes out right side up.
 """
 
 from __future__ import annotations
@@ -57,6 +57,30 @@ def test_an_upright_page_is_read_once_and_one_upside_down_twice_right_side_up(
     assert scanmaker.word_f1(result.text, scanmaker.text_of(1)) >= 0.90
     assert seen == [3, 1]
     assert result.metadata["ocr"]["confidence"]["1"] >= 85
+
+
+@pytest.mark.slow  # OCR engine runs
+def test_a_picture_without_a_word_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A photograph (here: discs of grey on a gradient) gives the engine no word, turned
+    or not: orientation detection would only double its cost."""
+    import io
+    import random
+
+    from PIL import ImageDraw
+
+    real_engine()
+    seen = _record(monkeypatch)
+    rng = random.Random(3)
+    photo = Image.linear_gradient("L").resize((900, 700)).convert("RGB")
+    draw = ImageDraw.Draw(photo)
+    for _ in range(12):
+        x, y, r = rng.randrange(900), rng.randrange(700), rng.randrange(60, 220)
+        draw.ellipse((x - r, y - r, x + r, y + r), fill=(rng.randrange(256),) * 3)
+    buffer = io.BytesIO()
+    photo.save(buffer, format="JPEG", quality=85)
+    result = indexer.extract("photo.jpg", buffer.getvalue())
+    assert (result.status, result.error) == ("empty", "no text found by OCR")
+    assert seen == [3]
 
 
 @pytest.mark.slow  # OCR engine runs

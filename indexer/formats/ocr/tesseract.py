@@ -8,11 +8,12 @@ a list of file names. Both answer in TSV (a row per word, with its confidence), 
 which the text is laid out again as Tesseract's plain-text output lays it: words of a
 line joined by a space, lines of a paragraph by a newline, paragraphs by a blank line.
 
-A page is read with automatic layout (`--psm 3`). Only a page read under
-`LOW_CONFIDENCE` is read again with orientation and script detection first (`--psm 1`,
-when the `osd` model is installed), and the reading with the higher confidence is kept:
-a page scanned upside down reads at about 30 and right side up at about 95, while the
-detection costs as much as reading an upright page, which nearly every page is.
+A page is read with automatic layout (`--psm 3`). Only a page whose words read under
+`LOW_CONFIDENCE` (not one without a word: a photograph) is read again with orientation
+and script detection first (`--psm 1`, when the `osd` model is installed), and the
+reading with the higher confidence is kept: a page scanned upside down reads at about
+30 and right side up at about 95, while the detection costs as much as reading an
+upright page, which nearly every page is.
 """
 
 from __future__ import annotations
@@ -121,7 +122,8 @@ class Tesseract:
         """Return what Tesseract reads in `image` (`dpi` 0: unknown); raises `OcrError`
         (timeout, missing language, crash)."""
         first = _reading(self._tsv(image, dpi, _PSM_PLAIN))
-        doubtful = first.confidence is None or first.confidence < LOW_CONFIDENCE
+        # a page turned over still reads as words, badly; no word at all is a photo's
+        doubtful = first.confidence is not None and first.confidence < LOW_CONFIDENCE
         if not doubtful or "osd" not in languages(self.installed):
             return first
         second = _reading(self._tsv(image, dpi, _PSM_OSD))

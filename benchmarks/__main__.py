@@ -33,7 +33,7 @@ SUITES: dict[str, tuple[str, bool]] = {
     "pst": ("peak RSS of the Outlook mailbox reader and of a run, per mailbox", False),
     "sheets": ("spreadsheets and RTF against markitdown and kreuzberg; RSS on workbooks", True),
     "office": ("the office formats against markitdown and kreuzberg, words kept", True),
-    "ocr": ("scanned pages through indexer run at 1 and 2 workers; routing's cost", True),
+    "ocr": ("scanned pages at 1 and 2 workers; routing; vs the tesseract CLI and kreuzberg", True),
     "chunks": ("chunk sizes per kind, packed against the extractors' blocks", True),
     "large": ("peak RSS of one large document per shape and size, and of its extraction", False),
     "mail-threads": (

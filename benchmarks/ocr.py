@@ -8,8 +8,9 @@ it. CPU seconds are the whole process tree's (the engine runs as a child of a wo
 
 A second measurement prices the routing: every born-digital corpus PDF extracted in
 this process with OCR `auto` and with `off` (no page reaches the engine either way).
-A third sets indexer beside a plain loop calling the `tesseract` CLI on each page at
-300 dpi, in pages per CPU second with word F1 alongside (`benchmarks.ocr_versus`).
+A third sets indexer (each engine) beside a plain loop calling the `tesseract` CLI on
+each page at 300 dpi with one thread, and beside kreuzberg with OCR forced, in pages per
+CPU second with word F1 alongside (`benchmarks.ocr_versus`).
 """
 
 from __future__ import annotations
@@ -117,10 +118,9 @@ def run(args: Any) -> dict[str, Any]:
              "cpu_s_per_page": round(measured.cpu / read, 2)}
         )  # fmt: skip
     routing = _routing(SHARED_CORPUS)
-    cli, ours = ocr_versus.compare()
-    rows += [cli, ours]
-    versus = ours["pages_per_cpu_s"] / cli["pages_per_cpu_s"]
-    equal = ours["f1_mean"] >= cli["f1_mean"] - 0.005
+    cli, *others = ocr_versus.compare()
+    rows += [cli, *others]
+    ours = {row["run"].rsplit(" ", 1)[-1]: row for row in others if "indexer" in row["run"]}
     speedup = per_page[1] / per_page[2]
     overhead = routing["cpu_s_auto"] / max(routing["cpu_s_off"], 1e-9) - 1
     return {
@@ -129,15 +129,17 @@ def run(args: Any) -> dict[str, Any]:
         "targets": [
             target("2 workers vs 1", ">= 1.6x", speedup, speedup >= 1.6, "x"),
             target("routing on born-digital PDFs", "<= 5%", overhead * 100, overhead <= 0.05, "%"),
-            target(
-                "pages/CPU s vs the tesseract CLI loop, F1 within 0.005",
-                ">= 1.5x",
-                versus,
-                versus >= 1.5 and equal,
-                "x",
-            ),
+            *(_versus(engine, row, cli) for engine, row in ours.items()),
         ],
     }
+
+
+def _versus(engine: str, ours: dict[str, Any], cli: dict[str, Any]) -> dict[str, Any]:
+    """The speed target of `ocr_engine` `engine`: 1.5x the CLI loop at no lower word F1."""
+    versus = ours["pages_per_cpu_s"] / cli["pages_per_cpu_s"]
+    equal = ours["f1_mean"] >= cli["f1_mean"]
+    name = f"{engine}: pages/CPU s vs the one-thread CLI loop, F1 no lower"
+    return target(name, ">= 1.5x", versus, versus >= 1.5 and equal, "x")
 
 
 def render(result: dict[str, Any]) -> str:

@@ -1,19 +1,24 @@
-"""Part of suite `ocr`: indexer's OCR beside a plain loop calling the `tesseract` CLI.
+"""Part of suite `ocr`: indexer's OCR beside a plain loop calling the `tesseract` CLI
+and beside kreuzberg with OCR forced.
 
 The pages are those with known text: ../shared/formats/scans (5 pages, 200 dpi scans)
 and pages the tests' scan maker draws (PNG 300 dpi, JPEG 200, a two-page TIFF at 250),
 each also as a 72 dpi page image, as a screenshot of it would be. The loop is what a
 user would write: every page rendered (PDF) or resampled (image) to 300 dpi, saved
-as PNG, and `tesseract page.png stdout` run once per page with its defaults (all
-cores' threads, `--psm 3`). indexer is `indexer.extract` in this process, one
-thread. Both are timed in CPU seconds, this process's and its children's, so pages a
-second per core compare whatever else the machine runs; quality is the word F1 of
-../shared/quality/score_ocr.py.
+as PNG, and `tesseract page.png stdout` run once per page with `--psm 3` and one
+thread (`OMP_THREAD_LIMIT=1`: the fair baseline, as a pool of workers would run it).
+indexer is `indexer.extract` in this process, one thread, with each engine
+(`ocr_engine`): the program, and the library through tesserocr when it is installed.
+kreuzberg (bench-only, when installed) is `extract_bytes_sync` with `force_ocr` and its
+Tesseract backend. All are timed in CPU seconds, this process's and its children's, so
+pages a second per core compare whatever else the machine runs; quality is the word F1
+of ../shared/quality/score_ocr.py.
 """
 
 from __future__ import annotations
 
 import io
+import os
 import resource
 import subprocess
 import tempfile
@@ -24,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import SHARED
-from indexer import extract
+from indexer import Options, extract
+from indexer.formats.ocr import tesseract
 from tests.formats import scanmaker
 
 __all__ = ["Case", "cases", "compare"]
@@ -32,6 +38,8 @@ __all__ = ["Case", "cases", "compare"]
 SCANS = SHARED / "formats" / "scans"
 _CLI_DPI = 300
 _SCREEN_DPI = 72
+_ONE = {**os.environ, "OMP_THREAD_LIMIT": "1"}
+_MIME = {"pdf": "application/pdf", "png": "image/png", "jpeg": "image/jpeg", "tiff": "image/tiff"}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -144,20 +152,43 @@ def _cli(case: Case) -> str:
             page.save(buffer, format="PNG", dpi=(_CLI_DPI, _CLI_DPI))
             path.write_bytes(buffer.getvalue())
             done = subprocess.run(
-                ["tesseract", str(path), "stdout"], capture_output=True, check=False
+                ["tesseract", str(path), "stdout"], capture_output=True, env=_ONE, check=False
             )
             texts.append(done.stdout.decode("utf-8", "replace"))
     return "\n\n".join(texts)
 
 
-def _indexer(case: Case) -> str:
-    return extract(case.name, case.data).text
+def _indexer(engine: str) -> Callable[[Case], str]:
+    options = Options(ocr_engine=engine)
+    return lambda case: extract(case.name, case.data, options).text
+
+
+def _kreuzberg() -> Callable[[Case], str] | None:
+    """kreuzberg's reader with OCR forced (Tesseract, English), or None if not installed."""
+    try:
+        from kreuzberg import ExtractionConfig, OcrConfig, extract_bytes_sync
+    except ImportError:
+        return None
+    ocr = OcrConfig(backend="tesseract", language="eng")
+    config = ExtractionConfig(force_ocr=True, use_cache=False, ocr=ocr)
+
+    def read(case: Case) -> str:
+        kind = _MIME[case.name.rsplit(".", 1)[-1]]
+        return str(extract_bytes_sync(case.data, kind, config=config).content)
+
+    return read
 
 
 def compare() -> list[dict[str, Any]]:
-    """The rows: the CLI loop, then indexer, over the same pages."""
+    """The rows over the same pages: the CLI loop, indexer with each installed engine,
+    then kreuzberg when it is installed."""
     found = cases()
-    return [
-        {"run": "tesseract CLI loop, 300 dpi", **_timed(_cli, found)},
-        {"run": "indexer.extract, 1 thread", **_timed(_indexer, found)},
-    ]
+    rows = [{"run": "tesseract CLI loop, 300 dpi, 1 thread", **_timed(_cli, found)}]
+    rows.append({"run": "indexer, ocr_engine tesseract", **_timed(_indexer("tesseract"), found)})
+    if tesseract.library() is not None:
+        timed = _timed(_indexer("tesserocr"), found)
+        rows.append({"run": "indexer, ocr_engine tesserocr", **timed})
+    kreuzberg = _kreuzberg()
+    if kreuzberg is not None:
+        rows.append({"run": "kreuzberg, force_ocr", **_timed(kreuzberg, found)})
+    return rows

@@ -25,7 +25,7 @@ their own kinds through the registry; `capabilities` lists them all."""
 
 PdfEngine = Literal["pdfium", "pdfplumber"]
 OcrMode = Literal["auto", "off", "force"]
-OCR_ENGINES = ("tesseract",)
+OCR_ENGINES = ("tesseract", "tesserocr")
 """The OCR engines indexer can drive (`indexer.formats.ocr`)."""
 _LANGUAGES = re.compile(r"[A-Za-z][A-Za-z0-9_]*(\+[A-Za-z][A-Za-z0-9_]*)*")
 

@@ -301,6 +301,8 @@ def _merged(group: list[_Piece]) -> dict[str, Any]:
         meta["rows"] = [first["rows"][0], last["rows"][-1]]
     if any(p.meta.get("ocr") for p in group):
         meta["ocr"] = True
+    if any(p.meta.get("low_confidence") for p in group):  # any page read poorly taints it
+        meta["low_confidence"] = True
     if first.get("part") in _LEADS and len(group) > 1 and group[1].meta.get("part") != "body":
         # a header summary leading a quote (or a forward, a signature) says what it leads:
         # the chunk's text is mostly that, and a quote must stay marked as one

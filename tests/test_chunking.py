@@ -322,3 +322,14 @@ def test_a_long_title_is_cut_in_the_context_and_the_prefix_leaves_room_for_text(
     assert all(len(c.meta["context"]) <= 200 for c in chunks)
     assert all(len(c.text) <= 2000 for c in chunks)
     assert words(c.text.split("\n\n", 1)[1] for c in chunks) == words(given)
+
+
+def test_a_packed_chunk_holding_any_page_read_poorly_is_flagged() -> None:
+    good = {"page": 1, "ocr": True, "ocr_confidence": 93.0}
+    poor = {"page": 2, "ocr": True, "ocr_confidence": 41.0, "low_confidence": True}
+    blocks = [Chunk(text="words read well " * 3, meta=good), Chunk(text="garbled", meta=poor)]
+    (packed,) = pack(blocks, SMALL, 10_000)
+    assert packed.meta["pages"] == [1, 2]
+    assert packed.meta["low_confidence"] is True
+    (clean,) = pack([blocks[0], Chunk(text="more", meta={**good, "page": 2})], SMALL, 10_000)
+    assert "low_confidence" not in clean.meta

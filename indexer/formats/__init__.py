@@ -16,8 +16,8 @@ __all__ = ["ARCHIVE_EXTENSIONS", "BUILTIN_SPECS", "MAIL_DEPTH", "VERSIONS"]
 
 VERSIONS = {
     "archive": "5", "csv": "2", "doc": "5", "docx": "4", "eml": "6", "epub": "3", "html": "2",
-    "image": "2", "json": "2", "mbox": "1", "msg": "3", "odp": "3", "odt": "3", "pdf": "3",
-    "ppt": "2", "pptx": "4", "pst": "1", "rtf": "1", "spreadsheet": "6", "text": "1",
+    "image": "3", "json": "2", "mbox": "1", "msg": "3", "odp": "3", "odt": "3", "pdf": "4",
+    "ppt": "2", "pptx": "4", "pst": "1", "rtf": "1", "spreadsheet": "7", "text": "1",
     **{"calendar": "1", "emlx": "1", "mhtml": "1", "tnef": "1", "vcard": "1"},  # mail-ish
 }  # fmt: skip
 """Each built-in's output version: bump it here when the extractor's output changes,

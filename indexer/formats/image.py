@@ -59,7 +59,7 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
     if options.ocr_mode == "off":
         return _skipped("OCR is off", {})
     engine = ocr.find_engine(options)
-    why_not = ocr.NOT_INSTALLED if engine is None else ocr.unavailable(options)
+    why_not = ocr.unavailable(options)  # also when `engine` is None: says which is missing
     if engine is None or why_not is not None:
         return _skipped(why_not or ocr.NOT_INSTALLED, {})
     from PIL import Image, UnidentifiedImageError

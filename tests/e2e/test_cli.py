@@ -42,7 +42,7 @@ def test_capabilities_is_deterministic_json_listing_every_extractor(
         "calendar", "csv", "eml", "emlx", "html", "json", "mhtml", "text", "vcard",
     ]  # fmt: skip
     assert set(data["ocr"]) == {"active", "engines"}
-    assert [e["name"] for e in data["ocr"]["engines"]] == ["tesseract"]
+    assert [e["name"] for e in data["ocr"]["engines"]] == ["tesseract", "tesserocr"]
 
 
 def test_extract_json_prints_the_result(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

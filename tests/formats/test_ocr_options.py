@@ -46,7 +46,7 @@ def test_languages_may_be_a_list_and_the_page_cap_is_set_in_the_table(tmp_path: 
     ("key", "value", "fragment"),
     [
         ("ocr_mode", "sometimes", "auto, off or force"),
-        ("ocr_engine", "rapidocr", "('tesseract',)"),
+        ("ocr_engine", "rapidocr", "('tesseract', 'tesserocr')"),
         ("ocr_language", "eng; rm -rf /", "eng+deu"),
         ("ocr_dpi", 1200, "72 to 600"),
         ("ocr_dpi", "300", "an integer"),

@@ -112,3 +112,18 @@ def test_the_schemas_name_every_key_of_the_stable_shape() -> None:
     assert metadata["required"] == list(shape.METADATA)
     assert list(chunk_meta["properties"]) == list(shape.CHUNK_META)
     assert list(metadata["properties"]) == list(shape.METADATA)
+
+
+def test_an_office_files_ocr_confidence_names_every_picture_read_placed_or_not() -> None:
+    read = {
+        "engine": "tesseract 5.3.0",
+        "pictures": ["media/image1.png", "media/image3.png"],
+        "confidence": {"media/image1.png": 91.2, "media/image2.png": 38.5, "media/image3.png": 88},
+        "low_confidence": ["media/image2.png"],
+    }
+    ocr = shape.metadata({"ocr": read})["ocr"]
+    assert ocr["pictures"] == "media/image1.png media/image3.png"
+    assert ocr["low_confidence"] == "media/image2.png"
+    assert ocr["confidence"] == "91.2 88.0 38.5"
+    pages = {"engine": "e", "pages": [1, 3], "confidence": {"1": 90.0, "3": None}}
+    assert shape.metadata({"ocr": pages})["ocr"]["confidence"] == "90.0 -1"

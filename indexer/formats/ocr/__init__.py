@@ -22,6 +22,7 @@ from indexer.formats.ocr.engine import Engine, OcrError, Reading
 
 if TYPE_CHECKING:
     from indexer._types import Options
+    from indexer.formats.ocr.tesseract import Installed
 
 __all__ = [
     "LOW_CONFIDENCE",
@@ -40,6 +41,7 @@ __all__ = [
 
 NOT_INSTALLED = "OCR not installed"
 """The reason given where OCR was needed and no engine is installed."""
+_NO_BINDING = "OCR not installed: the tesserocr engine needs pip install tesserocr"
 LOW_CONFIDENCE = 60.0
 """A page read with a mean word confidence under this is flagged `low_confidence`:
 clean print reads at 90 and more, a page Tesseract guesses at (noise, a photograph,
@@ -51,9 +53,9 @@ _SPACES = re.compile(r"[ \t\u00a0]+")
 
 def find_engine(options: Options) -> Engine | None:
     """Return the engine `options` name, configured by them, or None if not installed."""
-    from indexer.formats.ocr import tesseract  # the only engine so far (`OCR_ENGINES`)
+    from indexer.formats.ocr import tesseract  # both engines are Tesseract (`OCR_ENGINES`)
 
-    found = tesseract.installed()
+    found = _found(options.ocr_engine)
     if found is None:
         return None
     return tesseract.Tesseract(
@@ -66,9 +68,9 @@ def unavailable(options: Options) -> str | None:
     missing), or None when it can."""
     from indexer.formats.ocr import tesseract
 
-    found = tesseract.installed()
+    found = _found(options.ocr_engine)
     if found is None:
-        return NOT_INSTALLED
+        return NOT_INSTALLED if options.ocr_engine == "tesseract" else _NO_BINDING
     have = tesseract.languages(found)
     missing = [lang for lang in options.ocr_language.split("+") if lang not in have]
     if not missing:
@@ -82,10 +84,17 @@ def identity(name: str) -> str:
     installed`: installing a language pack re-extracts what it can now read."""
     from indexer.formats.ocr import tesseract
 
-    found = tesseract.installed() if name == "tesseract" else None
+    found = _found(name)
     if found is None:
         return f"{name}: not installed"
     return f"{name} {found.version} ({'+'.join(tesseract.languages(found))})"
+
+
+def _found(name: str) -> Installed | None:
+    """The installation engine `name` reads with: the program, or the library."""
+    from indexer.formats.ocr import tesseract
+
+    return tesseract.installed() if name == "tesseract" else tesseract.library()
 
 
 def page_meta(page: int, confidence: float | None) -> dict[str, Any]:
@@ -109,10 +118,11 @@ def describe() -> dict[str, Any]:
     found = tesseract.installed()
     engines = [
         {
-            "name": "tesseract",
-            "version": None if found is None else found.version,
-            "languages": [] if found is None else list(tesseract.languages(found)),
+            "name": name,
+            "version": None if there is None else there.version,
+            "languages": [] if there is None else list(tesseract.languages(there)),
         }
+        for name, there in (("tesseract", found), ("tesserocr", tesseract.library()))
     ]
     return {"active": None if found is None else f"tesseract {found.version}", "engines": engines}
 

@@ -1,12 +1,19 @@
-"""The Tesseract engine: its command-line program, one thread, one page on stdin.
+"""The Tesseract engine: its library in this process when the binding is installed, else
+its command-line program with one page on stdin; one thread either way.
 
-The page goes in as a PGM image that Pillow wrote, never as the document's own bytes:
-given anything but an image, `tesseract stdin` reads the input as a list of file names.
-It answers in TSV (a row per word, with its confidence), from which the text is laid
-out again as Tesseract's plain-text output lays it: words of a line joined by a space,
-lines of a paragraph by a newline, paragraphs by a blank line. With the `osd` model
-installed the page segmentation detects orientation first (`--psm 1`), so a page
-scanned sideways or upside down is read right side up.
+Through the binding (`binding.py`) a worker loads each model once; the program loads it
+for every page. The program gets the page as a PGM image that Pillow wrote, never as the
+document's own bytes: given anything but an image, `tesseract stdin` reads the input as
+a list of file names. Both answer in TSV (a row per word, with its confidence), from
+which the text is laid out again as Tesseract's plain-text output lays it: words of a
+line joined by a space, lines of a paragraph by a newline, paragraphs by a blank line.
+
+A page is read with automatic layout (`--psm 3`). Only a page whose words read under
+`LOW_CONFIDENCE` (not one without a word: a photograph) is read again with orientation
+and script detection first (`--psm 1`, when the `osd` model is installed), and the
+reading with the higher confidence is kept: a page scanned upside down reads at about
+30 and right side up at about 95, while the detection costs as much as reading an
+upright page, which nearly every page is.
 """
 
 from __future__ import annotations
@@ -19,26 +26,29 @@ import subprocess
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from indexer.formats.ocr import LOW_CONFIDENCE, binding
 from indexer.formats.ocr.engine import OcrError, Reading
 
 if TYPE_CHECKING:
     from PIL.Image import Image
 
-__all__ = ["Installed", "Tesseract", "installed", "languages"]
+__all__ = ["Installed", "Tesseract", "installed", "languages", "library", "tessdata"]
 
 _PROBE_TIMEOUT = 30.0
-# Page segmentation 1: automatic layout after orientation and script detection (OSD);
-# 3 (the same without OSD) where the `osd` model is not installed.
-_PSM_OSD, _PSM_PLAIN = "1", "3"
+# Page segmentation 3: automatic layout; 1: the same after orientation and script
+# detection (OSD), for the pages 3 read badly, where the `osd` model is installed.
+_PSM_PLAIN, _PSM_OSD = 3, 1
 _WORD_LEVEL = "5"
 
 
 @dataclass(frozen=True, slots=True)
 class Installed:
-    """Where the program is and which version it is."""
+    """Where the program is and which version reads: the program's, or the library's when
+    it reads through the binding (`binding`)."""
 
     binary: str
     version: str
+    binding: bool = False
 
 
 @functools.cache
@@ -61,19 +71,38 @@ def installed() -> Installed | None:
 
 
 @functools.cache
+def library() -> Installed | None:
+    """Return Tesseract's library through the `tesserocr` binding, reading the models the
+    program lists, else None (no binding, or no program to find the models by; cached)."""
+    program, version = installed(), binding.version()
+    if program is None or version is None or not tessdata(program):
+        return None
+    return Installed(binary=program.binary, version=version, binding=True)
+
+
 def languages(found: Installed) -> tuple[str, ...]:
     """Return the language models the installed Tesseract lists, sorted (cached)."""
+    return _listing(found.binary)[1]
+
+
+def tessdata(found: Installed) -> str:
+    """Return the folder of the models the program lists ("" when it names none)."""
+    return _listing(found.binary)[0]
+
+
+@functools.cache
+def _listing(binary: str) -> tuple[str, tuple[str, ...]]:
+    """(the models' folder, the models) of `tesseract --list-langs` (cached)."""
     try:
         done = subprocess.run(
-            [found.binary, "--list-langs"],
-            capture_output=True,
-            timeout=_PROBE_TIMEOUT,
-            check=False,
+            [binary, "--list-langs"], capture_output=True, timeout=_PROBE_TIMEOUT, check=False
         )
     except (OSError, subprocess.SubprocessError):
-        return ()
-    lines = done.stdout.decode("utf-8", "replace").splitlines()[1:]  # after "List of ..."
-    return tuple(sorted(line.strip() for line in lines if line.strip()))
+        return "", ()
+    head, *lines = done.stdout.decode("utf-8", "replace").splitlines() or [""]
+    # `List of available languages in "/usr/share/tesseract-ocr/5/tessdata/" (3):`
+    folder = head.split('"')[1] if head.count('"') >= 2 else ""
+    return folder, tuple(sorted(line.strip() for line in lines if line.strip()))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,8 +121,24 @@ class Tesseract:
     def recognize(self, image: Image, *, dpi: int) -> Reading:
         """Return what Tesseract reads in `image` (`dpi` 0: unknown); raises `OcrError`
         (timeout, missing language, crash)."""
-        psm = _PSM_OSD if "osd" in languages(self.installed) else _PSM_PLAIN
-        command = [self.installed.binary, "stdin", "stdout", "-l", self.language, "--psm", psm]
+        first = _reading(self._tsv(image, dpi, _PSM_PLAIN))
+        # a page turned over still reads as words, badly; no word at all is a photo's
+        doubtful = first.confidence is not None and first.confidence < LOW_CONFIDENCE
+        if not doubtful or "osd" not in languages(self.installed):
+            return first
+        second = _reading(self._tsv(image, dpi, _PSM_OSD))
+        return second if (second.confidence or -1.0) > (first.confidence or -1.0) else first
+
+    def _tsv(self, image: Image, dpi: int, psm: int) -> str:
+        """Tesseract's TSV rows (no header) for `image` read with segmentation `psm`."""
+        if self.installed.binding:
+            folder = tessdata(self.installed)
+            return binding.tsv(
+                image, tessdata=folder, language=self.language, psm=psm, dpi=dpi,
+                timeout=self.timeout,
+            )  # fmt: skip
+        command = [self.installed.binary, "stdin", "stdout", "-l", self.language]
+        command += ["--psm", str(psm)]
         if dpi:  # else Tesseract estimates it from the text's height
             command += ["--dpi", str(dpi)]
         command.append("tsv")
@@ -112,14 +157,14 @@ class Tesseract:
             raise OcrError(f"OCR engine did not start: {exc.strerror}") from None
         if done.returncode != 0:
             raise OcrError(_failure(done.returncode, done.stderr, self.language))
-        return _reading(done.stdout.decode("utf-8", "replace"))
+        return done.stdout.decode("utf-8", "replace").split("\n", 1)[-1]  # after the header
 
 
 def _reading(tsv: str) -> Reading:
-    """The text and mean word confidence of Tesseract's TSV output."""
+    """The text and mean word confidence of Tesseract's TSV rows (no header)."""
     paragraphs: dict[tuple[str, str], dict[str, list[str]]] = {}
     confidences: list[float] = []
-    for row in tsv.splitlines()[1:]:  # after the header
+    for row in tsv.splitlines():
         cells = row.split("\t")
         if len(cells) != 12 or cells[0] != _WORD_LEVEL or not cells[11].strip():
             continue

@@ -81,7 +81,7 @@ def recognize(data: bytes, pages: tuple[tuple[str, ...], ...], options: Options)
             return None
         doc, plans = found
         engine = ocr.find_engine(options)
-        why_not = ocr.NOT_INSTALLED if engine is None else ocr.unavailable(options)
+        why_not = ocr.unavailable(options)  # also when `engine` is None: says which is missing
         if engine is None or why_not is not None:
             return Scanned(unread=tuple(plans), why_not=why_not or ocr.NOT_INSTALLED)
         return Scanned(read=_read(doc, plans, engine, options.ocr_max_pages))

@@ -67,7 +67,8 @@ OCR = (
 """The string keys of a document's `metadata.ocr`: the engine, and its pages read,
 failed, left unread (no engine installed), blank (never sent to the engine) and read
 under the confidence threshold, space-separated (an office file's are its `pictures`);
-`confidence` is each one's mean word confidence, in the order of `pages` (`pictures`)."""
+`confidence` is the mean word confidence of every page (picture) read, in the order of
+`pages` (`pictures`), then of the pictures read too poorly to place (`low_confidence`)."""
 OCR_COUNTS = ("max_pages", "not_read")
 """The number keys of `metadata.ocr`: the page cap and the pages past it (`-1`: none)."""
 
@@ -155,9 +156,11 @@ def metadata(found: Mapping[str, Any]) -> dict[str, Any]:
 def _ocr(found: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {k: _spaced(found.get(k)) for k in OCR}
     confidence = found.get("confidence")
-    if isinstance(confidence, Mapping):  # by page: in the order of `pages`, when given
-        order = found.get("pages") or found.get("pictures") or sorted(confidence)
-        out["confidence"] = " ".join(_confidence(confidence.get(str(p))) for p in order)
+    if isinstance(confidence, Mapping):  # in the order of `pages` (`pictures`), then the
+        # rest: pictures read too poorly to place are in `low_confidence`, not `pictures`
+        listed = [str(p) for p in found.get("pages") or found.get("pictures") or ()]
+        order = listed + [str(p) for p in confidence if str(p) not in listed]
+        out["confidence"] = " ".join(_confidence(confidence.get(p)) for p in order)
     for key in OCR_COUNTS:
         value = found.get(key)
         out[key] = value if isinstance(value, int) else NONE

@@ -18,7 +18,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from indexer._text import normalize_newlines, split_paragraphs
-from indexer.formats.ocr.engine import Engine, OcrError, Reading
+from indexer.formats.ocr.engine import LOW_CONFIDENCE, Engine, OcrError, Reading
 
 if TYPE_CHECKING:
     from indexer._types import Options
@@ -42,10 +42,6 @@ __all__ = [
 NOT_INSTALLED = "OCR not installed"
 """The reason given where OCR was needed and no engine is installed."""
 _NO_BINDING = "OCR not installed: the tesserocr engine needs pip install tesserocr"
-LOW_CONFIDENCE = 60.0
-"""A page read with a mean word confidence under this is flagged `low_confidence`:
-clean print reads at 90 and more, a page Tesseract guesses at (noise, a photograph,
-a script its model does not know) under 60."""
 
 _ALNUM = re.compile(r"\w")
 _SPACES = re.compile(r"[ \t\u00a0]+")

@@ -8,7 +8,12 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from PIL.Image import Image
 
-__all__ = ["Engine", "OcrError", "Reading"]
+__all__ = ["LOW_CONFIDENCE", "Engine", "OcrError", "Reading"]
+
+LOW_CONFIDENCE = 60.0
+"""A page read with a mean word confidence under this is flagged `low_confidence`:
+clean print reads at 90 and more, a page Tesseract guesses at (noise, a photograph,
+a script its model does not know) under 60."""
 
 
 class OcrError(Exception):

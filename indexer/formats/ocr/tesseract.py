@@ -26,8 +26,8 @@ import subprocess
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from indexer.formats.ocr import LOW_CONFIDENCE, binding
-from indexer.formats.ocr.engine import OcrError, Reading
+from indexer.formats.ocr import binding
+from indexer.formats.ocr.engine import LOW_CONFIDENCE, OcrError, Reading
 
 if TYPE_CHECKING:
     from PIL.Image import Image

@@ -123,13 +123,14 @@ def _noted(staging: Path, config: Config) -> bool:
     try:
         body = orjson.loads((out / CURRENT / NOTE).read_bytes())
         documents = orjson.loads((out / MANIFEST).read_bytes())["documents"]
+        digest = _digest(documents)  # an older manifest's one documents file: a TypeError
     except (OSError, ValueError, KeyError, TypeError):
         return False
     return (
         isinstance(body, dict)
         and body.get("distinct") is True
         and body.get("config") == config.digest()
-        and body.get("documents") == _digest(documents)
+        and body.get("documents") == digest
     )
 
 

@@ -69,7 +69,7 @@ class Clusters:
             f"SELECT cluster, tokens FROM docs WHERE n IN "
             f"(SELECT n FROM buckets WHERE key IN ({marks})) "
             f"AND size >= ? AND size <= ? ORDER BY n",
-            (*keys, size * self.threshold, size / self.threshold if self.threshold else size),
+            (*keys, size * self.threshold, size / self.threshold),
         )
         for cluster, raw in rows:
             other = np.frombuffer(raw, dtype=np.uint32)

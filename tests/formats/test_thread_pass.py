@@ -83,3 +83,13 @@ def test_what_introduces_a_quote_is_told_from_quoted_text() -> None:
     header = "From: Alice\nSent: Monday, June 1, 2026 10:00\nTo: Bob; Carol; Dan\nSubject: Budget"
     for text in ("Please bring the figures: all of them.", "Thanks,\nBob", "", header):
         assert not introduces(text), text
+
+
+def test_participants_of_a_header_too_long_for_the_email_parser_are_still_found() -> None:
+    """email's address parser recurses once per address: a header of 20,000 addresses
+    raised RecursionError in the corpus pass and failed the whole run."""
+    from indexer.formats.eml.threads import participants
+
+    many = ", ".join(f"user{i}@example.com" for i in range(20_000))
+    found = participants([many, "Ann <Ann@Example.com>"])
+    assert len(found) == 20_001 and "ann@example.com" in found

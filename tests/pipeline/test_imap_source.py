@@ -27,7 +27,9 @@ from indexer.pipeline.walk.imap import source as imap_source
 
 # exact="off": an IMAP folder and its Maildir copy list the same messages in other orders,
 # and walk order decides which of two copies is the original.
-CONFIG = Config(workers=1, pdf_workers=1, exact="off")
+CONFIG = Config(workers=1, pdf_workers=1, exact="off", keep_quotes=True)
+"""Walk order decides which copy is an original and which message keeps an orphan quote,
+and an IMAP folder lists its messages in another order than its Maildir copy."""
 FAST = Retry(retries=2, backoff=0.01, timeout=10, starttls="off")
 """Plain IMAP, so that the proxy in front of the server reads the commands it cuts at."""
 
@@ -137,6 +139,11 @@ def _without(record: dict[str, Any]) -> dict[str, Any]:
     if "duplicate_of" in kept:  # paths and a doc_id: whether it is a copy must agree
         kept["duplicate_of"] = bool(kept["duplicate_of"])
         kept["metadata"]["near_duplicate"].pop("cluster")
+        # A parent is a doc_id, which a path names. Known defect (issue #28's note): for
+        # undated mails of one subject, walk order still decides the parent and can
+        # decide the thread id, and the IMAP folder lists in another order than its
+        # Maildir copy; tests/formats/test_thread_pass.py checks threads in one order.
+        kept["metadata"].pop("thread")
     return kept
 
 

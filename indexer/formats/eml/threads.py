@@ -28,6 +28,7 @@ _PREFIX = re.compile(
 )
 _TAG = re.compile(r"^\s*\[[^\]]{0,40}\]\s*")
 _ID = re.compile(r"<[^<>\s]+>")
+_ADDRESS = re.compile(r"[^\s<>,;:\"()\[\]]+@[^\s<>,;:\"()\[\]]+")
 _LOOK_BACK = 20
 """How many earlier mails of the same subject a mail may be joined to (bounded work)."""
 
@@ -101,7 +102,12 @@ def normalize_subject(subject: str) -> str:
 
 def participants(people: Iterable[str]) -> list[str]:
     """The distinct addresses in the header values `people`, lower-case, sorted."""
-    found = {addr.strip().lower() for _, addr in getaddresses(list(people)) if "@" in addr}
+    values = list(people)
+    try:
+        pairs = getaddresses(values)
+    except RecursionError:  # email's parser recurses per address: a hostile header's thousands
+        pairs = [("", a) for v in values for a in _ADDRESS.findall(v)]
+    found = {addr.strip().lower() for _, addr in pairs if "@" in addr}
     return sorted(found)
 
 

@@ -72,6 +72,10 @@ class Measured:
     load_after: float = 0.0
     returncode: int = 0
     stdout: str = ""
+    root_peak_mb: float = 0.0
+    """Peak RSS of the top process alone (a subprocess run)."""
+    other_peaks_mb: list[float] = field(default_factory=list)
+    """Peak RSS of each other process of the tree, largest first (not in `to_dict`)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -137,7 +141,8 @@ def _children_cpu() -> float:
 
 
 def run_command(argv: Sequence[str], *, env: dict[str, str] | None = None) -> Measured:
-    """Run `argv`, sampling its process tree's RSS; return its times, peaks and stdout."""
+    """Run `argv`, sampling its process tree's RSS; return its times, peaks (the tree's,
+    and each process's) and stdout."""
     before, cpu0, start = load(), _children_cpu(), time.perf_counter()
     proc = subprocess.Popen(
         list(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT
@@ -161,6 +166,10 @@ def run_command(argv: Sequence[str], *, env: dict[str, str] | None = None) -> Me
         load_after=load(),
         returncode=proc.returncode,
         stdout=out.decode(errors="replace"),
+        root_peak_mb=sampler.peaks.get(proc.pid, 0) / 1e6,
+        other_peaks_mb=sorted(
+            (b / 1e6 for pid, b in sampler.peaks.items() if pid != proc.pid), reverse=True
+        ),
     )
 
 

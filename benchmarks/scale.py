@@ -18,19 +18,15 @@ from __future__ import annotations
 import json
 import os
 import random
-import subprocess
-import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from benchmarks.common import (
-    ROOT,
     Measured,
-    _TreeSampler,
     cached_tree,
     fresh_dir,
-    load,
+    run_command,
     table,
     target,
 )
@@ -161,35 +157,12 @@ class _Night:
 
 def run_index(src: Path, out: Path, workers: int) -> Measured:
     """`indexer run` (niced) over `src` into `out`; its times, peaks and run.json facts."""
-    command = ["nice", "-n", "10", *index_command(src, out, workers)]
-    before, start = load(), time.perf_counter()
-    cpu0 = os.times()
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
-    sampler = _TreeSampler(proc.pid)
-    sampler.start()
-    _, stderr = proc.communicate()
-    wall = time.perf_counter() - start
-    sampler.stop.set()
-    sampler.join()
-    cpu1 = os.times()
-    if proc.returncode not in (0, 1):
-        raise SystemExit(f"bench: indexer exited {proc.returncode}: {stderr.decode()[-2000:]}")
-    # `nice` execs the run: the root's pid is the parent's, every other one a worker's.
-    parent = sampler.peaks.get(proc.pid, 0)
-    workers_mb = sorted((b for pid, b in sampler.peaks.items() if pid != proc.pid), reverse=True)
+    # `nice` execs the run: the root is the run's parent process, every other a worker.
+    measured = run_command(["nice", "-n", "10", *index_command(src, out, workers)])
     report = json.loads((out / "run.json").read_text())
-    measured = Measured(
-        wall=wall,
-        cpu=(cpu1.children_user + cpu1.children_system)
-        - (cpu0.children_user + cpu0.children_system),
-        peak_tree_mb=sampler.peak_tree / 1e6,
-        peak_proc_mb=sampler.peak_proc / 1e6,
-        load_before=before,
-        load_after=load(),
-    )
     measured.extra = {
-        "parent_peak_mb": round(parent / 1e6, 1),
-        "worker_peaks_mb": [round(mb / 1e6, 1) for mb in workers_mb],
+        "parent_peak_mb": round(measured.root_peak_mb, 1),
+        "worker_peaks_mb": [round(mb, 1) for mb in measured.other_peaks_mb],
         "files": report["files"], "extracted": report["extracted"],
         "reused": report["reused"], "unchanged": report["unchanged"],
         **_left(out),

@@ -196,6 +196,19 @@ class Config:
         doc="Seconds the dask engine waits for a worker, none connected yet or the last one gone,\n"
         "before the run fails (exit 3, nothing committed) rather than wait forever.",
     )
+    partition_files: int = _key(
+        "run",
+        1024,
+        check=integer(1),
+        doc="The dask engine's unit of work: whole shards, cut at the first shard start once a\n"
+        "partition holds this many walk entries... (speed only: any size, the same bytes)",
+    )
+    partition_bytes: int = _key(
+        "run",
+        64 * MiB,
+        check=integer(1),
+        doc="...or this many bytes of files (64 MiB), whichever comes first.",
+    )
     quiet: bool = _key(
         "run",
         False,

@@ -123,7 +123,8 @@ def test_a_narrowed_terminal_gets_a_narrower_line(tmp_path: Path) -> None:
 
 def test_a_dask_run_shows_its_partitions_progress(tree: Path, tmp_path: Path) -> None:
     config = tmp_path / "small-shards.toml"
-    config.write_text("[output]\nshard_files = 40\nshard_min_files = 40\n")
+    shape = "[output]\nshard_files = 40\nshard_min_files = 40\n[run]\npartition_files = 40\n"
+    config.write_text(shape)
     extra = ("--engine", "dask", "--workers", "1", "--config", str(config))
     screen, code, _ = _run_on_a_terminal(tree, tmp_path / "out", 80, extra=extra)
     assert code == 0, screen

@@ -215,7 +215,7 @@ def test_archives_give_the_same_bytes_with_any_worker_count(tmp_path: Path, work
 @pytest.mark.slow  # starts a local dask cluster
 def test_archives_give_the_same_bytes_on_the_dask_engine(tmp_path: Path) -> None:
     _mixed(tmp_path / "src")
-    shape = {"shard_files": 4, "max_failures": 10}
+    shape = {"shard_files": 4, "max_failures": 10, "partition_files": 4}
     indexer.run(tmp_path / "src", tmp_path / "local", Config(workers=2, **shape))  # type: ignore[arg-type]
     indexer.run(tmp_path / "src", tmp_path / "dask", Config(engine="dask", workers=2, **shape))  # type: ignore[arg-type]
     local = sorted(p.name for p in (tmp_path / "local").glob("*.ndjson"))

@@ -14,7 +14,7 @@ from outputs import committed, write_notes
 import indexer
 from indexer._version import SHARD_LAYOUT
 from indexer.config import Config
-from indexer.pipeline.output.boundaries import Boundaries, is_boundary, partitions
+from indexer.pipeline.output.boundaries import Boundaries, is_boundary
 from indexer.pipeline.walk.entry import Entry
 
 CONFIG = Config(workers=1, pdf_workers=1, shard_files=64, shard_min_files=4, shard_boundary_bits=3)
@@ -136,15 +136,3 @@ def test_an_inserted_entry_moves_no_boundary_after_the_next_one() -> None:
     # Every boundary past the first shard is where it was.
     assert after[1:] == before[1:] or after[2:] == before[1:]
     assert after[-50:] == before[-50:]
-
-
-def test_partitions_are_whole_shards_whose_own_cuts_are_the_whole_walks() -> None:
-    rels = [f"box/{i:05d}.txt" for i in range(3000)]
-    parts = list(partitions(iter(_entries(rels)), CONFIG))
-    assert [e.rel for part in parts for e in part] == rels
-    assert len(parts) > 5 and all(len(p) >= CONFIG.shard_files for p in parts[:-1])
-    starts = set(_starts(rels, CONFIG))
-    # Each partition begins a shard, and cutting it afresh finds the walk's own cuts.
-    assert all(part[0].rel in starts for part in parts[1:])
-    rejoined = {s for part in parts for s in _starts([e.rel for e in part], CONFIG)}
-    assert rejoined | {part[0].rel for part in parts[1:]} == starts

@@ -178,7 +178,7 @@ def test_the_dask_engine_decides_duplicates_across_partitions_as_the_local_engin
     _tree(src)
     _new_earlier_copy(src)  # its original in the last folder: another partition
     shape = {"shard_files": 8, "shard_min_files": 2, "shard_boundary_bits": 2}
-    config = replace(CONFIG, workers=2, near="mark", boilerplate=1, **shape)
+    config = replace(CONFIG, workers=2, near="mark", boilerplate=1, partition_files=8, **shape)
     local = indexer.run(src, tmp_path / "local", config)
     dask = indexer.run(src, tmp_path / "dask", replace(config, engine="dask"))
     assert committed(tmp_path / "dask") == committed(tmp_path / "local")

@@ -100,7 +100,7 @@ def test_dask_output_equals_the_local_engines_byte_for_byte(tmp_path: Path) -> N
     registry = _registry(hostile.SEGFAULT)
     # Shards cut by path hash (of 2 to 16 entries) and by size, in partitions of whole shards.
     shape = {"shard_files": 16, "shard_min_files": 2, "shard_boundary_bits": 2}
-    shape |= {"shard_bytes": 30_000, "max_failures": 1}
+    shape |= {"shard_bytes": 30_000, "max_failures": 1, "partition_files": 16}
     local = indexer.run(source, tmp_path / "local", Config(workers=2, **shape), registry=registry)
     dask = indexer.run(
         source, tmp_path / "dask", Config(engine="dask", workers=2, **shape), registry=registry
@@ -114,6 +114,26 @@ def test_dask_output_equals_the_local_engines_byte_for_byte(tmp_path: Path) -> N
     crashed = [d for d in docs if d["path"] == "crash.segv"]
     assert crashed[0]["status"] == "failed" and crashed[0]["reason"] == "crashed"
     assert not (tmp_path / "dask" / ".staging").exists()
+
+
+def test_any_partition_size_gives_the_local_engines_bytes(
+    cluster: LocalCluster, tmp_path: Path
+) -> None:
+    """Partitions are sized for speed (`partition_files`, `partition_bytes`): one shard
+    each, a few shards, cut by bytes or the whole walk in one, the output is the same."""
+    source = tmp_path / "src"
+    write_corpus(source, 500_000, seed=13)
+    shape = {"shard_files": 8, "shard_min_files": 2, "shard_boundary_bits": 3}
+    local = indexer.run(source, tmp_path / "local", Config(workers=2, **shape))
+    assert local.shards >= local.files // 8 > 5
+    layout = ".current/.layout.ndjson"
+    sizes = [{"partition_files": n} for n in (1, 5, 20, 100_000)]
+    for size in [*sizes, {"partition_bytes": 50_000}]:
+        out = tmp_path / f"dask-{'-'.join(map(str, size.values()))}"
+        config = Config(engine="dask", scheduler=cluster.scheduler_address, **shape, **size)
+        indexer.run(source, out, config)
+        assert _files(out) == _files(tmp_path / "local"), size
+        assert (out / layout).read_bytes() == (tmp_path / "local" / layout).read_bytes()
 
 
 def _message(i: int) -> bytes:
@@ -132,7 +152,9 @@ def test_a_worker_killed_mid_partition_changes_nothing_in_the_output(
     for i in range(16):
         (source / f"doc-{i:02d}.slow").write_bytes(f"slow document {i}".encode())
     registry = _registry(hostile.SLOW)
-    config = Config(engine="dask", scheduler=cluster.scheduler_address, shard_files=2)
+    config = Config(
+        engine="dask", scheduler=cluster.scheduler_address, shard_files=2, partition_files=2
+    )
     out = tmp_path / "dask"
     run = _Background(lambda: indexer.run(source, out, config, registry=registry))
     attempts = _AttemptWatcher(out / ".parts", run)
@@ -219,9 +241,9 @@ def test_incremental_runs_on_dask_reuse_and_match_the_local_engine(
     source = tmp_path / "src"
     write_corpus(source, 150_000, seed=3)
     settings = tmp_path / "indexer.toml"
-    settings.write_text("[output]\nshard_files = 5\n")
+    settings.write_text("[output]\nshard_files = 5\n[run]\npartition_files = 5\n")
     address = cluster.scheduler_address
-    config = Config(engine="dask", scheduler=address, shard_files=5)
+    config = Config(engine="dask", scheduler=address, shard_files=5, partition_files=5)
     dask_out, local_out = tmp_path / "dask", tmp_path / "local"
     argv = ["run", str(source), "--out", str(dask_out), "--config", str(settings), "--quiet"]
     assert main([*argv, "--engine", "dask", "--scheduler", address, "--json"]) == 0
@@ -256,7 +278,9 @@ def test_an_unchanged_tree_after_a_dask_run_needs_no_cluster(
 
     source = tmp_path / "src"
     write_corpus(source, 60_000, seed=5)
-    config = Config(engine="dask", scheduler=cluster.scheduler_address, shard_files=2)
+    config = Config(
+        engine="dask", scheduler=cluster.scheduler_address, shard_files=2, partition_files=2
+    )
     out = tmp_path / "out"
     first = indexer.run(source, out, config)
     before = _files(out)
@@ -287,7 +311,9 @@ def test_a_chunking_change_on_dask_counts_its_re_packed_documents(
 ) -> None:
     source = tmp_path / "src"
     write_corpus(source, 60_000, seed=7)
-    config = Config(engine="dask", scheduler=cluster.scheduler_address, shard_files=2)
+    config = Config(
+        engine="dask", scheduler=cluster.scheduler_address, shard_files=2, partition_files=2
+    )
     out = tmp_path / "out"
     first = indexer.run(source, out, config)
     assert first.extracted > 0 and first.repacked == 0
@@ -314,7 +340,9 @@ def test_a_dask_out_holds_exactly_the_paths_a_local_out_holds(
     """No partition folder, attempt or second copy of the documents is committed."""
     source = tmp_path / "src"
     write_corpus(source, 80_000, seed=9)
-    config = Config(engine="dask", scheduler=cluster.scheduler_address, shard_files=3)
+    config = Config(
+        engine="dask", scheduler=cluster.scheduler_address, shard_files=3, partition_files=3
+    )
     dask_out, local_out = tmp_path / "dask", tmp_path / "local"
     for night in range(2):
         indexer.run(source, dask_out, config)
@@ -366,9 +394,13 @@ def test_the_last_worker_dying_mid_run_fails_the_run_after_worker_wait(
     out = tmp_path / "out"
     worker = _worker_process(empty_cluster.scheduler_address)
     try:
+        # The run waits only `worker_wait` (2 s) for a first worker: on a loaded machine
+        # a worker process takes longer than that to start, and the run would fail
+        # before it began any partition. Start the run once the worker has joined.
+        empty_cluster.wait_for_workers(1, timeout=120)
         config = Config(
             engine="dask", scheduler=empty_cluster.scheduler_address, shard_files=2,
-            worker_wait=2,
+            partition_files=2, worker_wait=2,
         )  # fmt: skip
         registry = _registry(hostile.SLOW)
         run = _Background(lambda: indexer.run(source, out, config, registry=registry))

@@ -8,17 +8,15 @@ removed moves no boundary but those of its own shard (and, when it is itself a b
 entry, its neighbour's), and the shards after it are the same files as before. Within a
 shard, `shard_bytes` still cuts a new shard before a record that would not fit; that cut
 restarts at the next boundary too. The rule reads only the walk, so the dask driver cuts
-its partitions at the same boundaries (`partitions`) and each partition's writer finds
-them again from its first entry.
+its partitions at the same boundaries (`engines.dask.partitions`) and each partition's
+writer finds them again from its first entry.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
 
 from indexer.config import Config
-from indexer.pipeline.walk.entry import Entry
 
 
 class Boundaries:
@@ -46,17 +44,3 @@ def is_boundary(rel: str, mask: int) -> bool:
     """Whether a shard may end after the entry `rel`: its path hash's low bits are zero."""
     digest = hashlib.sha256(rel.encode("utf-8", "surrogatepass")).digest()
     return int.from_bytes(digest[:8], "little") & mask == 0
-
-
-def partitions(entries: Iterator[Entry], config: Config) -> Iterator[tuple[Entry, ...]]:
-    """The walk in partitions of whole shards, each of at least `shard_files` entries
-    (but the last): a partition starts where a shard does, so its writer, starting its
-    own `Boundaries` there, cuts the shards the whole walk's writer would."""
-    boundaries, part = Boundaries(config), list[Entry]()
-    for entry in entries:
-        if boundaries.starts(entry.rel) and len(part) >= config.shard_files:
-            yield tuple(part)
-            part = []
-        part.append(entry)
-    if part:
-        yield tuple(part)

@@ -92,7 +92,11 @@ class Assembler:
         self._next += 1
 
     async def _track(self, path: Path) -> int:
-        """Compare a document shard's records with the previous commit; return their count."""
+        """Compare a document shard's records with the previous commit; return their count.
+        Without a previous commit there is nothing to compare: the lines are only counted."""
+        changes = self._changes
+        if changes is None:
+            return await anyio.to_thread.run_sync(_lines, path)
         handle: BinaryIO = await anyio.to_thread.run_sync(open, path, "rb")
         count = 0
         try:
@@ -100,8 +104,8 @@ class Assembler:
                 for line in lines:
                     record = orjson.loads(line)
                     change = self._tracker.see(record["path"], record["doc_id"], line)
-                    if change is not None and self._changes is not None:
-                        await self._changes.write(change)
+                    if change is not None:
+                        await changes.write(change)
                 count += len(lines)
         finally:
             handle.close()
@@ -141,6 +145,15 @@ def merge(total: Tally, part: Tally) -> None:
 def _layout(path: Path) -> list[dict[str, Any]]:
     """A partition's layout lines, in shard order."""
     return [orjson.loads(line) for line in path.read_bytes().splitlines()]
+
+
+def _lines(path: Path) -> int:
+    """The number of lines in the file at `path`."""
+    count = 0
+    with open(path, "rb") as handle:
+        while block := handle.read(_READ_HINT):
+            count += block.count(b"\n")
+    return count
 
 
 def _move(src: Path, info: FileInfo, dst: Path) -> None:

@@ -4,8 +4,8 @@
                                                                       -> Assembler -> Staged
     worker: worker.run_partition(task): flow.stage_stretch -> attempt folder -> PartResult
 
-A partition is a contiguous slice of the walk made of whole shards (at least
-`shard_files` entries: `boundaries.partitions`), so its shards are the local
+A partition is a contiguous slice of the walk made of whole shards (about
+`partition_files` entries: `dask.partitions`), so its shards are the local
 engine's, and the flow run on a worker (with its own pools: PDF isolation happens on
 the worker) writes the very bytes the local engine would. Every attempt writes into
 a folder of its own under `OUT/.parts/`, beside the staging folder and never committed; the driver
@@ -32,6 +32,7 @@ from anyio.streams.memory import MemoryObjectSendStream
 from indexer.pipeline.engines.context import OnProgress, RunContext
 from indexer.pipeline.engines.dask.assemble import Assembler, PartResult
 from indexer.pipeline.engines.dask.cluster import connect, unless_slow, watch_workers
+from indexer.pipeline.engines.dask.partitions import partitions
 from indexer.pipeline.engines.dask.worker import (
     PartTask,
     StateRef,
@@ -41,7 +42,6 @@ from indexer.pipeline.engines.dask.worker import (
 )
 from indexer.pipeline.engines.entries import marking_seen, walk_entries
 from indexer.pipeline.incremental.tree import Digests
-from indexer.pipeline.output.boundaries import partitions
 from indexer.pipeline.output.changes import load_previous
 from indexer.pipeline.output.staged import Staged
 from indexer.pipeline.walk.walker import Entry
@@ -126,7 +126,7 @@ async def _run_partitions(
     notify: OnProgress | None,
 ) -> None:
     threads = sum((await client.nthreads()).values())  # type: ignore[no-untyped-call]
-    send, recv = anyio.create_memory_object_stream["Future[PartResult]"](max(4, 2 * threads))
+    send, recv = anyio.create_memory_object_stream["Future[PartResult]"](ahead(threads))
     async with anyio.create_task_group() as tg, recv:
         tg.start_soon(_submit, client, template, send, entries)
         async for future in recv:
@@ -157,6 +157,14 @@ async def _submit(
                 )
                 await send.send(future)
                 index, first = index + 1, first + len(part)
+
+
+def ahead(threads: int) -> int:
+    """Partitions submitted beyond the one the driver awaits, for a cluster of `threads`
+    worker threads: the assembly is in order, so while the oldest partition runs, the
+    other threads must find work in the partitions after it. A partition in flight
+    costs the driver and the scheduler its walk entries only."""
+    return max(8, 4 * threads)
 
 
 def _fresh(parts: Path) -> None:

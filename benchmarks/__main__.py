@@ -46,6 +46,7 @@ SUITES: dict[str, tuple[str, bool]] = {
     ),
     "shards": ("shards rewritten by one added file and by a night, path-hash cuts vs fixed", False),
     "hygiene-lang": ("language identifiers' accuracy and speed; [hygiene]'s cost on a run", False),
+    "bigtree": ("a tree of GBs of real-size documents: first run, unchanged, a night", False),
     "scale": ("10,000 to 1,000,000 small files: first run, unchanged, a night; RSS, state", False),
     "dedup": ("exact duplicates: a run with and without, a night, the seen table's memory", False),
     "dedup-million": ("the duplicate pass's RSS and tables over 1,000,000 staged documents", False),

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import random
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -155,10 +156,11 @@ class _Night:
             path.write_bytes(data)
 
 
-def run_index(src: Path, out: Path, workers: int) -> Measured:
-    """`indexer run` (niced) over `src` into `out`; its times, peaks and run.json facts."""
+def run_index(src: Path, out: Path, workers: int, flags: Sequence[str] = ()) -> Measured:
+    """`indexer run` (niced, `flags` added) over `src` into `out`; its times, peaks and
+    run.json facts."""
     # `nice` execs the run: the root is the run's parent process, every other a worker.
-    measured = run_command(["nice", "-n", "10", *index_command(src, out, workers)])
+    measured = run_command(["nice", "-n", "10", *index_command(src, out, workers, *flags)])
     report = json.loads((out / "run.json").read_text())
     measured.extra = {
         "parent_peak_mb": round(measured.root_peak_mb, 1),

@@ -97,6 +97,8 @@ def big_tree(tree_dir: Path, gb: float) -> Path:
     def make(root: Path) -> int:
         os.nice(10)
         sources, written, count, k = _sources(), 0, 0, 0
+        if not sources:
+            raise SystemExit(f"bigtree: no shared files under {SHARED} (set INDEXER_SHARED)")
         while written < gb * 1e9:
             for name, path in sources:
                 data = variant(path.read_bytes(), path.suffix.lower().lstrip("."), k)

@@ -135,13 +135,15 @@ _DISCLAIMER = (
 
 
 _ANY_CUT = re.compile(
-    rf"\n(?:[ \t]*[-_=*]|[ \t*_]*(?:{_FIELD_NAMES['from']})[ \t*_]*[:：]|{_FORWARD.pattern[1:]})",
+    rf"\n(?:{_SEPARATOR.pattern[1:]}|{_UNDERSCORES.pattern[1:]}|{_FORWARD.pattern[1:]}"
+    rf"|[ \t*_]*(?:{_FIELD_NAMES['from']})[ \t*_]*[:：])",
     re.I | re.M,
 )
-"""Every line that may start a quoted or forwarded message, after a newline: a rule, a
-`From:` field, a forwarded-message banner (and `CUT`, found by substring). A superset
-of the lines the per-line tests take, for `may_cut_anywhere`. Each alternative starts
-at a newline, which the pattern engine skips to: a `^` would be tried at every character."""
+"""Every line that may start a quoted or forwarded message, after a newline: Outlook's
+separator or rule of underscores, a forwarded-message banner, a `From:` field (and
+`CUT`, found by substring). A superset of the lines the per-line tests take, for
+`may_cut_anywhere`. Each alternative starts at a newline, which the pattern engine
+skips to: a `^` would be tried at every character."""
 
 
 RULES = ("-", "_", "=", "*")

@@ -26,6 +26,7 @@ __all__ = [
     "header_field",
     "header_line",
     "may_cut",
+    "may_cut_anywhere",
     "mobile_signature",
     "quote_depth",
     "reply_separator",
@@ -133,6 +134,18 @@ _DISCLAIMER = (
 """Words of legal notices, lower-case, found by substring."""
 
 
+_ANY_CUT = re.compile(
+    rf"\n(?:{_SEPARATOR.pattern[1:]}|{_UNDERSCORES.pattern[1:]}|{_FORWARD.pattern[1:]}"
+    rf"|[ \t*_]*(?:{_FIELD_NAMES['from']})[ \t*_]*[:：])",
+    re.I | re.M,
+)
+"""Every line that may start a quoted or forwarded message, after a newline: Outlook's
+separator or rule of underscores, a forwarded-message banner, a `From:` field (and
+`CUT`, found by substring). A superset of the lines the per-line tests take, for
+`may_cut_anywhere`. Each alternative starts at a newline, which the pattern engine
+skips to: a `^` would be tried at every character."""
+
+
 RULES = ("-", "_", "=", "*")
 """What a rule line (`-----Original Message-----`, `____`) starts with."""
 
@@ -141,6 +154,13 @@ def may_cut(line: str) -> bool:
     """False for a line that cannot start a quoted or forwarded message (most lines: no
     colon, no rule); a cheap test before the patterns."""
     return ":" in line or "：" in line or line.lstrip().startswith(RULES) or CUT in line
+
+
+def may_cut_anywhere(text: str) -> bool:
+    """False for a body without `>` markers none of whose lines can start a quoted or
+    forwarded message (a whole body tested by one search, not line by line); True
+    whenever one line might (the line tests decide)."""
+    return CUT in text or _ANY_CUT.search(f"\n{text}") is not None
 
 
 def quote_depth(line: str) -> tuple[int, str]:

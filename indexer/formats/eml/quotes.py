@@ -33,7 +33,7 @@ from indexer.formats.eml import quotelines as q
 from indexer.formats.eml.quotecuts import Body, Kind, Label
 from indexer.formats.eml.signatures import own_roles
 
-__all__ = ["Kind", "Passage", "is_forward_subject", "passages"]
+__all__ = ["Kind", "Passage", "full_passages", "is_forward_subject", "passages"]
 
 _WRAPPED = 30
 """The longest unquoted line taken for the wrapped tail of the quoted line above it..."""
@@ -61,20 +61,40 @@ def passages(text: str, *, forward: bool = False) -> tuple[Passage, ...]:
     """Return the passages of the body `text`, in order; never raises.
 
     `forward`: the message's subject says it is a forward (`Fwd:`, `WG:`, ...), so its
-    first quoted-message header block starts forwarded text, not quoted text.
+    first quoted-message header block starts forwarded text, not quoted text. Equal to
+    `full_passages(text)`, but a body with no `>` line and no line that may start a
+    quoted message (one search of the whole body, `quotelines.may_cut_anywhere`) is
+    only looked at for its signature: most mail quotes nothing.
     """
     text = normalize_newlines(text)
     body = c.parse(text)
-    parsed = body.bare
+    quoting = any(body.depths)
+    if quoting or q.may_cut_anywhere(text):
+        candidates = c.candidates(body)
+        cut = c.next_cut(body, candidates, 0)
+        if quoting or cut is not None:
+            _label(body, candidates, cut, forward)
+            return _passages(body)
+    _label_own(body)
+    return _passages(body)
+
+
+def full_passages(text: str, *, forward: bool = False) -> tuple[Passage, ...]:
+    """Return what `passages` does, with every body read line by line (no pre-scan)."""
+    body = c.parse(normalize_newlines(text))
     candidates = c.candidates(body)
+    _label(body, candidates, c.next_cut(body, candidates, 0), forward)
+    return _passages(body)
+
+
+def _label(body: Body, candidates: list[int], cut: int | None, forward: bool) -> None:
+    """Label every line of `body`, whose first quoted message starts at `cut` (None: none)."""
     context: Kind = "own"
     base = pos = 0
-    while pos < len(parsed):
-        cut = c.next_cut(body, candidates, pos)
-        end = len(parsed) if cut is None else cut
-        _label_body(body, pos, end, context, base)
+    while True:
+        _label_body(body, pos, len(body.bare) if cut is None else cut, context, base)
         if cut is None:
-            break
+            return
         pos = c.header_end(body, cut)
         forwarded = context != "quoted" and (
             c.is_forward(body, cut, pos) or (forward and context == "own")
@@ -82,7 +102,25 @@ def passages(text: str, *, forward: bool = False) -> tuple[Passage, ...]:
         context = "forwarded" if forwarded else "quoted"
         base = base if forwarded else base + 1
         body.labels[cut:pos] = [(context, base, True)] * (pos - cut)
-    return _passages(body)
+        if pos >= len(body.bare):
+            return
+        cut = c.next_cut(body, candidates, pos)
+
+
+def _label_own(body: Body) -> None:
+    """Label a body without quotes or quoted messages as `_label_body` would (its lines
+    the sender's, but for its signature and disclaimer), without its per-line tests."""
+    bare, labels = body.bare, body.labels
+    bare[:] = [line if line.strip() else "" for line in bare]
+    filled = [at for at, line in enumerate(bare) if line]
+    if not filled:
+        return
+    mine: Label = ("own", 0, False)
+    for at in filled:
+        labels[at] = mine
+    first = filled[0]
+    for offset, role in own_roles(bare[first : filled[-1] + 1], lead=True).items():
+        labels[first + offset] = (role, 0, False)
 
 
 def _label_body(body: Body, start: int, end: int, context: Kind, base: int) -> None:

@@ -21,6 +21,9 @@ from outputs import committed, document_records, documents
 import indexer
 from indexer.cli import main
 from indexer.config import Config
+from indexer.pipeline.engines.context import RunContext
+from indexer.pipeline.engines.dask import driver as dask_driver
+from indexer.pipeline.output.staged import Staged
 from indexer.pipeline.walk.entry import Entry
 from indexer.pipeline.walk.imap import ImapSource, Retry, parse_address
 from indexer.pipeline.walk.imap import source as imap_source
@@ -211,6 +214,37 @@ def test_threads_equal_those_of_a_maildir_copy_whatever_order_each_lists_them_in
     assert len({threads[f"<plan{n}@example.org>"]["id"] for n in (1, 2, 3, 4, 5, 8, 9)}) == 1
     parents = {mid for mid, t in threads.items() if t["parent"]}
     assert parents == {f"<plan{n}@example.org>" for n in (5, 7, 9)}  # 8: 5's second
+
+
+@pytest.mark.slow  # starts a local dask cluster
+def test_the_dask_engine_reads_an_imap_source_into_the_local_engines_bytes(
+    dovecot: Dovecot, tmp_path: Path, password: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each dask worker process opens its own connection (the source is pickled
+    without its credentials, read again from the environment there), over STARTTLS."""
+    on_dask, staged = dask_driver.stage, []
+
+    async def noted(ctx: RunContext) -> Staged:
+        staged.append(str(ctx.source))
+        return await on_dask(ctx)
+
+    monkeypatch.setattr(dask_driver, "stage", noted)
+    fill(dovecot)
+    dovecot.append("Sent", plan(1, "Plan", "ann"), plan(2, "Re: Plan", "bob"))
+    conf = tmp_path / "small.toml"  # several partitions, of several shards
+    conf.write_text(
+        "[run]\npartition_files = 3\n"
+        "[output]\nshard_files = 2\nshard_min_files = 1\nshard_boundary_bits = 1\n"
+    )
+    common = [url(dovecot), "--workers", "2", "--config", str(conf), "--quiet"]
+    assert main(["run", *common, "--out", str(tmp_path / "local")]) == 0
+    assert main(["run", *common, "--engine", "dask", "--out", str(tmp_path / "dask")]) == 0
+    assert staged == [url(dovecot)]  # the second run was the dask engine's
+    assert committed(tmp_path / "dask") == committed(tmp_path / "local")
+    layout = ".current/.layout.ndjson"
+    assert (tmp_path / "dask" / layout).read_bytes() == (tmp_path / "local" / layout).read_bytes()
+    assert len(documents(tmp_path / "dask")) == 17 + 1 + 2  # and the attachment
+    assert len(list((tmp_path / "dask").glob("documents-*.ndjson"))) > 1
 
 
 def test_an_incremental_run_reads_only_new_messages_and_drops_expunged_ones(

@@ -43,3 +43,16 @@ def write_notes(root: Path) -> None:
             path = root / folder / f"n{i:02d}.txt"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(f"Note {folder}{i}. " + "words " * (i + 3) + "\n")
+
+
+def threads_by_content(out: Path) -> dict[str, tuple[str, str]]:
+    """Each message of `out` by its sha256: its thread id and its parent's sha256 (`""`
+    for none). A parent is a `doc_id`, a path's: this is what two trees of the same
+    messages under other paths (or an IMAP folder and its Maildir copy) agree on."""
+    records = [r for r in document_records(out) if r["metadata"]["thread"]["id"]]
+    sha = {r["doc_id"]: r["sha256"] for r in records}
+    found = {}
+    for r in records:
+        thread = r["metadata"]["thread"]
+        found[r["sha256"]] = (thread["id"], sha[thread["parent"]] if thread["parent"] else "")
+    return found

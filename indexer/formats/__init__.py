@@ -15,7 +15,7 @@ from indexer._spec import ExtractorSpec
 __all__ = ["ARCHIVE_EXTENSIONS", "BUILTIN_SPECS", "MAIL_DEPTH", "VERSIONS"]
 
 VERSIONS = {
-    "archive": "5", "csv": "2", "doc": "5", "docx": "4", "eml": "6", "epub": "3", "html": "2",
+    "archive": "5", "csv": "2", "doc": "5", "docx": "4", "eml": "7", "epub": "3", "html": "2",
     "image": "3", "json": "2", "mbox": "1", "msg": "3", "odp": "3", "odt": "3", "pdf": "4",
     "ppt": "2", "pptx": "4", "pst": "1", "rtf": "1", "spreadsheet": "7", "text": "1",
     **{"calendar": "1", "emlx": "1", "mhtml": "1", "tnef": "1", "vcard": "1"},  # mail-ish

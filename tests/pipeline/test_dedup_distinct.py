@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+import io
 import json
 import shutil
 from collections.abc import Callable
@@ -123,3 +125,36 @@ def test_near_duplicates_are_never_skipped(tmp_path: Path, passes: list[int]) ->
     _unrelated_edit(src)
     indexer.run(src, out, config)
     assert passes == [1, 1]
+
+
+def test_a_skipped_night_reads_each_linked_document_shard_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The mail pass's look for messages and the look for a repeated key read every
+    document shard: one reading serves both (a shard written anew is read once more,
+    for the keys of the documents changed)."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    write_notes(src)
+    indexer.run(src, out, CONFIG)
+    _unrelated_edit(src)
+    opened: list[str] = []
+    real_apply, real_open = decide.apply, io.open
+
+    def counting_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        if Path(str(file)).name.startswith("documents-"):
+            opened.append(Path(str(file)).name)
+        return real_open(file, *args, **kwargs)
+
+    def counted(*args: Any) -> Any:
+        with monkeypatch.context() as patch:
+            patch.setattr(builtins, "open", counting_open)
+            patch.setattr(io, "open", counting_open)
+            return real_apply(*args)
+
+    monkeypatch.setattr(decide, "apply", counted)
+    indexer.run(src, out, CONFIG)
+    assert json.loads((out / "run.json").read_text())["changes"]["changed"] == 1
+    names = {p.name for p in out.glob("documents-*.ndjson")}
+    assert len(names) > 2 and set(opened) == names
+    rewritten = [name for name in names if opened.count(name) > 1]
+    assert len(rewritten) == 1 and opened.count(rewritten[0]) == 2

@@ -21,6 +21,9 @@ from outputs import committed, document_records, documents
 import indexer
 from indexer.cli import main
 from indexer.config import Config
+from indexer.pipeline.engines.context import RunContext
+from indexer.pipeline.engines.dask import driver as dask_driver
+from indexer.pipeline.output.staged import Staged
 from indexer.pipeline.walk.entry import Entry
 from indexer.pipeline.walk.imap import ImapSource, Retry, parse_address
 from indexer.pipeline.walk.imap import source as imap_source
@@ -126,9 +129,14 @@ _PLACED = ("path", "doc_id", "id", "digest")
 
 
 def placeless(out: Path) -> list[str]:
-    """Every record of `out` without what says where it is, in a stable order."""
+    """Every record of `out` without what says where it is, in a stable order; a
+    message's parent (a `doc_id`, a path's) named by the parent's content, its sha256."""
     # a Maildir's tmp/ folders are records of their own (skipped): IMAP has none
     records = [r for r in document_records(out) if r["reason"] != "maildir_tmp"]
+    sha = {r["doc_id"]: r["sha256"] for r in records}
+    for record in records:
+        thread = record["metadata"]["thread"]
+        thread["parent"] = sha[thread["parent"]] if thread["parent"] else ""
     for shard in sorted(out.glob("chunks-*.ndjson")):
         records += [json.loads(line) for line in shard.read_bytes().splitlines()]
     return sorted(json.dumps(_without(r), sort_keys=True) for r in records)
@@ -139,11 +147,6 @@ def _without(record: dict[str, Any]) -> dict[str, Any]:
     if "duplicate_of" in kept:  # paths and a doc_id: whether it is a copy must agree
         kept["duplicate_of"] = bool(kept["duplicate_of"])
         kept["metadata"]["near_duplicate"].pop("cluster")
-        # A parent is a doc_id, which a path names. Known defect (issue #28's note): for
-        # undated mails of one subject, walk order still decides the parent and can
-        # decide the thread id, and the IMAP folder lists in another order than its
-        # Maildir copy; tests/formats/test_thread_pass.py checks threads in one order.
-        kept["metadata"].pop("thread")
     return kept
 
 
@@ -170,6 +173,78 @@ def test_records_equal_those_of_a_maildir_copy_of_the_same_messages(
         assert conn.search(None, "UNSEEN")[1] == [b"1 2 3 4"]  # read, never marked seen
     finally:
         conn.logout()
+
+
+def plan(n: int, subject: str, sender: str, date: str = "", irt: str = "") -> bytes:
+    """A message of the plan threads: no threading headers but for `irt`, undated
+    unless `date` says."""
+    mail = EmailMessage(policy=SMTP)
+    mail["From"], mail["To"] = f"{sender}@example.org", "team@example.org"
+    mail["Subject"], mail["Message-ID"] = subject, f"<plan{n}@example.org>"
+    if date:
+        mail["Date"] = date
+    if irt:
+        mail["In-Reply-To"] = irt
+    mail.set_content(f"Plan message {n}: {subject}.\n")
+    return mail.as_bytes()
+
+
+def test_threads_equal_those_of_a_maildir_copy_whatever_order_each_lists_them_in(
+    dovecot: Dovecot, tmp_path: Path, password: None
+) -> None:
+    """Undated mails of one subject over folders, replies naming none of them, and a
+    Message-ID in two folders with unlike bytes: the thread ids and the parents (by
+    content) are the Maildir copy's, though the paths, doc ids and listing differ."""
+    when, later = "Tue, 02 Jan 2024 10:00:00 +0000", "Tue, 02 Jan 2024 11:00:00 +0000"
+    budget = plan(6, "Budget", "bob")
+    dovecot.append(
+        "INBOX", plan(3, "Re: Plan", "bob"), plan(1, "Plan", "ann"),
+        plan(5, "AW: Plan", "ann", when), plan(7, "Re: Budget", "ann", irt="<plan6@example.org>"),
+    )  # fmt: skip
+    dovecot.append(
+        "Archive.2023", plan(4, "Re: Plan", "cid"), plan(2, "Plan", "bob"), budget,
+        plan(8, "Re: Plan", "bob", when),
+    )  # fmt: skip
+    dovecot.append("Sent", budget + b"\n", plan(9, "Re: Plan", "ann", later))  # unlike bytes
+    run(Recording(url(dovecot)), tmp_path / "imap")
+    indexer.run(maildir_copy(dovecot, tmp_path / "maildir"), tmp_path / "local", CONFIG)
+    assert placeless(tmp_path / "imap") == placeless(tmp_path / "local")
+    threads = {r["metadata"]["message_id"]: r["metadata"]["thread"]
+               for r in document_records(tmp_path / "imap")}  # fmt: skip
+    assert len({threads[f"<plan{n}@example.org>"]["id"] for n in (1, 2, 3, 4, 5, 8, 9)}) == 1
+    parents = {mid for mid, t in threads.items() if t["parent"]}
+    assert parents == {f"<plan{n}@example.org>" for n in (5, 7, 9)}  # 8: 5's second
+
+
+@pytest.mark.slow  # starts a local dask cluster
+def test_the_dask_engine_reads_an_imap_source_into_the_local_engines_bytes(
+    dovecot: Dovecot, tmp_path: Path, password: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each dask worker process opens its own connection (the source is pickled
+    without its credentials, read again from the environment there), over STARTTLS."""
+    on_dask, staged = dask_driver.stage, []
+
+    async def noted(ctx: RunContext) -> Staged:
+        staged.append(str(ctx.source))
+        return await on_dask(ctx)
+
+    monkeypatch.setattr(dask_driver, "stage", noted)
+    fill(dovecot)
+    dovecot.append("Sent", plan(1, "Plan", "ann"), plan(2, "Re: Plan", "bob"))
+    conf = tmp_path / "small.toml"  # several partitions, of several shards
+    conf.write_text(
+        "[run]\npartition_files = 3\n"
+        "[output]\nshard_files = 2\nshard_min_files = 1\nshard_boundary_bits = 1\n"
+    )
+    common = [url(dovecot), "--workers", "2", "--config", str(conf), "--quiet"]
+    assert main(["run", *common, "--out", str(tmp_path / "local")]) == 0
+    assert main(["run", *common, "--engine", "dask", "--out", str(tmp_path / "dask")]) == 0
+    assert staged == [url(dovecot)]  # the second run was the dask engine's
+    assert committed(tmp_path / "dask") == committed(tmp_path / "local")
+    layout = ".current/.layout.ndjson"
+    assert (tmp_path / "dask" / layout).read_bytes() == (tmp_path / "local" / layout).read_bytes()
+    assert len(documents(tmp_path / "dask")) == 17 + 1 + 2  # and the attachment
+    assert len(list((tmp_path / "dask").glob("documents-*.ndjson"))) > 1
 
 
 def test_an_incremental_run_reads_only_new_messages_and_drops_expunged_ones(

@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from outputs import committed, documents
+from outputs import committed, documents, threads_by_content
 
 import indexer
 from indexer.config import Config
+from indexer.formats.eml.threads import thread_of
 
 CONFIG = Config(
     workers=1, pdf_workers=1, shard_files=64, shard_min_files=2, shard_boundary_bits=2,
@@ -194,6 +195,66 @@ def test_exact_duplicates_off_still_threads_and_a_run_without_mail_is_untouched(
         r["metadata"]["thread"] == {"id": "", "parent": ""}
         for r in documents(tmp_path / "plain").values()
     )
+
+
+def _plans(src: Path, names: list[str]) -> None:
+    """Mails without threading headers, of one subject, between Alice and Bob, under
+    `names`: three undated (in no order by date: told apart by Message-ID) and a dated
+    reply naming none of them."""
+    mails = [
+        _mail(ALICE, BOB, "Plan", "", "The first plan.", message_id="<p1@example.org>"),
+        _mail(BOB, ALICE, "Re: Plan", "", "A second plan.", message_id="<p2@example.org>"),
+        _mail(ALICE, BOB, "AW: Plan", "", "A third plan.", message_id="<p3@example.org>"),
+        _mail(BOB, ALICE, "Re: Plan", "Tue, 2 Jun 2026 09:00:00 +0000", "Agreed.",
+              message_id="<p4@example.org>"),
+    ]  # fmt: skip
+    for name, mail in zip(names, mails, strict=True):
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        (src / name).write_text(mail)
+
+
+def test_subject_linked_threads_are_the_same_under_paths_that_sort_otherwise(
+    tmp_path: Path,
+) -> None:
+    """Which undated mail names the thread, and which is the dated reply's parent, is
+    told by content: the same under other paths (other doc ids, another walk order)."""
+    runs = {}
+    for n, names in enumerate([
+        ["a.eml", "b.eml", "c.eml", "d.eml"], ["d.eml", "c/b.eml", "b.eml", "a.eml"],
+        ["m/3.eml", "m/1.eml", "z.eml", "m/2.eml"], ["x/y.eml", "q.eml", "r/s.eml", "b.eml"],
+    ]):  # fmt: skip
+        _plans(tmp_path / f"src{n}", names)
+        indexer.run(tmp_path / f"src{n}", tmp_path / f"out{n}", CONFIG)
+        runs[n] = threads_by_content(tmp_path / f"out{n}")
+    assert runs[0] == runs[1] == runs[2] == runs[3]
+    first = thread_of(message_id="<p1@example.org>").id
+    assert {tid for tid, _ in runs[0].values()} == {first}
+    by_path = documents(tmp_path / "out0")
+    assert by_path["d.eml"]["metadata"]["thread"]["parent"] == by_path["c.eml"]["doc_id"]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_night_an_earlier_original_arrives_after_its_subject_only_reply(
+    tmp_path: Path, workers: int
+) -> None:
+    """The first plan, undated and so first by content, arrives after the others, under
+    a path that sorts after theirs: it names the thread from then on, as in a fresh run."""
+    src, out, fresh = tmp_path / "src", tmp_path / "out", tmp_path / "fresh"
+    config = replace(CONFIG, workers=workers)
+    _plans(src, ["a/1.eml", "a/2.eml", "a/3.eml", "a/4.eml"])
+    (src / "a" / "1.eml").unlink()
+    indexer.run(src, out, config)
+    before = threads_by_content(out)
+    _plans(src, ["z/1.eml", "a/2.eml", "a/3.eml", "a/4.eml"])
+    summary = indexer.run(src, out, config)
+    assert summary.extracted == 1
+    indexer.run(src, fresh, config)
+    assert committed(out) == committed(fresh)
+    mails = documents(out)
+    first = thread_of(message_id="<p1@example.org>").id  # what the original's headers give
+    assert {m["metadata"]["thread"]["id"] for m in mails.values()} == {first}
+    assert {tid for tid, _ in before.values()} != {first}  # it names the thread it joins
+    assert mails["a/4.eml"]["metadata"]["thread"]["parent"] == mails["a/3.eml"]["doc_id"]
 
 
 @pytest.mark.slow

@@ -124,6 +124,9 @@ class Mail:
     people: Sequence[str] = ()
     """Its From, To and Cc header values."""
     date: str = ""
+    content: str = ""
+    """A hash of its content (the corpus pass gives the record's `text_sha256` and
+    `sha256`): what orders two mails of one date and Message-ID."""
 
 
 def group(mails: Sequence[Mail], window_days: float = 30.0) -> dict[str, tuple[str, str]]:
@@ -133,17 +136,20 @@ def group(mails: Sequence[Mail], window_days: float = 30.0) -> dict[str, tuple[s
     Mails are linked by the ids they name (`References`, `In-Reply-To` to a `Message-ID`,
     or two replies to the same missing root); and, for replies whose client dropped those
     headers, a mail to the one before it with the same `normalize_subject`, sharing an
-    address, no more than `window_days` apart (any distance when a date is missing). A
-    group's id is `thread_of`'s id of its earliest mail (by date, then key). A parent is
-    the mail `thread_of` names, else, for a mail linked by its subject alone, the one
-    before it, when that was sent before it and is not a copy of it. A Message-ID two mails carry
-    (a copy in two folders) names the first of them in `mails`; nothing else depends on
-    their order. The corpus pass applies the same rules on disk
-    (`indexer.pipeline.output.dedup.threading`).
+    address, no more than `window_days` apart (any distance when a date is missing).
+    "Before" is by content (`_order`): date (an undated mail first), then Message-ID,
+    then `content`. A group's id is `thread_of`'s id of its first mail in that order. A
+    parent is the mail `thread_of` names, else, for a mail linked by its subject alone,
+    the one before it, when that was sent before it and is not a copy of it. A
+    Message-ID two mails carry (a copy in two folders) names the first of them in that
+    order. Only mails alike in all three (byte-identical copies) are told apart by their
+    place in `mails`: the first is the one exact duplicates keep. The corpus pass
+    applies the same rules on disk (`indexer.pipeline.output.dedup.threading`).
     """
     parents = Union({})
+    rank = {m.key: (*_order(m.date, m.message_id, m.content), n) for n, m in enumerate(mails)}
     by_id: dict[str, str] = {}
-    for m in mails:
+    for m in sorted(mails, key=lambda m: rank[m.key]):
         if ids := _ID.findall(m.message_id):
             by_id.setdefault(ids[0], m.key)
     threads = {m.key: _thread(m) for m in mails}
@@ -152,23 +158,30 @@ def group(mails: Sequence[Mail], window_days: float = 30.0) -> dict[str, tuple[s
         for named in named_ids(m.references, m.in_reply_to):
             parents.join(m.key, by_id.get(named, f"id:{named}"))
     buckets: dict[str, list[tuple[float | None, str, set[str], str]]] = {}
-    for m in mails:
+    for m in sorted(mails, key=lambda m: rank[m.key]):
         own = _ID.findall(m.message_id)
         item = (when(m.date), m.key, set(participants(m.people)), own[0] if own else "")
         buckets.setdefault(normalize_subject(m.subject), []).append(item)
     for subject, members in buckets.items():
         if not subject:  # an empty subject says nothing about a thread
             continue
-        members.sort(key=lambda item: (item[0] or 0.0, item[1]))
         for k0, k1, parent in subject_links(members, window_days):
             parents.join(k0, k1)
             if parent and not threads[k1].parent:
                 parent_of[k1] = k0
-    first: dict[str, tuple[float, str]] = {}
+    first: dict[str, str] = {}
     for m in mails:
-        root, at = parents.find(m.key), (when(m.date) or 0.0, m.key)
-        first[root] = min(first.get(root, at), at)
-    return {m.key: (threads[first[parents.find(m.key)][1]].id, parent_of[m.key]) for m in mails}
+        root = parents.find(m.key)
+        if root not in first or rank[m.key] < rank[first[root]]:
+            first[root] = m.key
+    return {m.key: (threads[first[parents.find(m.key)]].id, parent_of[m.key]) for m in mails}
+
+
+def _order(date: str, message_id: str, content: str) -> tuple[float, str, str]:
+    """Where a mail sits among others by its content alone (`group`): its date's time
+    (0 for none: an undated mail is before every dated one), its Message-ID, `content`."""
+    own = _ID.findall(message_id)
+    return (when(date) or 0.0, own[0] if own else "", content)
 
 
 def named_ids(references: Sequence[str], in_reply_to: str) -> list[str]:
@@ -185,8 +198,9 @@ def subject_links(
     earlier (or the earlier has no date), and not a copy of it (the same Message-ID, in
     two folders, say). Two mails without a date are in no order: neither is a parent.
 
-    `members` are `(time, key, addresses, Message-ID)` sorted by `(time or 0, key)`; they
-    are read once, `_LOOK_BACK` held at a time (a subject may have a million mails)."""
+    `members` are `(time, key, addresses, Message-ID)` sorted by `group`'s order (then by place,
+    for mails alike in it); they are read once, `_LOOK_BACK` held at a time (a subject
+    may have a million mails)."""
     window = window_days * 86400
     recent: deque[tuple[float | None, str, set[str], str]] = deque(maxlen=_LOOK_BACK)
     for t1, k1, people, mid1 in members:

@@ -94,10 +94,11 @@ def apply(staging: Path, staged: Staged, config: Config, previous: Previous | No
     OSError when a staged file cannot be read or written."""
     if staged.unchanged:
         return staged
-    mail = MailPass.collect(staging)
+    check = distinct.begin(staging, staged, config)
+    mail = MailPass.collect(staging, check.shard if check is not None else None)
     if config.exact == config.near == "off" and not config.boilerplate and mail is None:
         return staged
-    if mail is None and distinct.still_distinct(staging, staged, config):  # nothing to decide
+    if mail is None and check is not None and check.distinct():  # nothing to decide
         return _noted(staging, staged, config, repeated=False)
     run = _Pass(config, mail=mail)
     if config.near != "off":

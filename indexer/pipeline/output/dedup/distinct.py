@@ -8,9 +8,10 @@ layout: the keys were distinct, under which config, for which document shards.
 
 The next night, when that note holds for the previous commit, only the documents
 `changes.ndjson` names added or changed can repeat a key: their keys are collected
-(from the shards written anew: a linked one holds none of them), then every other
-document's are looked for among them (one regular expression over each shard's
-bytes, no JSON parse, no table). None found: the keys are still distinct, the
+(`begin`: from the shards written anew, a linked one holds none of them), then every
+other document's are looked for among them (`Check`, fed each shard by the mail
+pass's reading of them all: one regular expression over each shard's bytes, no JSON
+parse, no table). None found: the keys are still distinct, the
 pass would decide nothing, and it is skipped, with the note written again. Any doubt
 (a line of another shape, too many changes, a repeated key) runs the pass itself.
 Only the exact pass is ever skipped: near duplicates and repeated paragraphs compare
@@ -60,29 +61,56 @@ def note(staging: Path, documents: list[dict[str, Any]], config: Config, distinc
         os.fsync(handle.fileno())
 
 
-def still_distinct(staging: Path, staged: Staged, config: Config) -> bool:
-    """True when the previous commit's note says its keys were distinct under this
-    config, and none of the documents added or changed since repeats a key. Blocking."""
+class Check:
+    """A night's look for a repeated key, its second half fed the document shards by the
+    reader that reads them all anyway (`MailPass.collect`): one reading serves both."""
+
+    def __init__(self, names: list[str], fresh: set[bytes], new: set[bytes]) -> None:
+        self._left, self._fresh, self._new = set(names), fresh, new
+        self._repeats = False
+
+    def shard(self, name: str, data: bytes) -> None:
+        """Look at the document shard `name`, its bytes `data`: does a document not
+        added or changed, with chunks, repeat a key of one that was?"""
+        self._left.discard(name)
+        if self._new and not self._repeats:
+            try:
+                self._repeats = _repeats(name, data, self._fresh, self._new)
+            except (ValueError, KeyError, TypeError):
+                self._repeats = True  # a doubt: the pass runs
+
+    def distinct(self) -> bool:
+        """True when every document shard was looked at and none repeats a key."""
+        return not self._left and not self._repeats
+
+
+def begin(staging: Path, staged: Staged, config: Config) -> Check | None:
+    """The look for a night whose previous commit's note says its keys were distinct
+    under this config, with the keys of the documents added or changed since gathered
+    (from the shards written anew: a linked one holds none of them); None when the
+    pass must run (no note, too many changes, a key repeated among them). Blocking."""
     if not skippable(config) or CHANGES not in staged.files or not _noted(staging, config):
-        return False
+        return None
     fresh = _fresh(staging / CHANGES)
     if fresh is None:
-        return False
+        return None
     names = [str(e["name"]) for e in staged.manifest_files["documents"]]
     new: set[bytes] = set()
     try:
         for name in names:  # a shard linked from the previous commit holds no new record
-            if os.stat(staging / name).st_nlink == 1 and not _gather(staging / name, fresh, new):
-                return False
-        return not new or not any(_repeats(staging / name, fresh, new) for name in names)
+            path = staging / name
+            if os.stat(path).st_nlink == 1 and not _gather(name, path.read_bytes(), fresh, new):
+                return None
     except (OSError, ValueError, KeyError, TypeError):
-        return False
+        return None
+    return Check(names, fresh, new)
 
 
-def _gather(path: Path, fresh: set[bytes], new: set[bytes]) -> bool:
-    """Add the keys of the documents in `fresh` that `path` holds to `new`; False when
-    one was there already. Raises ValueError on a line of another shape."""
-    for did, ks, line in _records(path):
+def _gather(name: str, data: bytes, fresh: set[bytes], new: set[bytes]) -> bool:
+    """Add the keys of the documents in `fresh` that shard `name` (`data`) holds to
+    `new`; False when one was there already. Raises ValueError on a line of another
+    shape."""
+    for did, ks, line in _records(name, data):
         if did in fresh and orjson.loads(line)["chunks"]:
             if any(k in new for k in ks):
                 return False
@@ -90,31 +118,32 @@ def _gather(path: Path, fresh: set[bytes], new: set[bytes]) -> bool:
     return True
 
 
-def _repeats(path: Path, fresh: set[bytes], new: set[bytes]) -> bool:
-    """Whether a document of `path` not in `fresh`, with chunks, has a key in `new`."""
-    for did, ks, line in _records(path):
+def _repeats(name: str, data: bytes, fresh: set[bytes], new: set[bytes]) -> bool:
+    """Whether a document of shard `name` (`data`) not in `fresh`, with chunks, has a
+    key in `new`."""
+    for did, ks, line in _records(name, data):
         if did not in fresh and any(k in new for k in ks) and orjson.loads(line)["chunks"]:
             return True
     return False
 
 
-def _records(path: Path) -> Iterator[tuple[bytes, tuple[bytes, ...], memoryview]]:
-    """Each document record of `path`: its doc id, its keys (content and text hash
-    prefixes, tagged as the seen table has them) and its line, found by one regular
-    expression over the file (no JSON parse: a quote in a path is escaped, so the
-    names matched are the record's own). Raises ValueError when a line does not match."""
-    data = path.read_bytes()  # a document shard is at most 16 MiB (`docshards`)
+def _records(name: str, data: bytes) -> Iterator[tuple[bytes, tuple[bytes, ...], memoryview]]:
+    """Each document record of shard `name` (its bytes `data`, at most 16 MiB:
+    `docshards`): its doc id, its keys (content and text hash prefixes, tagged as the
+    seen table has them) and its line, found by one regular expression over the file
+    (no JSON parse: a quote in a path is escaped, so the names matched are the record's
+    own). Raises ValueError when a line does not match."""
     view, at = memoryview(data), 0
     for found in _RECORD.finditer(data):
         end = data.find(b"\n", at) + 1
         if not (at <= found.start() and found.end() < end and data.startswith(_HEAD, at)):
-            raise ValueError(f"{path.name}: a document line of another shape")
+            raise ValueError(f"{name}: a document line of another shape")
         did, content, text = found.groups()
         ks = tuple(t + k for t, k in ((b"c", content), (b"t", text)) if k)
         yield did, ks, view[at:end]
         at = end
     if at != len(data):
-        raise ValueError(f"{path.name}: a document line of another shape")
+        raise ValueError(f"{name}: a document line of another shape")
 
 
 def _noted(staging: Path, config: Config) -> bool:

@@ -26,6 +26,7 @@ The paragraphs live in private temporary SQLite tables, as the seen hashes do (`
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,8 @@ from indexer.pipeline.output.previous import LAYOUT
 
 _JOIN = "\n\n"
 _QUOTED = b'"quoted":true'
+ShardLook = Callable[[str, bytes], None]
+"""What else looks at each document shard read: its name, its bytes."""
 
 
 class MailPass:
@@ -59,13 +62,20 @@ class MailPass:
         """Messages that left a quoted paragraph out."""
 
     @classmethod
-    def collect(cls, staging: Path) -> MailPass | None:
-        """Read the staged shards in `staging`, in walk order; None when they hold no
-        message (nothing for the pass to do)."""
+    def collect(cls, staging: Path, also: ShardLook | None = None) -> MailPass | None:
+        """Read the staged shards in `staging`, in walk order, each document shard's
+        bytes handed to `also` too (with its name) until a message is found (the
+        duplicate pass's look for a repeated key: one reading serves both); None when
+        they hold no message (nothing for the pass to do)."""
         found = cls()
         try:
             for raw in files.lines(staging / LAYOUT):
-                found._shard(staging, str(orjson.loads(raw)["name"]))
+                name = str(orjson.loads(raw)["name"])
+                documents = name.replace("chunks-", "documents-", 1)
+                data = (staging / documents).read_bytes()  # at most 16 MiB (`docshards`)
+                if also is not None and not found.threads.count:
+                    also(documents, data)
+                found._shard(staging, name, data)
         except BaseException:
             found.close()
             raise
@@ -75,9 +85,9 @@ class MailPass:
         found.threads.finish()
         return found
 
-    def _shard(self, staging: Path, name: str) -> None:
+    def _shard(self, staging: Path, name: str, documents: bytes) -> None:
         messages = set()
-        for line in files.lines(staging / name.replace("chunks-", "documents-", 1)):
+        for line in documents.splitlines(keepends=True):
             if b'"thread":{"id":""' in line:  # not a message: not parsed
                 continue
             record = orjson.loads(line)

@@ -5,10 +5,14 @@ A message's extraction reads the message alone, so its staged record carries the
 `thread_of` gives and parent `""`. The pass finishes them from every message of the run:
 it first notes each message (`add`, every document shard in walk order), then links them
 (`finish`: the ids they name, then the subject buckets), then gives each record its
-thread (`assign`). Nothing depends on where a message is in the walk but which of two
-copies of a Message-ID is its parent (the first in walk order, the one exact duplicates
-keep): a reply before its original, in another file or folder, gets the same parent as
-after it, so an incremental run equals a fresh one.
+thread (`assign`). Wherever the pass needs an order (which message of a subject is
+before another, which is a thread's first and names it, which of two copies of a
+Message-ID a reply's parent is) it is `ORDER`, by content: the date, the Message-ID,
+the text and content hashes. Neither walk position nor path (a `doc_id` is a path's)
+decides but between byte-identical copies, where the first in walk order, the one
+exact duplicates keep, is the parent. So a reply before its original, in another file
+or folder, gets the same parent as after it; an incremental run equals a fresh one; an
+IMAP folder and its Maildir copy, listed in other orders, agree.
 
 Everything lives in a private temporary SQLite database (as `seen` does): the messages,
 their Message-IDs and the union-find links, so memory stays bounded whatever the count.
@@ -34,12 +38,15 @@ from indexer.pipeline.output.dedup.seen import rows_in, scratch
 
 WINDOW_DAYS = 30.0
 """How far apart two messages of one subject without threading headers may be."""
+ORDER = "COALESCE(at, 0), own, text, sha, seq"
+"""Messages in order by content (`threads.group`'s): date (an undated one first),
+Message-ID, text hash, content hash; walk order only among byte-identical copies."""
 _PAGE = 1000
 """Messages read at a time from the table while it is written."""
 _SCHEMA = (
     "CREATE TABLE mail (seq INTEGER PRIMARY KEY, doc_id TEXT UNIQUE, subject TEXT,"
     " people TEXT, at REAL, own TEXT, tid TEXT, named TEXT, parent_mid TEXT,"
-    " parent TEXT DEFAULT '', root TEXT DEFAULT '')",
+    " text TEXT, sha TEXT, parent TEXT DEFAULT '', root TEXT DEFAULT '')",
     "CREATE TABLE ids (mid TEXT PRIMARY KEY, doc_id TEXT) WITHOUT ROWID",
     "CREATE TABLE up (key TEXT PRIMARY KEY, up TEXT) WITHOUT ROWID",
     "CREATE TABLE first (root TEXT PRIMARY KEY, tid TEXT) WITHOUT ROWID",
@@ -60,8 +67,8 @@ class Threads:
         self.count = 0
 
     def add(self, record: dict[str, Any]) -> None:
-        """Note a message's document record (in walk order: the first of two copies of a
-        Message-ID is the one a reply's parent names)."""
+        """Note a message's document record (in walk order: of byte-identical copies of
+        a message, the first is the one a reply's parent names)."""
         meta = record["metadata"]
         refs = str(meta["references"]).split()
         irt, own = str(meta["in_reply_to"]), str(meta["message_id"])
@@ -71,21 +78,22 @@ class Threads:
         row = (
             record["doc_id"], normalize_subject(str(meta["subject"])), " ".join(people),
             when(str(meta["date"])), mid, meta["thread"]["id"], " ".join(named_ids(refs, irt)),
-            found.parent,
+            found.parent, str(record["text_sha256"]), str(record["sha256"]),
         )  # fmt: skip
-        inserted = self._db.execute(
+        self.count += self._db.execute(
             "INSERT OR IGNORE INTO mail (doc_id, subject, people, at, own, tid, named,"
-            " parent_mid) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            " parent_mid, text, sha) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             row,
         ).rowcount
-        if inserted and mid:
-            self._db.execute("INSERT OR IGNORE INTO ids VALUES (?, ?)", (mid, record["doc_id"]))
-        self.count += inserted
 
     def finish(self) -> None:
         """Link the messages noted: parents by the ids they name, threads by those ids
-        and by subject (`threads.group`'s rules), each thread's id its earliest's."""
+        and by subject (`threads.group`'s rules), each thread's id its first's (`ORDER`)."""
         db = self._db
+        db.execute(  # a Message-ID names the first message carrying it
+            "INSERT INTO ids SELECT own, doc_id FROM (SELECT own, doc_id, ROW_NUMBER() OVER"
+            f" (PARTITION BY own ORDER BY {ORDER}) AS n FROM mail WHERE own != '') WHERE n = 1"
+        )
         db.execute(
             "UPDATE mail SET parent = (SELECT doc_id FROM ids WHERE mid = parent_mid)"
             " WHERE parent_mid != '' AND parent_mid IN (SELECT mid FROM ids)"
@@ -98,9 +106,9 @@ class Threads:
         self._by_subject(links)
         for (doc_id,) in self._rows("doc_id"):
             db.execute("UPDATE mail SET root = ? WHERE doc_id = ?", (links.find(doc_id), doc_id))
-        db.execute(  # the earliest message of each thread by (date, doc_id) names it
+        db.execute(  # the first message of each thread names it
             "INSERT INTO first SELECT root, tid FROM (SELECT root, tid, ROW_NUMBER() OVER"
-            " (PARTITION BY root ORDER BY COALESCE(at, 0), doc_id) AS n FROM mail) WHERE n = 1"
+            f" (PARTITION BY root ORDER BY {ORDER}) AS n FROM mail) WHERE n = 1"
         )
 
     def _by_subject(self, links: Union) -> None:
@@ -109,7 +117,7 @@ class Threads:
         db = self._db
         rows = db.execute(
             "SELECT subject, at, doc_id, people, own FROM mail WHERE subject != ''"
-            " ORDER BY subject, COALESCE(at, 0), doc_id"
+            f" ORDER BY subject, {ORDER}"
         )
         for _, members in groupby(rows, key=lambda row: row[0]):
             found = ((at, did, set(str(ps).split()), own) for _, at, did, ps, own in members)

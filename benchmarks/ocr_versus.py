@@ -8,7 +8,8 @@ user would write: every page rendered (PDF) or resampled (image) to 300 dpi, sav
 as PNG, and `tesseract page.png stdout` run once per page with `--psm 3` and one
 thread (`OMP_THREAD_LIMIT=1`: the fair baseline, as a pool of workers would run it).
 indexer is `indexer.extract` in this process, one thread, with each engine
-(`ocr_engine`): the program, and the library through tesserocr when it is installed.
+(`ocr_engine`): `tesseract` (the program's library in the process), the same started
+as a program a page, and the library through tesserocr when it is installed.
 kreuzberg (bench-only, when installed) is `extract_bytes_sync` with `force_ocr` and its
 Tesseract backend. All are timed in CPU seconds, this process's and its children's, so
 pages a second per core compare whatever else the machine runs; quality is the word F1
@@ -27,10 +28,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from benchmarks.common import SHARED
 from indexer import Options, extract
-from indexer.formats.ocr import tesseract
+from indexer.formats.ocr import capi, tesseract
 from tests.formats import scanmaker
 
 __all__ = ["Case", "cases", "compare"]
@@ -185,6 +187,9 @@ def compare() -> list[dict[str, Any]]:
     found = cases()
     rows = [{"run": "tesseract CLI loop, 300 dpi, 1 thread", **_timed(_cli, found)}]
     rows.append({"run": "indexer, ocr_engine tesseract", **_timed(_indexer("tesseract"), found)})
+    with mock.patch.object(capi, "tsv", return_value=None):  # the route without its library
+        timed = _timed(_indexer("tesseract"), found)
+    rows.append({"run": "indexer, ocr_engine tesseract, the program", **timed})
     if tesseract.library() is not None:
         timed = _timed(_indexer("tesserocr"), found)
         rows.append({"run": "indexer, ocr_engine tesserocr", **timed})

@@ -1,12 +1,15 @@
-"""The Tesseract engine: its library in this process when the binding is installed, else
-its command-line program with one page on stdin; one thread either way.
+"""The Tesseract engine, one thread, reading through one of three routes: the program's own
+library (libtesseract, `capi.py`) loaded in the worker, when it loads and is the
+program's version; else the command-line program with one page on stdin; or, for
+`ocr_engine = "tesserocr"`, the library the tesserocr binding brings (`binding.py`).
 
-Through the binding (`binding.py`) a worker loads each model once; the program loads it
-for every page. The program gets the page as a PGM image that Pillow wrote, never as the
-document's own bytes: given anything but an image, `tesseract stdin` reads the input as
-a list of file names. Both answer in TSV (a row per word, with its confidence), from
-which the text is laid out again as Tesseract's plain-text output lays it: words of a
-line joined by a space, lines of a paragraph by a newline, paragraphs by a blank line.
+The program loads its models for every page; a library, once a worker. The program gets
+the page as a PGM image that Pillow wrote, never as the document's own bytes: given
+anything but an image, `tesseract stdin` reads the input as a list of file names. All
+answer in TSV (a row per word, with its confidence; the program and its library the
+same bytes), from which the text is laid out again as Tesseract's plain-text output lays
+it: words of a line joined by a space, lines of a paragraph by a newline, paragraphs by
+a blank line.
 
 A page is read with automatic layout (`--psm 3`). Only a page whose words read under
 `LOW_CONFIDENCE` (not one without a word: a photograph) is read again with orientation
@@ -26,7 +29,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from indexer.formats.ocr import binding
+from indexer.formats.ocr import binding, capi
 from indexer.formats.ocr.engine import LOW_CONFIDENCE, OcrError, Reading
 
 if TYPE_CHECKING:
@@ -137,6 +140,14 @@ class Tesseract:
                 image, tessdata=folder, language=self.language, psm=psm, dpi=dpi,
                 timeout=self.timeout,
             )  # fmt: skip
+        rows = capi.tsv(
+            image, version=self.installed.version, tessdata=tessdata(self.installed),
+            language=self.language, psm=psm, dpi=dpi, timeout=self.timeout,
+        )  # fmt: skip
+        return self.program_tsv(image, dpi, psm) if rows is None else rows
+
+    def program_tsv(self, image: Image, dpi: int, psm: int) -> str:
+        """The TSV rows (no header) of the program started on `image`, page on stdin."""
         command = [self.installed.binary, "stdin", "stdout", "-l", self.language]
         command += ["--psm", str(psm)]
         if dpi:  # else Tesseract estimates it from the text's height

@@ -14,7 +14,8 @@ document shards (and the chunk shards when near duplicates are looked for) and
 rewrites only the shards it changed. Those lose their segment's summary, and their
 dropped documents leave their layout lines, so the next run neither takes them whole
 nor links them: it writes them from the stored outputs (no extraction) and decides
-again, as a fresh run would.
+again, as a fresh run would; a shard decided into the previous commit's bytes is
+linked from it (`relink`), not written.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from indexer.pipeline.output.changes import CHANGES, Previous, load_previous
 from indexer.pipeline.output.dedup import distinct, files
 from indexer.pipeline.output.dedup.boilerplate import Paragraphs
 from indexer.pipeline.output.dedup.mail import MailPass
+from indexer.pipeline.output.dedup.relink import Committed
 from indexer.pipeline.output.dedup.seen import Seen, keys
 from indexer.pipeline.output.previous import LAYOUT
 from indexer.pipeline.output.segments import SEG
@@ -145,12 +147,13 @@ def _passed(staging: Path, run: _Pass) -> tuple[dict[str, Any], bool]:
     infos: dict[str, Any] = {}
     recent: list[bool] = []
     """Whether each shard since the last segment summary changed."""
+    committed = Committed(staging.parent)
     with open(staging / (LAYOUT + ".tmp"), "wb") as layout:
         for raw in files.lines(staging / LAYOUT):
             shard = _Shard(orjson.loads(raw))
             _decide(staging, shard, run)
             if shard.altered:
-                infos.update(_rewritten(staging, shard))
+                infos.update(_rewritten(staging, shard, committed))
             recent.append(shard.altered)
             seg = shard.layout.get(SEG)
             if seg is not None:
@@ -240,14 +243,15 @@ def _strip(record: dict[str, Any], shard: _Shard, run: _Pass, lines: list[bytes]
     return True
 
 
-def _rewritten(staging: Path, shard: _Shard) -> dict[str, Any]:
-    """Write a changed shard's files; return their manifest entries by name."""
-    infos = {shard.documents: files.write(staging / shard.documents, shard.lines)}
-    shard.lines = []
+def _rewritten(staging: Path, shard: _Shard, committed: Committed) -> dict[str, Any]:
+    """Write a changed shard's files, or link the committed ones of the same bytes;
+    return their manifest entries by name."""
+    lines, shard.lines = shard.lines, []
+    infos = {shard.documents: committed.write(staging / shard.documents, lambda: lines)}
     if shard.dropped or shard.replaced:
-        name = str(shard.layout["name"])
-        infos[name] = files.write(
-            staging / name, files.kept(staging / name, shard.dropped, shard.replaced)
+        name, dropped, replaced = str(shard.layout["name"]), shard.dropped, shard.replaced
+        infos[name] = committed.write(
+            staging / name, lambda: files.kept(staging / name, dropped, replaced)
         )
         shard.layout["docs"] = [d for d in shard.layout["docs"] if d[0] not in shard.gone]
     return infos

@@ -39,12 +39,15 @@ def annotate(doc: Extracted, settings: Hygiene, kind: str | None = None) -> Extr
         metadata = scrub.metadata(metadata)
     if scrub is not None:
         chunks = tuple(_with_pii(c, scrub) for c in chunks)
+    found = None  # the chunks' letters, when language counted them
     if settings.language:
         guesses = language.guesses([c.text for c in chunks])
         chunks = tuple(_with(c, language=g.code) for c, g in zip(chunks, guesses, strict=True))
         metadata["language"] = language.of_document(guesses)
+        found = sum(g.letters for g in guesses)
     if settings.quality:
-        metadata["quality"] = quality.score([c.text for c in chunks], metadata.get("ocr"))
+        texts = [c.text for c in chunks]
+        metadata["quality"] = quality.score(texts, metadata.get("ocr"), found)
     return replace(doc, chunks=chunks, metadata=metadata)
 
 

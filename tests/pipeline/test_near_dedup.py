@@ -12,7 +12,7 @@ from outputs import committed, document_records
 
 import indexer
 from indexer.config import Config
-from indexer.pipeline.output.dedup import minhash
+from indexer.pipeline.output.dedup import minhash, texthash
 from indexer.pipeline.output.dedup.near import Clusters
 from indexer.pipeline.output.records import doc_id
 
@@ -179,3 +179,40 @@ def test_the_clustering_version_is_in_the_config_digest_only_with_near_duplicate
     assert off.digest() == before[1]
     assert replace(off, near_shingle=3, near_threshold=0.5).digest() == before[1]
     assert replace(on, near_shingle=3).digest() != on.digest()
+
+
+def test_the_ascii_word_split_is_the_patterns_and_tokens_take_either_form() -> None:
+    """`encoded_words` splits ASCII by a byte table, other text by the pattern: the same
+    words; and the MinHash tokens of a word's text and of its UTF-8 are the same."""
+    texts = [
+        "Tax_Form-2024 is DUE.\tNow\x1fthen\x0bagain",
+        "Ünïcode ﬁne İstanbul straße",
+        "a\x00b\x7fc  d,e;f",
+        "",
+        "   ",
+    ]
+    rng = random.Random(3)
+    alphabet = [chr(c) for c in range(128)]
+    texts += ["".join(rng.choice(alphabet) for _ in range(60)) for _ in range(300)]
+    for text in texts:
+        encoded = texthash.encoded_words(text)
+        assert encoded == [w.encode() for w in texthash.words(text)], repr(text)
+        for size in (1, 3):
+            as_text = minhash.tokens(texthash.words(text), size)
+            assert minhash.tokens(encoded, size).tolist() == as_text.tolist()
+
+
+def test_the_signature_is_datasketchs_arithmetic() -> None:
+    """The remainder by the Mersenne prime taken by shifts equals numpy's `%` of the
+    wrapped `a * x + b`, at the extremes of a 32-bit token too."""
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    sets = [np.array([0, 1, 0xFFFFFFFE, 0xFFFFFFFF], dtype=np.uint32)]
+    sets += [np.unique(rng.integers(0, 1 << 32, size=n).astype(np.uint32)) for n in (1, 999, 3000)]
+    for tokens in sets:
+        x = tokens[:, None].astype(np.uint64)
+        with np.errstate(over="ignore"):
+            values = ((x * minhash._A + minhash._B) % minhash._PRIME) & minhash._MASK
+        expected = values.min(axis=0).astype(np.uint32)
+        assert (minhash.signature(tokens) == expected).all()

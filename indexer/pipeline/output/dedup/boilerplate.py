@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from indexer.pipeline.output.dedup.seen import rows_in, scratch
-from indexer.pipeline.output.dedup.texthash import words
+from indexer.pipeline.output.dedup.texthash import encoded_words
 
 MIN_WORDS = 8
 """Shorter paragraphs ("Thanks, Anna") are never left out."""
@@ -75,10 +75,10 @@ class Paragraphs:
 
 
 def _key(paragraph: str) -> bytes | None:
-    found = words(paragraph)
+    found = encoded_words(paragraph)
     if len(found) < MIN_WORDS:
         return None
-    return hashlib.sha256(" ".join(found).encode()).digest()[:16]
+    return hashlib.sha256(b" ".join(found)).digest()[:16]
 
 
 def renumbered(chunk: dict[str, Any], i: int) -> bytes:

@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 
 from indexer.pipeline.output.changes import CHANGES, ChangeTracker, Previous
-from indexer.pipeline.output.dedup.texthash import own_text, words
+from indexer.pipeline.output.dedup.texthash import encoded_words, own_text
 
 _READ_HINT = 1 << 20
 _DOC_ID = slice(7, 31)
@@ -33,13 +33,13 @@ def chunks_by_doc(path: Path) -> dict[str, list[bytes]]:
     return found
 
 
-def words_of(chunk_lines: list[bytes]) -> list[str]:
-    """The normalised words of a document's chunks, each chunk's context prefix left
-    out (`texthash`)."""
-    found: list[str] = []
+def words_of(chunk_lines: list[bytes]) -> list[bytes]:
+    """The normalised words of a document's chunks (UTF-8), each chunk's context prefix
+    left out (`texthash`)."""
+    found: list[bytes] = []
     for line in chunk_lines:
         record = orjson.loads(line)
-        found.extend(words(own_text(record["text"], record["meta"].get("context"))))
+        found.extend(encoded_words(own_text(record["text"], record["meta"].get("context"))))
     return found
 
 

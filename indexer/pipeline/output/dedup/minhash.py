@@ -18,6 +18,7 @@ into the keys LSH buckets by.
 from __future__ import annotations
 
 import zlib
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -30,6 +31,7 @@ MISSED = 1e-3
 """At most this share of the pairs at the threshold is never made candidates (`layout`)."""
 SEED = 29
 _PRIME = np.uint64((1 << 61) - 1)
+_SHIFT = np.uint64(61)
 _MASK = np.uint64(0xFFFFFFFF)
 _MIX = np.array(
     [0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0x27D4EB2F165667C5,
@@ -38,8 +40,8 @@ _MIX = np.array(
 )  # fmt: skip
 """Odd multipliers, one per word of a shingle (so at most 8 words)."""
 _OCCURRENCE = np.uint64(0x8CB92BA72F3D8DD7)
-_BLOCK = 4096
-"""Tokens hashed per step: a long document costs `_BLOCK * PERMUTATIONS` words of memory."""
+_BLOCK = 1024
+"""Tokens hashed per step: `2 * _BLOCK * PERMUTATIONS` words of memory, in the cache."""
 
 _rng = np.random.Generator(np.random.PCG64(SEED))
 _A = _rng.integers(1, int(_PRIME), size=PERMUTATIONS, dtype=np.uint64)
@@ -52,36 +54,83 @@ Signature = npt.NDArray[np.uint32]
 Tokens = npt.NDArray[np.uint32]
 
 
-def tokens(words: Sequence[str], size: int = SHINGLE) -> Tokens:
+def tokens(words: Sequence[str] | Sequence[bytes], size: int = SHINGLE) -> Tokens:
     """The sorted 32-bit hashes of the multiset of `words`' `size`-word runs (one run of
-    them all when shorter), each run numbered by its occurrence; empty for no words."""
+    them all when shorter), each run numbered by its occurrence; empty for no words.
+    A word is its text or its UTF-8 (`texthash.encoded_words`): the same tokens."""
     if not words:
         return np.zeros(0, dtype=np.uint32)
-    crc = np.array([zlib.crc32(w.encode()) for w in words], dtype=np.uint64)
-    k = min(size, len(crc), len(_MIX))
+    k = min(size, len(words), len(_MIX))
+    mixed = _bag(words) if k == 1 else _runs(words, k)
+    with np.errstate(over="ignore"):
+        at = np.arange(len(mixed), dtype=np.uint64)
+        new = np.concatenate(([True], mixed[1:] != mixed[:-1]))
+        starts = np.maximum.accumulate(np.where(new, at, 0))
+        numbered = (mixed ^ ((at - starts) * _OCCURRENCE)) * _MIX[0]
+    return _sorted_unique((numbered >> np.uint64(32)).astype(np.uint32))
+
+
+def _bag(words: Sequence[str] | Sequence[bytes]) -> npt.NDArray[np.uint64]:
+    """The sorted mixed hashes of single words: each distinct word hashed once, then
+    repeated as often as it occurs (what sorting every word's hash gives)."""
+    counts: Counter[str | bytes] = Counter(words)
+    crc = np.fromiter(map(_crc, counts), dtype=np.uint64, count=len(counts))
+    repeats = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
+    with np.errstate(over="ignore"):
+        mixed = crc * _MIX[0]
+    order = np.argsort(mixed)
+    return np.repeat(mixed[order], repeats[order])
+
+
+def _runs(words: Sequence[str] | Sequence[bytes], k: int) -> npt.NDArray[np.uint64]:
+    """The sorted mixed hashes of the `k`-word runs of `words`."""
+    crc = np.fromiter(map(_crc, words), dtype=np.uint64, count=len(words))
     n = len(crc) - k + 1
     mixed = np.zeros(n, dtype=np.uint64)
     with np.errstate(over="ignore"):
         for i in range(k):
             mixed ^= (crc[i : i + n] + np.uint64(i)) * _MIX[i]
-        mixed.sort()
-        at = np.arange(n, dtype=np.uint64)
-        new = np.concatenate(([True], mixed[1:] != mixed[:-1]))
-        starts = np.maximum.accumulate(np.where(new, at, 0))
-        numbered = (mixed ^ ((at - starts) * _OCCURRENCE)) * _MIX[0]
-    return np.unique((numbered >> np.uint64(32)).astype(np.uint32))
+    mixed.sort()
+    return mixed
+
+
+def _crc(word: str | bytes) -> int:
+    return zlib.crc32(word if isinstance(word, bytes) else word.encode())
+
+
+def _sorted_unique(values: Tokens) -> Tokens:
+    """`np.unique(values)`, by a sort: numpy 2's hashing `unique` is several times
+    slower on these arrays."""
+    values = np.sort(values)
+    keep = np.ones(len(values), dtype=bool)
+    np.not_equal(values[1:], values[:-1], out=keep[1:])
+    return values[keep]
 
 
 def signature(hashed: Tokens) -> Signature | None:
-    """The MinHash signature of the token set `hashed`; None when it is empty."""
+    """The MinHash signature of the token set `hashed`; None when it is empty.
+
+    `(a * x + b) mod p` as datasketch computes it, the product wrapping at 2**64, the
+    remainder by the Mersenne prime taken without a division: with `y = hi * 2**61 +
+    lo`, `y mod p` is `hi + lo` less `p` when that is `p` or more."""
     if not len(hashed):
         return None
     low = np.full(PERMUTATIONS, _MASK, dtype=np.uint64)
+    y = np.empty((min(_BLOCK, len(hashed)), PERMUTATIONS), dtype=np.uint64)
+    high = np.empty_like(y)
     with np.errstate(over="ignore"):
         for at in range(0, len(hashed), _BLOCK):
             x = hashed[at : at + _BLOCK, None].astype(np.uint64)
-            values = ((x * _A + _B) % _PRIME) & _MASK
-            np.minimum(low, values.min(axis=0), out=low)
+            v, h = y[: len(x)], high[: len(x)]
+            np.multiply(x, _A, out=v)
+            v += _B
+            np.right_shift(v, _SHIFT, out=h)
+            v &= _PRIME
+            v += h  # below p + 8
+            np.subtract(v, _PRIME, out=h)  # wraps far above v unless v >= p
+            np.minimum(v, h, out=v)
+            v &= _MASK
+            np.minimum(low, v.min(axis=0), out=low)
     return low.astype(np.uint32)
 
 

@@ -18,6 +18,7 @@ stored.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -41,7 +42,7 @@ class Clusters:
         db.execute("CREATE TABLE buckets (key BLOB PRIMARY KEY, n INTEGER) WITHOUT ROWID")
         db.execute("BEGIN")
 
-    def assign(self, doc_id: str, words: list[str]) -> str:
+    def assign(self, doc_id: str, words: Sequence[str] | Sequence[bytes]) -> str:
         """The cluster of the document `doc_id` whose normalised words are `words` (its own
         id when it starts one), noting it for the documents after it."""
         tokens = minhash.tokens(words, self.shingle)

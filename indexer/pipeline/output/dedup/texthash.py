@@ -29,6 +29,18 @@ def words(text: str) -> list[str]:
     return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
 
 
+_NOT_WORD = bytes(c if chr(c).isalnum() or c == ord("_") else 32 for c in range(128)) + b" " * 128
+"""For ASCII text: a word byte (what `\\w` matches) kept, any other made a space."""
+
+
+def encoded_words(text: str) -> list[bytes]:
+    """The UTF-8 of `words(text)`; for ASCII text (NFKC and case-folding change nothing
+    but the case there) without a pattern: several times faster."""
+    if text.isascii():
+        return text.encode().lower().translate(_NOT_WORD).split()
+    return [w.encode() for w in words(text)]
+
+
 def text_hash(chunks: Iterable[Chunk]) -> str:
     """The sha256 (hex) of the chunks' normalised words; `""` when they hold none."""
     digest, any_word = hashlib.sha256(), False

@@ -26,6 +26,7 @@ import indexer
 from indexer._corpusgen import write_corpus
 from indexer.config import Config
 from indexer.pipeline.run.lock import hold
+from indexer.pipeline.walk import walker
 from indexer.pipeline.walk.entry import Entry
 from indexer.pipeline.walk.policy import WalkPolicy
 from indexer.pipeline.walk.source import LocalFolder
@@ -637,20 +638,18 @@ def test_a_file_skipped_once_and_readable_again_is_extracted_as_a_fresh_run_woul
     source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Unreadable for a night (chmod does not change mtime), then readable again: its
-    output from before the skip must not pass for current (as root, `os.access` is
-    what the walk asks, so it is made to answer no for that one file)."""
+    output from before the skip must not pass for current (as root every file reads,
+    so the walk's readability check is made to answer no for that one file)."""
     out = tmp_path / "out"
     indexer.run(source, out, CONFIG)
     text = next(p for p in _paths(source) if p.suffix == ".csv")  # claimed: no sniff
-    real_access, target = os.access, str(text.resolve())
+    real_readable, target = walker._readable, os.fsencode(text.resolve())
 
-    def access(path: object, mode: int, **kwargs: object) -> bool:
-        if os.fsdecode(path) == target:  # type: ignore[call-overload]
-            return False
-        return real_access(path, mode, **kwargs)  # type: ignore[call-overload]
+    def readable(path: bytes, st: os.stat_result) -> bool:
+        return path != target and real_readable(path, st)
 
     with monkeypatch.context() as patch:
-        patch.setattr(os, "access", access)
+        patch.setattr(walker, "_readable", readable)
         indexer.run(source, out, CONFIG)
     rel = text.relative_to(source).as_posix()
     docs = documents(out)

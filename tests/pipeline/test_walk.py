@@ -370,3 +370,27 @@ def test_iter_batches_keeps_order_and_size(tmp_path: Path) -> None:
         ["0.txt", "1.txt", "2.txt"], ["3.txt", "4.txt", "5.txt"], ["6.txt"]]  # fmt: skip
     with pytest.raises(ValueError):
         next(iter_batches(iter([]), 0))
+
+
+def test_readability_comes_from_the_lstat_for_the_owners_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file its reader owns with the owner's read bit is readable without access();
+    every verdict equals what access(R_OK) answers, for every read bit."""
+    modes = [0o000, 0o200, 0o400, 0o440, 0o404, 0o004, 0o644]
+    for mode in modes:
+        write(tmp_path / f"m{mode:03o}.txt")
+        os.chmod(tmp_path / f"m{mode:03o}.txt", mode)
+    truth = {f"m{m:03o}.txt": os.access(tmp_path / f"m{m:03o}.txt", os.R_OK) for m in modes}
+    asked: list[bytes] = []
+    real_access = os.access
+
+    def access(path: Any, mode: int) -> bool:
+        asked.append(os.fsencode(path))
+        return real_access(path, mode)
+
+    monkeypatch.setattr(os, "access", access)
+    found = verdicts(tmp_path)
+    assert {rel: skip is None for rel, skip in found.items()} == truth
+    assert os.fsencode(tmp_path / "m644.txt") not in asked
+    assert os.fsencode(tmp_path / "m400.txt") not in asked

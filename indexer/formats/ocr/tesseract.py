@@ -29,7 +29,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from indexer.formats.ocr import binding, capi
+from indexer.formats.ocr import binding, capi, probe
 from indexer.formats.ocr.engine import LOW_CONFIDENCE, OcrError, Reading
 
 if TYPE_CHECKING:
@@ -56,10 +56,17 @@ class Installed:
 
 @functools.cache
 def installed() -> Installed | None:
-    """Return the `tesseract` on PATH that answers `--version`, else None (cached)."""
+    """Return the `tesseract` on PATH that answers `--version`, else None (cached, on
+    disk too: `probe`)."""
     binary = shutil.which("tesseract")
     if binary is None:
         return None
+    version = _answers(binary)["version"]
+    return None if version is None else Installed(binary=binary, version=version)
+
+
+def _version(binary: str) -> str | None:
+    """What `binary --version` names (`5.3.0`), or None when it does not answer so."""
     try:
         done = subprocess.run(
             [binary, "--version"], capture_output=True, timeout=_PROBE_TIMEOUT, check=False
@@ -70,7 +77,18 @@ def installed() -> Installed | None:
     lines = (done.stdout or done.stderr).decode("utf-8", "replace").split()
     if done.returncode != 0 or len(lines) < 2 or lines[0] != "tesseract":
         return None
-    return Installed(binary=binary, version=lines[1])
+    return lines[1]
+
+
+@functools.cache
+def _answers(binary: str) -> probe.Answer:
+    """The program's version and listing, asked once per change of it (`probe`)."""
+
+    def ask() -> probe.Answer:
+        folder, models = _list_langs(binary)
+        return {"version": _version(binary), "folder": folder, "languages": list(models)}
+
+    return probe.probed(binary, ask)
 
 
 @functools.cache
@@ -93,9 +111,14 @@ def tessdata(found: Installed) -> str:
     return _listing(found.binary)[0]
 
 
-@functools.cache
 def _listing(binary: str) -> tuple[str, tuple[str, ...]]:
     """(the models' folder, the models) of `tesseract --list-langs` (cached)."""
+    answers = _answers(binary)
+    return str(answers["folder"]), tuple(answers["languages"])
+
+
+def _list_langs(binary: str) -> tuple[str, tuple[str, ...]]:
+    """Ask `binary --list-langs`: (the models' folder, the models, sorted)."""
     try:
         done = subprocess.run(
             [binary, "--list-langs"], capture_output=True, timeout=_PROBE_TIMEOUT, check=False

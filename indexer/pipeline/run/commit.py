@@ -14,6 +14,7 @@ from indexer.pipeline.incremental.state import State
 from indexer.pipeline.incremental.tree import Tree
 from indexer.pipeline.output.staged import Staged, manifest
 from indexer.pipeline.output.staging import CURRENT, commit
+from indexer.pipeline.run import vouched
 from indexer.pipeline.run.begin import Begun, RunSpec
 from indexer.pipeline.run.failures import Failures, count_failures
 from indexer.pipeline.run.summary import RunSummary, summarize, write_report
@@ -30,6 +31,9 @@ def commit_run(spec: RunSpec, begun: Begun, staged: Staged, *, sweep: bool) -> R
     """
     failures = _failures(begun, staged)  # before the commit: the previous output goes
     written = _commit(spec, begun, staged)
+    if written is not None:
+        listed = (*staged.manifest_files["documents"], *staged.manifest_files["shards"])
+        vouched.note(spec.out, [f["name"] for f in listed], written)
     try:
         tree = _tree(spec, staged, written)
         _note_commit(begun.state, tree, sweep=sweep)

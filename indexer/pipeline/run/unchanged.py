@@ -6,8 +6,9 @@ tied to the manifest OUT holds now, with this run's config digest, extractor ver
 and cache-key settings. At the first difference the normal run goes on with what was
 walked; when all match, the new generation is the previous one's files hard-linked,
 with an empty `changes.ndjson`: byte for byte what the full pipeline would write. Each
-file is first checked against the manifest (`verify.Checking`, beside the walk): a
-damaged one sends the run down the normal path, which rebuilds it.
+file is first checked against the manifest (`verify.Checking`, beside the walk; only
+those whose stat moved since the commit, `vouched`): a damaged one sends the run down
+the normal path, which rebuilds it.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from indexer.pipeline.output.dedup import distinct
 from indexer.pipeline.output.previous import LAYOUT
 from indexer.pipeline.output.staging import MANIFEST
 from indexer.pipeline.output.verify import Checking
+from indexer.pipeline.run.vouched import unvouched
 from indexer.pipeline.walk.walker import Entry, WalkPolicy, iter_batches, policy_for
 from indexer.registry import Registry
 
@@ -119,7 +121,10 @@ def unchanged(
     ):
         return None, walked
     taken = _Taken(spill_dir)
-    checking = Checking(previous_output, old)  # hashes the files while the walk is compared
+    # Hashes the files while the walk is compared: those whose stat moved since the
+    # commit (OUT holds the generation folders: `previous_output.parent` is OUT).
+    to_hash = unvouched(previous_output.parent, previous_output, old, raw)
+    checking = Checking(previous_output, to_hash)
     try:
         # A damaged file is not reported here: the run that follows rebuilds it, says so.
         if _same_walk(walked, taken, digest_batches(tree.digests)) and checking.result():

@@ -14,6 +14,7 @@ one found first in `KINDS`' order wins.
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import regex
@@ -59,15 +60,22 @@ _PHONE = regex.compile(
     r")(?![\w]|[.-]\d)"
 )
 _VERSION = regex.compile(r"(?i)(?:\bv|\bversion|\bver\.?|\brelease|\bbuild|\brev\.?)\s*$")
+_Detector = tuple[str, "regex.Pattern[str]", Callable[[str, "regex.Match[str]"], str | None]]
+"""A kind, its pattern and the check that gives a match's normalised value (or None)."""
 _CARD_PREFIX = regex.compile(r"4|5[1-5]|2[2-7]|3[47]|3[0689]|6(?:011|5|4[4-9]|2)")
 
 
 def find(text: str) -> list[Found]:
     """Return the personal data in `text`, in order of offset, no two overlapping."""
+    return _scan(text, _DETECTORS, _possible(text))
+
+
+def _scan(text: str, detectors: tuple[_Detector, ...], possible: set[str]) -> list[Found]:
+    """The matches of `detectors` of the kinds in `possible` that pass their checks, in
+    order of offset, each span taken by the first kind (in `detectors`' order)."""
     found: list[Found] = []
     taken: list[tuple[int, int]] = []
-    possible = _possible(text)
-    for kind, pattern, check in _DETECTORS:
+    for kind, pattern, check in detectors:
         if kind not in possible:
             continue
         for m in pattern.finditer(text):
@@ -178,7 +186,7 @@ _BLOCKING = frozenset({"iban", "card"})
 """Kinds whose look-alikes that fail their checksum still hide what is inside them: the
 digits of a mistyped IBAN are not a phone number."""
 
-_DETECTORS = (
+_DETECTORS: tuple[_Detector, ...] = (
     ("email", _EMAIL, _email),
     ("iban", _IBAN, _iban),
     ("card", _CARD, _card),

@@ -21,26 +21,12 @@ OLD = tuple((k, OLD_IBAN if k == "iban" else p, c) for k, p, c in pii._DETECTORS
 
 def old_find(text: str) -> list[pii.Found]:
     """`find` before: every pattern but e-mail and IPv6 run over every text with a digit."""
-    found: list[pii.Found] = []
-    taken: list[tuple[int, int]] = []
-    digits = regex.search(r"\d", text) is not None
-    for kind, pattern, check in OLD:
-        if kind == "email" and "@" not in text:
-            continue
-        if kind == "ipv6" and not ("::" in text or text.count(":") >= 7):
-            continue
-        if kind not in ("email", "ipv6") and not digits:
-            continue
-        for m in pattern.finditer(text):
-            start, end = m.span()
-            if any(s < end and start < e for s, e in taken):
-                continue
-            value = check(text, m)
-            if value is not None:
-                found.append(pii.Found(kind=kind, start=start, end=end, value=value))
-            if value is not None or kind in pii._BLOCKING:
-                taken.append((start, end))
-    return sorted(found, key=lambda f: f.start)
+    possible = {"iban", "card", "ipv4", "phone"} if regex.search(r"\d", text) else set()
+    if "@" in text:
+        possible.add("email")
+    if "::" in text or text.count(":") >= 7:
+        possible.add("ipv6")
+    return pii._scan(text, OLD, possible)
 
 
 DENSE = "0123456789      ..--+()/:,@aZDEGB\n٣"  # an Arabic-Indic digit: `\d` beyond ASCII

@@ -66,6 +66,8 @@ def test_hostile_and_random_texts_read_once_give_each_reads_words_and_keys() -> 
     rng = random.Random(11)
     alphabet = [*" \n\n\n\t.,-_aZ09", "é", "\u0301", "ß", "ﬁ", "İ", "\u1100", "\u1161", "😀"]
     randoms = ["".join(rng.choice(alphabet) for _ in range(rng.randrange(80))) for _ in range(800)]
+    ascii = [*" \n\n\n\t\r\x0b\x0c\x1c\x00.,-_aZ09"]  # what the ASCII split meets
+    randoms += ["".join(rng.choice(ascii) for _ in range(rng.randrange(80))) for _ in range(800)]
     for text in HOSTILE + randoms:
         check(text, rng)
 

@@ -622,7 +622,7 @@ class Config:
         output=True,
         doc="Name each chunk's language (meta.language) and each document's, with a confidence\n"
         "and whether it is mixed (metadata.language); docs/hygiene.md. Off by default: it adds\n"
-        "about 10% to a run's CPU (docs/hygiene.md, Cost; a corpus build turns it on).",
+        "about 9% to a run's CPU (docs/hygiene.md, Cost; a corpus build turns it on).",
     )
     quality: bool = _key(
         "hygiene",
@@ -638,7 +638,7 @@ class Config:
         output=True,
         doc='Personal data in chunk texts (e-mail, phone, IBAN, card, IP): "off", "mark" (offsets\n'
         'in meta.pii), "redact" ([EMAIL]) or "pseudonymise" ([EMAIL:token], keyed by pii_key_env).'
-        '\nOff by default: "mark" adds about 15% to a run\'s CPU (docs/hygiene.md, Cost).',
+        '\nOff by default: "mark" adds about 8% to a run\'s CPU (docs/hygiene.md, Cost).',
     )
     pii_key_env: str = _key(
         "hygiene",

@@ -53,6 +53,9 @@ class Model:
     """The longest n-gram's bytes: the states are determined by this many bytes."""
     aliases: tuple[tuple[int, int], ...]
     """(first, duplicate) columns of labels the model has twice (py3langid's `srl`)."""
+    pad: int
+    """A byte on which the root stays the root (one no n-gram starts with: 0xFF, never
+    in UTF-8), put before each sample by `_walk`."""
 
 
 def classify(samples: Sequence[str]) -> list[tuple[str, float]]:
@@ -70,8 +73,9 @@ def classify(samples: Sequence[str]) -> list[tuple[str, float]]:
     width = len(model.weights)
     keys = owner[found] * width + features[found]
     unique, first, counts = np.unique(keys, return_index=True, return_counts=True)
-    # py3langid counts with a Counter: each sample's features in order of first sight
-    order = np.lexsort((first, unique // width))
+    # py3langid counts with a Counter: each sample's features in order of first sight.
+    # The samples follow each other in `keys`, so that is the order of `first` alone.
+    order = np.argsort(first)
     unique, counts = unique[order], counts[order]
     bounds = np.searchsorted(unique // width, np.arange(len(encoded) + 1))
     scores = np.empty((len(encoded), len(model.classes)), dtype=np.float32)
@@ -113,18 +117,21 @@ def _encode(text: str) -> bytes:
 
 def _walk(model: Model, data: bytes, lengths: Any) -> Any:
     """The automaton's state after each byte of `data`, walked from the root at the
-    start of each sample (`lengths` bytes each)."""
-    n = len(data)
-    letters = np.frombuffer(data, dtype=np.uint8).astype(np.int64)
-    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
-    into = np.arange(n, dtype=np.int64) - starts  # each byte's offset in its sample
-    states = np.zeros(n, dtype=np.int64)
-    for back in range(model.depth - 1, -1, -1):
-        at = np.flatnonzero(into >= back)  # the bytes `back` or more into their sample
-        if not len(at):
-            continue
-        states[at] = model.moves[model.rows[states[at]] + letters[at - back]]
-    return states
+    start of each sample (`lengths` bytes each).
+
+    Each sample is preceded by `depth - 1` bytes of `model.pad`, on which the root
+    stays the root: every position then takes every step, its first ones (those that
+    would read before its sample) from the root to the root, with no index arrays."""
+    gap = model.depth - 1
+    owner = np.repeat(np.arange(len(lengths), dtype=np.intp), lengths)
+    at = np.arange(len(data), dtype=np.intp) + (owner + 1) * gap  # each byte's padded place
+    letters = np.full(len(data) + len(lengths) * gap, model.pad, dtype=np.intp)
+    letters[at] = np.frombuffer(data, dtype=np.uint8)
+    end = len(letters)
+    states: Any = np.zeros(end - gap, dtype=np.intp)  # those of padded places gap...end-1
+    for back in range(gap, -1, -1):
+        states = model.moves[model.rows[states] + letters[gap - back : end - back]]
+    return states[at - gap]
 
 
 @functools.cache
@@ -232,4 +239,15 @@ def _made(arrays: dict[str, Any]) -> Model:
         moves=arrays["moves"], rows=arrays["rows"], output=arrays["output"],
         weights=arrays["weights"], prior=arrays["prior"], classes=classes,
         depth=int(arrays["depth"]), aliases=tuple(aliases),
+        pad=_pad(arrays["moves"], arrays["rows"]),
     )  # fmt: skip
+
+
+def _pad(moves: Any, rows: Any) -> int:
+    """The greatest byte on which the root stays the root. Raises ValueError when there
+    is none (a model of n-grams starting with every byte: not py3langid's)."""
+    root = moves[int(rows[0]) : int(rows[0]) + 256]
+    for byte in range(255, -1, -1):
+        if int(root[byte]) == 0:
+            return byte
+    raise ValueError("no byte keeps the automaton at its root")

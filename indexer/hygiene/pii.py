@@ -14,6 +14,7 @@ one found first in `KINDS`' order wins.
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import regex
@@ -40,7 +41,12 @@ _EMAIL = regex.compile(
     r"(?<![\w.+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.)+"
     r"[A-Za-z]{2,24}(?![\w-])"
 )
-_IBAN = regex.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}(?![A-Za-z0-9])")
+# `(?<![A-Za-z0-9])[A-Z]{2}\d{2}...`, its look-behind moved past the four characters
+# it precedes (the same matches): a pattern that opens with a class is searched for by
+# that class, about three times faster over text with no IBAN.
+_IBAN = regex.compile(
+    r"[A-Z]{2}\d{2}(?<![A-Za-z0-9][A-Z]{2}\d{2})(?: ?[A-Z0-9]){11,30}(?![A-Za-z0-9])"
+)
 _CARD = regex.compile(r"(?<![\d.,-])\d(?:[ -]?\d){12,18}(?![\d.,]\d|-?\d)")
 _IPV4 = regex.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w]|\.\d)")
 _IPV6 = regex.compile(r"(?<![\w:.])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?![\w:])")
@@ -54,16 +60,23 @@ _PHONE = regex.compile(
     r")(?![\w]|[.-]\d)"
 )
 _VERSION = regex.compile(r"(?i)(?:\bv|\bversion|\bver\.?|\brelease|\bbuild|\brev\.?)\s*$")
+_Detector = tuple[str, "regex.Pattern[str]", Callable[[str, "regex.Match[str]"], str | None]]
+"""A kind, its pattern and the check that gives a match's normalised value (or None)."""
 _CARD_PREFIX = regex.compile(r"4|5[1-5]|2[2-7]|3[47]|3[0689]|6(?:011|5|4[4-9]|2)")
 
 
 def find(text: str) -> list[Found]:
     """Return the personal data in `text`, in order of offset, no two overlapping."""
+    return _scan(text, _DETECTORS, _possible(text))
+
+
+def _scan(text: str, detectors: tuple[_Detector, ...], possible: set[str]) -> list[Found]:
+    """The matches of `detectors` of the kinds in `possible` that pass their checks, in
+    order of offset, each span taken by the first kind (in `detectors`' order)."""
     found: list[Found] = []
     taken: list[tuple[int, int]] = []
-    digits = _DIGIT.search(text) is not None
-    for kind, pattern, check in _DETECTORS:
-        if not _may_hold(kind, text, digits):
+    for kind, pattern, check in detectors:
+        if kind not in possible:
             continue
         for m in pattern.finditer(text):
             start, end = m.span()
@@ -78,16 +91,35 @@ def find(text: str) -> list[Found]:
 
 
 _DIGIT = regex.compile(r"\d")
+_ZEROS = bytes(48 if 48 <= c <= 57 else 120 for c in range(256))
+"""For ASCII: each digit made `0`, any other byte `x` (those not deleted)."""
+_CARD_DIGITS = b"0" * 13
+_PHONE_DIGITS = b"0" * 7
 
 
-def _may_hold(kind: str, text: str, digits: bool) -> bool:
-    """Whether `text` can hold `kind` at all: cheap tests that spare most texts most
-    patterns (an address needs an `@`, everything else a digit, an IPv6 address colons)."""
-    if kind == "email":
-        return "@" in text
-    if kind == "ipv6":
-        return "::" in text or text.count(":") >= 7
-    return digits
+def _possible(text: str) -> set[str]:
+    """The kinds `text` can hold: cheap tests that spare most texts most patterns. An
+    address needs an `@`, an IPv6 address `::` or 7 colons, everything else a digit;
+    in ASCII text (where `\\d` is `[0-9]`) a card 13 digits with at most a space or
+    dash between two (`_CARD`), and a phone number that passes its check 7 digits
+    with only `+ .-()/` between them (all `_PHONE` matches besides digits)."""
+    kinds = {"email"} if "@" in text else set()
+    if "::" in text or text.count(":") >= 7:
+        kinds.add("ipv6")
+    if not text.isascii():
+        if _DIGIT.search(text) is not None:
+            kinds.update(("iban", "card", "ipv4", "phone"))
+        return kinds
+    data = text.encode("ascii")
+    spaced = data.translate(_ZEROS, b" -")
+    if b"0" not in spaced:
+        return kinds
+    kinds.update(("iban", "ipv4"))
+    if _CARD_DIGITS in spaced:
+        kinds.add("card")
+    if _PHONE_DIGITS in data.translate(_ZEROS, b" .-()/+"):
+        kinds.add("phone")
+    return kinds
 
 
 def _email(text: str, m: regex.Match[str]) -> str | None:
@@ -154,7 +186,7 @@ _BLOCKING = frozenset({"iban", "card"})
 """Kinds whose look-alikes that fail their checksum still hide what is inside them: the
 digits of a mistyped IBAN are not a phone number."""
 
-_DETECTORS = (
+_DETECTORS: tuple[_Detector, ...] = (
     ("email", _EMAIL, _email),
     ("iban", _IBAN, _iban),
     ("card", _CARD, _card),

@@ -9,7 +9,10 @@ import random
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import corpustexts
+import numpy as np
 import pytest
 from py3langid import langid
 
@@ -117,3 +120,49 @@ def test_a_hash_collision_falls_back_to_counting_tuples(monkeypatch: pytest.Monk
     for seed in range(50):
         words = random_words(seed)
         assert quality._top_trigram(words) == counted(words), seed
+
+
+def walked_by_index(model: langmodel.Model, data: bytes, lengths: Any) -> Any:
+    """The automaton's states as `_walk` found them before the pad bytes: each step
+    taken by the positions far enough into their sample, chosen by an index array."""
+    n = len(data)
+    letters = np.frombuffer(data, dtype=np.uint8).astype(np.int64)
+    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    into = np.arange(n, dtype=np.int64) - starts
+    states = np.zeros(n, dtype=np.int64)
+    for back in range(model.depth - 1, -1, -1):
+        at = np.flatnonzero(into >= back)
+        if len(at):
+            states[at] = model.moves[model.rows[states[at]] + letters[at - back]]
+    return states
+
+
+def test_the_padded_walk_reaches_the_states_of_the_walk_by_index() -> None:
+    """Over the corpus's texts, the benchmark's and random bytes (0xFF too: the pad
+    itself inside a sample), in batches with empty and one-byte samples."""
+    model = langmodel._model()
+    assert model.pad == 0xFF and model.depth > 1
+    rng = random.Random(9)
+    samples = [langmodel._encode(t) for t in texts() + list(corpustexts.texts()[::5])]
+    samples += [rng.randbytes(rng.randrange(12)) for _ in range(300)] + [b"", b"a", b"\xff" * 9]
+    rng.shuffle(samples)
+    for at in range(0, len(samples), 37):
+        batch = samples[at : at + 37]
+        lengths = np.fromiter(map(len, batch), dtype=np.int64, count=len(batch))
+        data = b"".join(batch)
+        got = langmodel._walk(model, data, lengths)
+        assert got.tolist() == walked_by_index(model, data, lengths).tolist()
+
+
+def test_the_corpus_samples_get_py3langids_answers() -> None:
+    """What the pipeline asks: `SAMPLE_CHARS` from the middle of real texts, a
+    document's worth at a time."""
+    found = corpustexts.texts()
+    if not found:
+        pytest.skip("../shared/corpus is not available")
+    model = langid.MODEL_DIR / langid.MODEL_FILE
+    identifier = langid.LanguageIdentifier.from_modelpath(model, norm_probs=True)
+    samples = [language._sample(t) for t in found[::4]]
+    for at in range(0, len(samples), 50):
+        batch = samples[at : at + 50]
+        assert langmodel.classify(batch) == [identifier.classify(t) for t in batch]

@@ -31,7 +31,7 @@ import orjson
 from indexer.config import Config
 from indexer.pipeline.output.changes import CHANGES, Previous, load_previous
 from indexer.pipeline.output.dedup import distinct, files
-from indexer.pipeline.output.dedup.boilerplate import Paragraphs
+from indexer.pipeline.output.dedup.boilerplate import Paragraphs, Read, read
 from indexer.pipeline.output.dedup.mail import MailPass
 from indexer.pipeline.output.dedup.relink import Committed
 from indexer.pipeline.output.dedup.seen import Seen, keys
@@ -187,15 +187,19 @@ def _decide(staging: Path, shard: _Shard, run: _Pass) -> None:
         run.repeated = run.repeated or (first or run.seen.first(ks)) is not None
         if first is None:
             run.seen.add(ks, record["path"])
+        own = chunks.get(did, [])
+        parsed = _parsed(run, own) if decided else None
         cluster = did
         if decided and run.clusters is not None:
-            cluster = run.clusters.assign(did, files.words_of(chunks.get(did, [])))
+            cluster = run.clusters.assign(
+                did, files.words_of(own) if parsed is None else parsed.words
+            )
         changed = first is not None or cluster != did
         if changed:
             _mark(record, shard, run, first, cluster)
         strips = run.paragraphs is not None or run.mail is not None
         if decided and strips and did not in shard.dropped:
-            changed = _strip(record, shard, run, chunks.get(did, [])) or changed
+            changed = _strip(record, shard, run, own, parsed) or changed
         if not (changed or rethreaded):
             shard.lines.append(line)
             continue
@@ -224,12 +228,26 @@ def _mark(
         record["chunks"], record["digest"] = 0, NO_CHUNKS
 
 
-def _strip(record: dict[str, Any], shard: _Shard, run: _Pass, lines: list[bytes]) -> bool:
+def _parsed(run: _Pass, lines: list[bytes]) -> Read | None:
+    """A document's chunk lines read once for near duplicates and repeated paragraphs
+    both, when both are looked for (one parse, one word split); else None."""
+    if run.clusters is None or run.paragraphs is None:
+        return None
+    return read(lines)
+
+
+def _strip(
+    record: dict[str, Any], shard: _Shard, run: _Pass, lines: list[bytes], parsed: Read | None
+) -> bool:
     """Leave out of a document's chunks its quoted paragraphs indexed elsewhere (`mail`),
-    then the repeated paragraphs (`boilerplate`); return whether any was."""
+    then the repeated paragraphs (`boilerplate`); return whether any was. `parsed` is
+    `lines` read already (`_parsed`)."""
     new = quotes = run.mail.strip(record, lines) if run.mail is not None else None
     if run.paragraphs is not None:
-        repeated = run.paragraphs.strip(lines if quotes is None else quotes)
+        if quotes is None:
+            repeated = run.paragraphs.strip(lines, parsed)
+        else:  # the quotes left: other lines than those read
+            repeated = run.paragraphs.strip(quotes)
         if repeated is not None:
             new = repeated
             run.stripped += 1

@@ -114,6 +114,38 @@ def test_a_hostile_body_splits_as_the_reference_does(text: str) -> None:
     _check(text, forward=True)
 
 
+_LINES_DISCLAIMER = (
+    "This message is confidential and intended solely for the addressee, who alone may read "
+    "it; if you are not the intended recipient, delete it and tell the sender at once."
+)
+
+
+def _edges() -> Iterator[str]:
+    """Bodies at the bounds of the signature rules: lines after a sign-off or a `-- `,
+    paragraphs before a disclaimer, lines of a contact block, each one either side."""
+    notice = _LINES_DISCLAIMER
+    for n in range(10):
+        short = [f"line {k}" for k in range(n)]
+        yield "\n".join(["Text of the reply.", "", "Best regards,", *short])
+        yield "\n".join(["Best regards,", *short])
+        yield "\n".join(
+            ["Text.", "Thanks", *short, "A line much longer than a signature's lines are, " * 2]
+        )
+        yield "\n".join(["Text.", "", "Alice", *short[:n], "Tel: +49 30 1234567"])
+        yield "\n".join(["Text.", *(["", "para"] * n), "", notice])
+        yield "\n".join([notice, *(["", "para"] * n)])
+        for after in range(4):
+            yield "\n".join([*(["para", ""] * (n % 5)), notice, *(["", "para"] * after)])
+        yield "\n".join(["Text.", "-- ", *(f"sig {k}" for k in range(n + 16))])
+        yield "\n".join(["Text.", *["", "Sent from my iPhone"][: n % 3], "", notice, "", notice])
+        yield "\n".join(["> quoted", *short, "Regards", "> quoted", "Alice", *short])
+
+
+@pytest.mark.parametrize("text", list(_edges()))
+def test_a_body_at_a_signature_rules_bound_splits_as_the_reference_does(text: str) -> None:
+    _check(text)
+
+
 _LINES = [
     "On Mon, 3 Jun 2024 10:00, Alice <a@x.org> wrote:",
     "On Mon, 3 Jun 2024 10:00, Alice",

@@ -213,9 +213,9 @@ def _passages(body: Body) -> tuple[Passage, ...]:
     out: list[Passage] = []
     current: Label | None = None
     first = last = 0
-    for at, label in enumerate(body.labels):
-        if label is None:
-            continue
+    labels = body.labels
+    for at in compress(range(len(labels)), labels):  # the labelled lines: a pass in C
+        label = labels[at]
         if label != current:
             if current is not None:
                 out.extend(_passage(current, body, first, last + 1))

@@ -13,7 +13,8 @@ Thread grouping is pairwise F1 over all messages: indexer's `metadata.thread.id`
 message at a time) and `threads.group` (the corpus pass). Cost: the CPU time of
 extracting every message with quotes split against `[mail] keep_quotes = true`, side by
 side in this process, for the generated mails, the corpus's `.eml` files and enron.pst's
-messages.
+messages, and split with the splitter's results memoised: what splitting costs beyond
+the splitter.
 
 On `../shared/formats/mail/enron.pst` (71 messages of the public Enron sample, read
 in-process): chunks and chunk characters with quotes kept and split, the share of

@@ -13,7 +13,8 @@ Thread grouping is pairwise F1 over all messages: indexer's `metadata.thread.id`
 message at a time) and `threads.group` (the corpus pass). Cost: the CPU time of
 extracting every message with quotes split against `[mail] keep_quotes = true`, side by
 side in this process, for the generated mails, the corpus's `.eml` files and enron.pst's
-messages.
+messages, and split with the splitter's results memoised: what splitting costs beyond
+the splitter.
 
 On `../shared/formats/mail/enron.pst` (71 messages of the public Enron sample, read
 in-process): chunks and chunk characters with quotes kept and split, the share of
@@ -37,12 +38,13 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
+from unittest.mock import patch
 
 from benchmarks import mail_pass
-from benchmarks.common import SHARED, SHARED_CORPUS, table, target, targets_table
+from benchmarks.common import SHARED, SHARED_CORPUS, load, table, target, targets_table
 from indexer._types import DEFAULT_OPTIONS, Extracted
 from indexer.formats import eml
-from indexer.formats.eml import threads
+from indexer.formats.eml import body, quotes, threads
 from tests.formats.mailthreads import (
     LANGUAGES,
     STYLES,
@@ -182,7 +184,10 @@ def _cost(mails: list[Labelled], repeat: int) -> dict[str, Any]:
     """CPU seconds of extracting each set of mails (the generated ones, the corpus's,
     enron.pst's), quotes split and kept, in `repeat` interleaved rounds: the best of
     each, and `added`, the median of the rounds' ratios less 1 (a busy machine slows a
-    whole round, not one side of it)."""
+    whole round, not one side of it). A third side splits with the splitter's results
+    memoised (`quotes.passages` looked up, not run): `rest`, what splitting costs
+    beyond the splitter (more chunks, their paragraphs), so `added - rest` is the
+    splitter's share. The load average before and after, for each set."""
     sets = {
         "generated": [m.mime for m in mails],
         "corpus": [p.read_bytes() for p in sorted(SHARED_CORPUS.glob("email-*/**/*.eml"))],
@@ -190,18 +195,48 @@ def _cost(mails: list[Labelled], repeat: int) -> dict[str, Any]:
     }
     out: dict[str, Any] = {}
     for name, inputs in sets.items():
-        split: list[float] = []
-        kept: list[float] = []
+        before = load()
+        memoised = _memoised(inputs)
+        times: dict[str, list[float]] = {"split": [], "kept": [], "memoised": []}
         for _ in range(repeat):
-            for times, options in ((split, DEFAULT_OPTIONS), (kept, _KEEP)):
-                start = time.process_time()
-                for data in inputs:
-                    eml.extract(data, "", options)
-                times.append(time.process_time() - start)
-        ratios = [a / max(b, 1e-9) for a, b in zip(split, kept, strict=True)]
+            for side, options, splitter in (
+                ("split", DEFAULT_OPTIONS, quotes.passages),
+                ("kept", _KEEP, quotes.passages),
+                ("memoised", DEFAULT_OPTIONS, memoised),
+            ):
+                with patch.object(body, "passages", splitter):  # the extractor's splitter
+                    start = time.process_time()
+                    for data in inputs:
+                        eml.extract(data, "", options)
+                    times[side].append(time.process_time() - start)
+        split, kept, memo = times["split"], times["kept"], times["memoised"]
         out[name] = {"mails": len(inputs), "split": min(split), "kept": min(kept),
-                     "added": statistics.median(ratios) - 1 if inputs else 0.0}  # fmt: skip
+                     "memoised": min(memo), "added": _added(split, kept),
+                     "rest": _added(memo, kept), "load": [before, load()]}  # fmt: skip
     return out
+
+
+def _added(side: list[float], kept: list[float]) -> float:
+    """The median of the rounds' ratios `side / kept`, less 1; 0 for no rounds of mail."""
+    if not side or not any(kept):
+        return 0.0
+    return statistics.median(a / max(b, 1e-9) for a, b in zip(side, kept, strict=True)) - 1
+
+
+def _memoised(inputs: list[bytes]) -> Callable[..., tuple[quotes.Passage, ...]]:
+    """`quotes.passages` answering from the results of one extraction of `inputs`."""
+    found: dict[tuple[str, bool], tuple[quotes.Passage, ...]] = {}
+
+    def remember(text: str, *, forward: bool = False) -> tuple[quotes.Passage, ...]:
+        key = (text, forward)
+        if key not in found:
+            found[key] = quotes.passages(text, forward=forward)
+        return found[key]
+
+    with patch.object(body, "passages", remember):
+        for data in inputs:
+            eml.extract(data, "", DEFAULT_OPTIONS)
+    return remember
 
 
 def _enron_mails() -> list[bytes]:
@@ -272,7 +307,10 @@ def render(result: dict[str, Any]) -> str:
     for name, c in result["cost"].items():
         out.append(
             f"CPU, {name} ({c['mails']} mails): split {c['split']:.3f} s, quotes kept "
-            f"{c['kept']:.3f} s (best of each); median of rounds {c['added']:+.0%}"
+            f"{c['kept']:.3f} s, splitter memoised {c['memoised']:.3f} s (best of each); "
+            f"median of rounds {c['added']:+.0%}, of which the splitter "
+            f"{c['added'] - c['rest']:+.0%} and the rest {c['rest']:+.0%} (load "
+            f"{c['load'][0]:.1f} -> {c['load'][1]:.1f})"
         )
     e = result["enron"]
     if e is None:

@@ -70,6 +70,8 @@ def _chunks(text: str, split: bool, forward: bool) -> list[Chunk]:
 
 def _passage_chunks(found: Passage) -> list[Chunk]:
     meta = _QUOTED if found.kind == "quoted" else {"part": PARTS.get(found.kind, found.kind)}
+    if "\n" not in found.text:  # one paragraph (a passage is never blank): no split
+        return [Chunk(text=found.text.strip(), meta=dict(meta))]
     return [Chunk(text=p, meta=dict(meta)) for p in split_paragraphs(found.text)]
 
 

@@ -17,6 +17,8 @@ import re
 __all__ = [
     "CUT",
     "MARKERS",
+    "MOBILE",
+    "MOBILE_LENGTH",
     "RULES",
     "attribution",
     "attribution_start",
@@ -104,6 +106,9 @@ _MOBILE = re.compile(
     r"|.{1,20}から送信$)",
     re.I,
 )
+MOBILE = _MOBILE
+"""What starts a line `mobile_signature` takes (if shorter than `MOBILE_LENGTH`), for `match`."""
+MOBILE_LENGTH = 120
 _SIGN_OFF = re.compile(
     r"^[ \t]*(?:(?:Best|Kind|Warm|Many|With best|With kind)[ \t]+(?:regards|wishes|thanks)"
     r"|Regards|Thanks|Thanks again|Thank you|Cheers|Best|Sincerely|Yours|Ciao|Gruß|Grüße"
@@ -135,15 +140,16 @@ _DISCLAIMER = (
 
 
 _ANY_CUT = re.compile(
-    rf"\n(?:{_SEPARATOR.pattern[1:]}|{_UNDERSCORES.pattern[1:]}|{_FORWARD.pattern[1:]}"
+    rf"\n(?i:{_SEPARATOR.pattern[1:]}|{_UNDERSCORES.pattern[1:]}|{_FORWARD.pattern[1:]}"
     rf"|[ \t*_]*(?:{_FIELD_NAMES['from']})[ \t*_]*[:：])",
-    re.I | re.M,
+    re.M,
 )
 """Every line that may start a quoted or forwarded message, after a newline: Outlook's
 separator or rule of underscores, a forwarded-message banner, a `From:` field (and
 `CUT`, found by substring). A superset of the lines the per-line tests take, for
 `may_cut_anywhere`. Each alternative starts at a newline, which the pattern engine
-skips to: a `^` would be tried at every character."""
+skips to: a `^` would be tried at every character. (The newline is outside the
+case-blind group: the engine then looks for it as a literal, a third faster.)"""
 
 
 RULES = ("-", "_", "=", "*")
@@ -227,7 +233,7 @@ def signature_delimiter(line: str) -> bool:
 
 def mobile_signature(line: str) -> bool:
     """True for a client's one-line signature (`Sent from my iPhone`, translations)."""
-    return len(line) < 120 and bool(_MOBILE.match(line))
+    return len(line) < MOBILE_LENGTH and bool(_MOBILE.match(line))
 
 
 def sign_off(line: str) -> bool:

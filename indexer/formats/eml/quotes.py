@@ -26,6 +26,7 @@ linear in the body's size: no recursion, so 10,000 nested messages cost no stack
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import compress
 
 from indexer._text import normalize_newlines
 from indexer.formats.eml import quotecuts as c
@@ -111,8 +112,9 @@ def _label_own(body: Body) -> None:
     """Label a body without quotes or quoted messages as `_label_body` would (its lines
     the sender's, but for its signature and disclaimer), without its per-line tests."""
     bare, labels = body.bare, body.labels
-    bare[:] = [line if line.strip() else "" for line in bare]
-    filled = [at for at, line in enumerate(bare) if line]
+    if any(map(str.isspace, bare)):  # rare: a pass in C finds there is none
+        bare[:] = ["" if line.isspace() else line for line in bare]
+    filled = list(compress(range(len(bare)), bare))
     if not filled:
         return
     mine: Label = ("own", 0, False)
@@ -131,9 +133,10 @@ def _label_body(body: Body, start: int, end: int, context: Kind, base: int) -> N
     above = -1  # the last line with text
     for at in range(start, end):
         line = bare[at]
-        if not line.strip():
-            if line:  # kept as an empty line of the passage it is in
-                bare[at] = ""
+        if not line:
+            continue
+        if line.isspace():  # kept as an empty line of the passage it is in
+            bare[at] = ""
             continue
         depth = depths[at]
         if depth:
@@ -210,9 +213,9 @@ def _passages(body: Body) -> tuple[Passage, ...]:
     out: list[Passage] = []
     current: Label | None = None
     first = last = 0
-    for at, label in enumerate(body.labels):
-        if label is None:
-            continue
+    labels = body.labels
+    for at in compress(range(len(labels)), labels):  # the labelled lines: a pass in C
+        label = labels[at]
         if label != current:
             if current is not None:
                 out.extend(_passage(current, body, first, last + 1))

@@ -11,6 +11,7 @@ of only `Thanks!` is its sender's text.
 from __future__ import annotations
 
 import bisect
+from itertools import compress, repeat
 from typing import Literal
 
 from indexer.formats.eml import quotelines as q
@@ -32,11 +33,12 @@ _DELIMITER_STARTS = ("--", "__", "—")
 
 
 def own_roles(lines: list[str], *, lead: bool = True) -> dict[int, Role]:
-    """Return the offsets of `lines` (a run of own lines, blanks included) that are not the
-    sender's text, with their role; blank lines are never named. `lead`: the run opens
-    the body, so its first paragraph is text (a body of only a notice is its text)."""
+    """Return the offsets of `lines` (a run of own lines, blanks included, each blank line
+    empty: `""`) that are not the sender's text, with their role; blank lines are never
+    named. `lead`: the run opens the body, so its first paragraph is text (a body of only
+    a notice is its text)."""
     roles: dict[int, Role] = {}
-    filled = [n for n, line in enumerate(lines) if line.strip()]
+    filled = list(compress(range(len(lines)), lines))  # the lines with text
     end = len(lines)
     for n in _delimiters(lines, filled):
         after = filled[bisect.bisect_left(filled, n) :]
@@ -45,27 +47,29 @@ def own_roles(lines: list[str], *, lead: bool = True) -> dict[int, Role]:
             end = n
         break
     kept = filled[: bisect.bisect_left(filled, end)]
-    paragraphs = _paragraphs(kept)
-    for paragraph in paragraphs[lead:][-_DISCLAIMER_PARAGRAPHS:]:
-        if q.disclaimer(" ".join(lines[n] for n in paragraph)):
+    tail = _last_paragraphs(kept, _DISCLAIMER_PARAGRAPHS + 1)
+    # `tail` holds every paragraph when it holds fewer than it may
+    for paragraph in tail[lead:] if len(tail) <= _DISCLAIMER_PARAGRAPHS else tail[1:]:
+        if q.disclaimer(" ".join(lines[paragraph[0] : paragraph[-1] + 1])):
             roles.update(dict.fromkeys(paragraph, "disclaimer"))
-    count = len(kept)
     while kept and roles.get(kept[-1]) == "disclaimer":  # the signature comes before it
         kept.pop()
-    if len(kept) < count:
-        paragraphs = _paragraphs(kept)
-    for n in kept:
-        if q.mobile_signature(lines[n]):
-            roles[n] = "signature"
+    if kept:  # the lines up to the last kept one with text are kept: one pass in C
+        for n in compress(range(kept[-1] + 1), map(q.MOBILE.match, lines)):
+            if len(lines[n]) < q.MOBILE_LENGTH:
+                roles[n] = "signature"
     roles.update(_sign_off(lines, kept))
     if not any(roles.get(n) for n in kept[-1:]):
-        roles.update(_contact_block(lines, paragraphs))
+        roles.update(_contact_block(lines, _last_paragraphs(kept, 2)))
     return roles
 
 
 def _delimiters(lines: list[str], filled: list[int]) -> list[int]:
     """The lines of `filled` that may be a signature delimiter (`-- `), in order: only
-    a line starting with a dash, an underscore or a dash of its own is tested."""
+    a line starting with a dash, an underscore or a dash of its own is tested, and only
+    in a run where one does (most have none: one pass in C finds that)."""
+    if not any(map(str.startswith, lines, repeat(_DELIMITER_STARTS))):
+        return []
     return [
         n
         for n in filled
@@ -75,13 +79,11 @@ def _delimiters(lines: list[str], filled: list[int]) -> list[int]:
 
 def _sign_off(lines: list[str], kept: list[int]) -> dict[int, Role]:
     """The sign-off line nearest the end with only a few short lines after it, and those."""
-    for at in range(len(kept) - 1, 0, -1):
-        after = kept[at + 1 :]
-        if len(after) > _AFTER_SIGN_OFF:
-            return {}
-        if any(len(lines[n].strip()) >= _SHORT for n in after):
-            return {}
-        if q.sign_off(lines[kept[at]]):
+    last = len(kept) - 1
+    for at in range(last, max(last - _AFTER_SIGN_OFF, 0) - 1, -1):
+        if at < last and len(lines[kept[at + 1]].strip()) >= _SHORT:
+            return {}  # the lines after `at` are short: the ones after `at + 1` were
+        if at and q.sign_off(lines[kept[at]]):
             return dict.fromkeys(kept[at:], "signature")
     return {}
 
@@ -104,12 +106,16 @@ def _contact_block(lines: list[str], paragraphs: list[list[int]]) -> dict[int, R
     return dict.fromkeys(last, "signature")
 
 
-def _paragraphs(kept: list[int]) -> list[list[int]]:
-    """`kept` grouped into paragraphs: runs with no blank line between."""
+def _last_paragraphs(kept: list[int], most: int) -> list[list[int]]:
+    """The last `most` paragraphs of `kept` (runs with no blank line between), in order;
+    all of them when there are fewer. Only the tail is read: a run may be long."""
     out: list[list[int]] = []
-    for n in kept:
-        if out and n == out[-1][-1] + 1:
-            out[-1].append(n)
-        else:
-            out.append([n])
+    at = len(kept) - 1
+    while at >= 0 and len(out) < most:
+        first = at
+        while first and kept[first - 1] == kept[first] - 1:
+            first -= 1
+        out.append(kept[first : at + 1])
+        at = first - 1
+    out.reverse()
     return out

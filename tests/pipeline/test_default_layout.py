@@ -83,6 +83,16 @@ def _notes(root: Path, count: int) -> None:
         path.write_text(f"Note {i}: {'minutes ' * (i % 7 + 1)}\n")
 
 
+def _records(out: Path) -> list[bytes]:
+    """Every chunk record, then every document record, in shard order."""
+    return [
+        line
+        for kind in ("chunks", "documents")
+        for shard in sorted(out.glob(f"{kind}-*.ndjson"))
+        for line in shard.read_bytes().splitlines()
+    ]
+
+
 def _layout(out: Path) -> list[int]:
     """Each chunk shard's count of documents."""
     return [len(p.read_bytes().splitlines()) for p in sorted(out.glob("documents-*.ndjson"))]
@@ -96,12 +106,14 @@ def test_an_output_cut_by_the_previous_defaults_is_re_cut_as_a_fresh_run(
     source, out, fresh = tmp_path / "src", tmp_path / "out", tmp_path / "fresh"
     _notes(source, 2400)
     indexer.run(source, out, Config(workers=2, **PREVIOUS))  # type: ignore[arg-type]
-    old = _layout(out)
+    old, records = _layout(out), _records(out)
     if edit:
         (source / "box-03" / "note-1000.txt").write_text("Edited tonight.\n")
     indexer.run(source, out, Config(workers=2))
-    indexer.run(source, fresh, Config(workers=2))
+    indexer.run(source, fresh, Config(workers=1))  # and whatever the worker count
     assert _layout(fresh) != old  # the defaults cut this tree otherwise
+    if not edit:  # the same records, only cut elsewhere: no new output format
+        assert _records(fresh) == records
     assert committed(out) == committed(fresh)
     assert not [p.name for p in out.iterdir() if ".ndjson." in p.name]  # no stray old shard
     manifest = json.loads((out / "manifest.json").read_text())

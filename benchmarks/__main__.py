@@ -45,6 +45,8 @@ SUITES: dict[str, tuple[str, bool]] = {
         False,
     ),
     "shards": ("shards rewritten by one added file and by a night, path-hash cuts vs fixed", False),
+    "shards-draws": ("the shards night's bytes over many draws, cut in memory", False),
+    "shards-scale": ("smaller shards' cost to a first and an unchanged run of scale's tree", False),
     "hygiene-lang": ("language identifiers' accuracy and speed; [hygiene]'s cost on a run", False),
     "bigtree": ("a tree of GBs of real-size documents: first run, unchanged, a night", False),
     "scale": ("10,000 to 1,000,000 small files: first run, unchanged, a night; RSS, state", False),

@@ -32,14 +32,15 @@ from benchmarks.common import (
 from benchmarks.pipeline import index_command
 
 PER_FOLDER = 600
-LAYOUTS: dict[str, dict[str, int]] = {
-    "before: every 10,000 entries": {
+LAYOUTS: dict[str, tuple[str, dict[str, int]]] = {
+    "fixed": ("before: every 10,000 entries", {
         "shard_files": 10_000, "shard_min_files": 10_000, "shard_boundary_bits": 0,
-    },
-    "path hash, larger (512, 2**10)": {"shard_min_files": 512, "shard_boundary_bits": 10},
-    "path hash (defaults: 256, 2**9)": {},
+    }),
+    "old": ("path hash, 256, 2**9", {"shard_min_files": 256, "shard_boundary_bits": 9}),
+    "small": ("path hash, 128, 2**8", {"shard_min_files": 128, "shard_boundary_bits": 8}),
+    "defaults": ("path hash (defaults: 384, 2**7)", {}),
 }  # fmt: skip
-"""The layouts compared; the targets are the last one's."""
+"""The layouts compared, by the name `--layouts` takes; the targets are the defaults'."""
 
 
 def notes_tree(workdir: Path, files: int, seed: int) -> Path:
@@ -148,26 +149,32 @@ def _layout(name: str, keys: dict[str, int], pristine: Path, args: Any) -> dict[
         "night_shares": [round(r, 3) for r in ratios],
         "first_cpu_s": round(first.cpu, 2), "night_cpu_s": round(night.cpu, 2),
         "night_cpu_shares": [round(r, 3) for r in cpu_ratios],
+        "night_cpu_share": round(sorted(cpu_ratios)[len(cpu_ratios) // 2], 3),
     }  # fmt: skip
 
 
 def run(args: Any) -> dict[str, Any]:
     """Each layout: first run, one note added at the front, a night of changes."""
     pristine = notes_tree(Path(args.workdir), args.files, args.seed)
-    layouts = [_layout(name, keys, pristine, args) for name, keys in LAYOUTS.items()]
-    new = layouts[-1]
+    chosen = [LAYOUTS[key] for key in dict.fromkeys(args.layouts)]
+    layouts = [_layout(name, keys, pristine, args) for name, keys in chosen]
     return {
         "corpus": {"files": args.files, "seed": args.seed, "workers": args.workers},
         "layouts": layouts,
-        "targets": [
-            target("one note at the front: shards rewritten", "<= 2",
-                   new["front"]["rewritten"], new["front"]["rewritten"] <= 2, ""),
-            target("a night: share of shard bytes written", "<= 10%",
-                   100 * new["night"]["share"], new["night"]["share"] <= 0.10, "%"),
-            target("a night: wall time vs the first run", "<= 25%",
-                   100 * new["night_share_of_first"], new["night_share_of_first"] <= 0.25, "%"),
-        ],
-    }  # fmt: skip
+        "targets": _targets(layouts[-1]) if not chosen[-1][1] else [],
+    }
+
+
+def _targets(new: dict[str, Any]) -> list[dict[str, Any]]:
+    """The issue's targets, met by the defaults' row `new` or not."""
+    return [
+        target("one note at the front: shards rewritten", "<= 2",
+               new["front"]["rewritten"], new["front"]["rewritten"] <= 2, ""),
+        target("a night: share of shard bytes written", "<= 5%",
+               100 * new["night"]["share"], new["night"]["share"] <= 0.05, "%"),
+        target("a night: CPU time vs the first run", "<= 10%",
+               100 * new["night_cpu_share"], new["night_cpu_share"] <= 0.10, "%"),
+    ]  # fmt: skip
 
 
 def render(result: dict[str, Any]) -> str:
@@ -183,9 +190,10 @@ def render(result: dict[str, Any]) -> str:
         ],
     )  # fmt: skip
     times = table(
-        ["layout", "first s", "front s", "night s", "night/first", "each round", "CPU: each round"],
+        ["layout", "first s", "first CPU s", "night s", "night CPU s", "night/first",
+         "each round", "CPU: each round"],
         [
-            [r["layout"], r["first_wall_s"], r["front_wall_s"], r["night_wall_s"],
+            [r["layout"], r["first_wall_s"], r["first_cpu_s"], r["night_wall_s"], r["night_cpu_s"],
              f"{100 * r['night_share_of_first']:.0f}%",
              " ".join(f"{100 * s:.0f}%" for s in r["night_shares"]),
              " ".join(f"{100 * s:.0f}%" for s in r["night_cpu_shares"])]
@@ -203,6 +211,10 @@ def add_arguments(parser: Any) -> None:
     """The suite's flags."""
     parser.add_argument("--files", type=int, default=120_000, help="notes in the tree")
     parser.add_argument("--workers", type=int, default=2, help="workers")
+    parser.add_argument(
+        "--layouts", nargs="+", choices=list(LAYOUTS), default=list(LAYOUTS),
+        help="the layouts to run, in this order (the targets are the defaults' when last)",
+    )  # fmt: skip
     parser.add_argument(
         "--rounds", type=int, default=1,
         help="nights, each on a copy of the same OUT and after a first run of its own; "

@@ -504,7 +504,7 @@ class Config:
     )
     shard_min_files: int = _key(
         "output",
-        256,
+        384,
         check=integer(1),
         output=True,
         doc="A shard ends at a boundary entry only once it holds this many walk entries\n"
@@ -512,11 +512,13 @@ class Config:
     )
     shard_boundary_bits: int = _key(
         "output",
-        9,
+        7,
         check=integer(0),
         output=True,
-        doc="One walk entry in 2**bits is a boundary entry (9: shards of ~800 entries on\n"
-        "average with the default minimum); 0 makes every entry one.",
+        doc="One walk entry in 2**bits is a boundary entry (7: shards of ~512 entries on\n"
+        "average with the default minimum, 384 to ~1,000); 0 makes every entry one. A\n"
+        "minimum over 3x 2**bits makes shards more even but lets a change now and then\n"
+        "move the cuts of several shards after its own (docs/architecture.md).",
     )
     sinks: tuple[str, ...] = _key(
         "output",

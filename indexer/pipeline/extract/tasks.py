@@ -21,7 +21,7 @@ from indexer.pipeline.output.blocks import freeze
 from indexer.pipeline.output.dedup.texthash import TEXT_HASH, text_hash
 from indexer.pipeline.output.records import Rendered, render, unit_docs
 from indexer.pipeline.output.units import Child, Unit
-from indexer.registry import ExtractorSpec, Nesting, Registry
+from indexer.registry import ExtractorSpec, Nesting, Registry, dispatching
 
 
 @slotted_state
@@ -127,6 +127,11 @@ def extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
 
 
 def _extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
+    with dispatching(registry):  # what an extractor hands on goes to the run's extractors
+        return _dispatched(job, options, registry)
+
+
+def _dispatched(job: Job, options: Options, registry: Registry) -> Unit:
     if job.spec.children is None:
         return Unit(doc=counted(run_extractor, job.spec, job.rel, job.data, options))
     # Here, not at the top: the parent imports this module for its job types, and the

@@ -13,7 +13,7 @@ output was reused (`cached`) by the pages their output answers.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from indexer.formats.ocr.tally import KEPT, SOURCES, OcrTally
@@ -31,8 +31,6 @@ def noted(doc: Extracted, found: OcrTally) -> Extracted:
     """`doc` with `found` in its metadata (`doc` itself when OCR did nothing for it)."""
     if not found:
         return doc
-    from dataclasses import replace
-
     counts = {COUNTS: found.counts(), SECONDS: found.seconds}
     return replace(doc, metadata={**doc.metadata, **counts})
 

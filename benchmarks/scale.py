@@ -121,11 +121,15 @@ def _write_file(root: Path, rng: random.Random, i: int, tag: int = 0) -> None:
 
 
 class _Night:
-    """A night's changes to a tree, and their undoing."""
+    """A night's changes to a tree, and their undoing: the tree is then the same files as
+    before to the walk (bytes, mtime, inode), so a later run over it reuses every one."""
 
     def __init__(self, root: Path, files: int, share: float, seed: int) -> None:
         self.root, self.seed = root, seed
-        self.saved: dict[Path, bytes] = {}
+        self.saved: dict[Path, tuple[bytes, int, int]] = {}
+        """Edited files: their bytes, atime and mtime (ns) before."""
+        self.aside = root.with_name(f".{root.name}.night")
+        """Deleted files wait here, renamed (their inode kept), till `undo`."""
         self.new: list[Path] = []
         count = max(3, round(files * share))
         step = files / count
@@ -136,12 +140,14 @@ class _Night:
     def apply(self) -> int:
         """Change the tree; return how many files changed."""
         rng = random.Random(self.seed)
-        for i in self.edited + self.deleted:
-            self.saved[_path(self.root, i)] = _path(self.root, i).read_bytes()
         for i in self.edited:
-            _write_file(self.root, rng, i, tag=7_000_000)
+            path = _path(self.root, i)
+            st = path.stat()
+            self.saved[path] = (path.read_bytes(), st.st_atime_ns, st.st_mtime_ns)
+            _write_file(self.root, rng, i, tag=7_000_000)  # in place: the inode stays
+        fresh_dir(self.aside).mkdir()
         for i in self.deleted:
-            _path(self.root, i).unlink()
+            os.rename(_path(self.root, i), self.aside / str(i))
         for k, i in enumerate(self.added):  # new files beside old ones, over the tree
             path = _path(self.root, self.edited[k % len(self.edited)]).with_name(f"new-{i}.txt")
             path.write_bytes(f"A new note {i}.\n\n".encode() + _text(rng, i))
@@ -149,11 +155,18 @@ class _Night:
         return len(self.edited) + len(self.deleted) + len(self.added)
 
     def undo(self) -> None:
-        """Put the tree's bytes back as they were."""
+        """Put the tree back as it was: the edited files' bytes and times (a version token
+        of another mtime would have the next run read and hash them again), the deleted
+        files themselves."""
         for path in self.new:
             path.unlink(missing_ok=True)
-        for path, data in self.saved.items():
+        for path, (data, atime, mtime) in self.saved.items():
             path.write_bytes(data)
+            os.utime(path, ns=(atime, mtime))
+        for i in self.deleted:
+            if (self.aside / str(i)).exists():
+                os.rename(self.aside / str(i), _path(self.root, i))
+        fresh_dir(self.aside)
 
 
 def run_index(src: Path, out: Path, workers: int, flags: Sequence[str] = ()) -> Measured:

@@ -10,7 +10,14 @@ from typing import Any
 
 from indexer._text import decode, limit_chunks
 from indexer._types import DEFAULT_OPTIONS, Chunk, Extracted, Options
-from indexer.registry import ExtractorSpec, Held, Nesting, Registry, default_registry
+from indexer.registry import (
+    ExtractorSpec,
+    Held,
+    Nesting,
+    Registry,
+    default_registry,
+    dispatching,
+)
 
 log = logging.getLogger(__name__)
 
@@ -38,8 +45,9 @@ def extract(
     if data is None:
         with open(name, "rb") as f:
             data = f.read()
-    spec = (registry or default_registry()).for_path(name)
-    return run_extractor(spec, name, data, options or DEFAULT_OPTIONS)
+    registry = registry or default_registry()
+    with dispatching(registry):
+        return run_extractor(registry.for_path(name), name, data, options or DEFAULT_OPTIONS)
 
 
 def run_extractor(spec: ExtractorSpec, path: str, data: bytes, options: Options) -> Extracted:

@@ -17,7 +17,9 @@ import hashlib
 import logging
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import replace
 
 from indexer._spec import (
@@ -46,7 +48,9 @@ __all__ = [
     "Nesting",
     "Registry",
     "RegistryError",
+    "active_registry",
     "default_registry",
+    "dispatching",
     "extension_of",
     "register",
 ]
@@ -292,6 +296,27 @@ def default_registry() -> Registry:
         _load_plugins(registry)
         _DEFAULT = registry
     return _DEFAULT
+
+
+_ACTIVE: ContextVar[Registry | None] = ContextVar("indexer_registry", default=None)
+
+
+def active_registry() -> Registry:
+    """Return the registry the extraction running here was dispatched by (`dispatching`),
+    else the default one: an extractor that hands a document on to another (an office
+    file whose bytes are another format) asks it, so a plugin in a `Registry` given to
+    `indexer.run` or `indexer.extract` reads there too."""
+    return _ACTIVE.get() or default_registry()
+
+
+@contextmanager
+def dispatching(registry: Registry) -> Iterator[None]:
+    """Make `registry` the `active_registry()` of the extractions in this block."""
+    token = _ACTIVE.set(registry)
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
 
 
 def register(spec: ExtractorSpec, *, replace_existing: bool = False) -> ExtractorSpec:

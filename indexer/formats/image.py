@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from indexer._extract import failure
 from indexer._types import Chunk, Extracted, Options
 from indexer.formats import VERSIONS, ocr
+from indexer.formats.ocr import tally
 from indexer.formats.ocr.pages import OcrPages
 
 if TYPE_CHECKING:
@@ -57,10 +58,12 @@ def extract(data: bytes, path: str, options: Options) -> Extracted:
     if not data.strip():
         return Extracted(kind="image", text="")
     if options.ocr_mode == "off":
+        tally.kept("ocr_off")
         return _skipped("OCR is off", {})
     engine = ocr.find_engine(options)
     why_not = ocr.unavailable(options)  # also when `engine` is None: says which is missing
     if engine is None or why_not is not None:
+        tally.kept_for(why_not or ocr.NOT_INSTALLED)
         return _skipped(why_not or ocr.NOT_INSTALLED, {})
     from PIL import Image, UnidentifiedImageError
 
@@ -81,6 +84,7 @@ def _read(image: Image, engine: ocr.Engine, options: Options) -> Extracted:
     width, height = image.size
     metadata: dict[str, Any] = {"format": image.format, "width": width, "height": height}
     if min(width, height) < MIN_SIDE or width * height < MIN_PIXELS:
+        tally.kept("too_small")
         return _skipped(f"image too small to hold text ({width}x{height} px)", metadata)
     if width * height > MAX_PIXELS:
         return _failed(f"image too large to OCR ({width}x{height} px)", metadata)
@@ -94,7 +98,8 @@ def _pages(image: Image, engine: ocr.Engine, options: Options) -> OcrPages:
     """
     from PIL import ImageOps
 
-    out = OcrPages(engine=engine.label, total=_frame_count(image), limit=options.ocr_max_pages)
+    total, limit = _frame_count(image), options.ocr_max_pages
+    out = OcrPages(engine=engine.label, source="image", total=total, limit=limit)
     for number, frame in enumerate(_frames(image, out.limit), start=1):
         dpi = _declared_dpi(frame)
         grey = _greyscale(ImageOps.exif_transpose(frame))  # a photo taken sideways

@@ -3,6 +3,7 @@ entity bombs and external entities. Each ends in one clear result, never an exce
 
 from __future__ import annotations
 
+import json
 import tracemalloc
 import zipfile
 from pathlib import Path
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from lane import examples
 
 import indexer
+from indexer import Config
 from indexer._extract import raised
 from indexer._samples import SAMPLES, minimal_pdf
 from indexer.formats.office.container import ContainerError, ZipLimits, open_zip
@@ -24,6 +26,7 @@ from indexer.formats.office.samples import (
     odf_file,
     zip_package,
 )
+from indexer.registry import ExtractorSpec, Registry, default_registry
 
 ENCRYPTED_OOXML = ole_file(
     {"EncryptionInfo": b"\x04\x00\x04\x00", "EncryptedPackage": b"\x00" * 64}
@@ -235,3 +238,40 @@ def test_text_in_any_encoding_and_an_html_table_named_as_office_files_are_read_a
     assert (utf16.metadata["format"], _texts(utf16)) == ("text", ["Notes for the meeting"])
     table = indexer.extract("export.doc", b"<table><tr><td>Ann</td><td>42</td></tr></table>")
     assert table.metadata["format"] == "html" and "Ann" in table.text
+
+
+def _loud_html(data: bytes, path: str, options: indexer.Options) -> indexer.Extracted:
+    """A plugin's HTML extractor: shouts the page's bytes."""
+    text = data.decode().upper()
+    return indexer.Extracted(kind="html", text=text, chunks=(indexer.Chunk(text=text),))
+
+
+def _loud_registry() -> Registry:
+    registry = default_registry().copy()
+    loud = ExtractorSpec(
+        name="loud_html", kind="html", extensions=("html", "htm"), version="1", extract=_loud_html
+    )
+    registry.register(loud, replace_existing=True)
+    return registry
+
+
+def test_a_mislabelled_file_goes_to_the_extractor_the_runs_registry_has_for_its_content(
+    tmp_path: Path,
+) -> None:
+    """Not the default registry's: a plugin registered in the `Registry` given to
+    `indexer.extract` or `indexer.run` reads it, in the worker processes too."""
+    page = b"<!doctype html><p>saved as web page</p>"
+    registry = _loud_registry()
+    result = indexer.extract("page.docx", page, registry=registry)
+    assert (result.kind, result.metadata, _texts(result)) == (
+        "docx", {"format": "html"}, [page.decode().upper()],
+    )  # fmt: skip
+    assert _texts(indexer.extract("page.docx", page)) == ["saved as web page"]
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "page.docx").write_bytes(page)
+    config = Config(workers=1, pdf_workers=1, chunking="blocks")
+    indexer.run(tmp_path / "src", tmp_path / "out", config, registry=registry)
+    [shard] = (tmp_path / "out").glob("chunks-*.ndjson")
+    assert [json.loads(line)["text"] for line in shard.read_bytes().splitlines()] == [
+        page.decode().upper()
+    ]

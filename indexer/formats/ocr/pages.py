@@ -4,7 +4,8 @@ extractors both report it.
 `OcrPages.read` prepares one page (`prepare`: small text enlarged, a blank page kept
 from the engine) and records the engine's paragraphs and confidence, or its failure.
 A document has `total` pages needing OCR and reads at most `limit` (`ocr_max_pages`);
-`capped` are the rest, which the record names in `note`.
+`capped` are the rest, which the record names in `note`. What reaches the engine, and
+what is kept from it, is counted for the run (`ocr.tally`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from indexer.formats.ocr import Engine, OcrError, low_confidence, paragraphs
+from indexer.formats.ocr import Engine, OcrError, low_confidence, paragraphs, tally
 from indexer.formats.ocr.prepare import prepare
 
 if TYPE_CHECKING:
@@ -36,6 +37,8 @@ class OcrPages:
 
     engine: str
     """The engine's label (`tesseract 5.3.0`)."""
+    source: str
+    """Where the pages come from, for the run's counts (`tally.SOURCES`)."""
     total: int
     """Pages that needed OCR."""
     limit: int
@@ -46,17 +49,24 @@ class OcrPages:
     blank: list[int] = field(default_factory=list)
     """Pages that cannot hold text (no ink, no contrast): never sent to the engine."""
 
+    def __post_init__(self) -> None:
+        tally.kept("max_pages", self.capped)
+
     def read(self, number: int, engine: Engine, grey: Image, dpi: int, max_pixels: int) -> None:
         """Prepare page `number` (8-bit grey, `dpi` 0 if unknown) and read it with `engine`."""
         ready = prepare(grey, dpi, max_pixels)
         if ready is None:
             self.blank.append(number)
+            tally.kept("blank")
             return
+        started = tally.clock()
         try:
             reading = engine.recognize(ready.image, dpi=ready.dpi)
         except OcrError as exc:
             self.failed[number] = exc.reason
             return
+        finally:
+            tally.sent(self.source, tally.clock() - started)
         self.texts[number] = PageText(
             paragraphs=tuple(paragraphs(reading.text)), confidence=reading.confidence
         )

@@ -2,8 +2,9 @@
 
 `run` sniffs the bytes, hands a file whose content is another format (a `.docx`
 that is an OLE `.doc`, a `.doc` that is RTF) to the extractor registered for what
-it is, turns every `ContainerError` into one failed result with its reason, and
-chunks the blocks a reader returns.
+it is in the registry the run or `indexer.extract` was given (`active_registry`),
+turns every `ContainerError` into one failed result with its reason, and chunks the
+blocks a reader returns.
 """
 
 from __future__ import annotations
@@ -59,9 +60,9 @@ _READABLE = ("pdf", "rtf", "html", "xml", "text")
 
 
 def _reroute(kind: str, actual: str, data: bytes, path: str, opts: Options) -> Extracted:
-    from indexer.registry import default_registry  # the registry imports the extractors
+    from indexer.registry import active_registry  # the registry imports the extractors
 
-    registry = default_registry()
+    registry = active_registry()  # the run's, with its plugins
     name = f"x.{_EXTENSION.get(actual, actual)}"
     if actual in _UNKNOWN:
         return failed(kind, _UNKNOWN[actual].format(kind=kind))

@@ -29,7 +29,7 @@ from typing import Any
 
 from indexer._text import limit_chunks
 from indexer._types import Chunk, Extracted, Options, make_chunk
-from indexer.formats.ocr import low_confidence
+from indexer.formats.ocr import low_confidence, tally
 from indexer.formats.office.blocks import Block, Doc
 from indexer.formats.office.container import ContainerError, Package
 
@@ -48,7 +48,8 @@ class PictureText:
         self._load = _part_reader(load) if isinstance(load, Package) else load
         self._options = options
         self._path = path
-        self._seen: set[str] = set()
+        self._seen: dict[str, int] = {}
+        """Picture name -> the pages of it the engine was given (a repeat is not read)."""
         self._sent = 0
         self._pages = 0
         """Pages the engine was given, the cap's count."""
@@ -93,14 +94,18 @@ class PictureText:
         if self._options.ocr_mode == "off":
             self.why_not = "OCR is off"
             return ()
-        if name is None or name in self._seen:
+        if name is None:
             return ()
-        self._seen.add(name)
+        if name in self._seen:
+            tally.repeated(self._seen[name])
+            return ()
+        self._seen[name] = 0
         if not name.lower().endswith(IMAGE_NAMES) and not name.isdigit():
             return ()
         room = self._options.ocr_max_pages - self._pages
         if room <= 0:
             self.not_read += 1
+            tally.kept("max_pages")
             return ()
         data = self._load(name)
         result = self._read(name, data, room) if data else None
@@ -119,13 +124,15 @@ class PictureText:
         from indexer.formats import image  # OCR is only loaded for a document with pictures
 
         options = replace(self._options, ocr_max_pages=room)
-        result = image.extract(data, f"{self._path}#{name}", options)
+        with tally.pictures():
+            result = image.extract(data, f"{self._path}#{name}", options)
         ocr: dict[str, Any] = result.metadata.get("ocr") or {}
         if not result.chunks or result.error is not None or result.skipped is not None:
             self.why_not = self.why_not or result.skipped or result.error
         if "engine" in ocr:  # decoded and given to the engine (not too small, not skipped)
             pages = min(room, int(result.metadata.get("pages") or 1))
-            self._pages += max(0, pages - len(ocr.get("blank") or ()))
+            self._seen[name] = given = max(0, pages - len(ocr.get("blank") or ()))
+            self._pages += given
         if not ocr.get("pages") and not ocr.get("failed"):
             return None  # skipped before the engine (too small, no engine) or blank
         self._sent += 1

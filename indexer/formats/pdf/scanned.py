@@ -26,6 +26,7 @@ import pypdfium2.raw as pdfium_c
 
 from indexer._types import Options
 from indexer.formats import ocr
+from indexer.formats.ocr import tally
 from indexer.formats.ocr.pages import OcrPages
 
 __all__ = ["ANY_IMAGE_SHARE", "FEW_CHARS", "NATIVE_DPI", "SCAN_SHARE", "Scanned", "recognize"]
@@ -83,6 +84,7 @@ def recognize(data: bytes, pages: tuple[tuple[str, ...], ...], options: Options)
         engine = ocr.find_engine(options)
         why_not = ocr.unavailable(options)  # also when `engine` is None: says which is missing
         if engine is None or why_not is not None:
+            tally.kept_for(why_not or ocr.NOT_INSTALLED, len(plans))
             return Scanned(unread=tuple(plans), why_not=why_not or ocr.NOT_INSTALLED)
         return Scanned(read=_read(doc, plans, engine, options.ocr_max_pages))
 
@@ -160,7 +162,7 @@ def _plan(page: pdfium.PdfPage, chars: int, options: Options) -> int:
 def _read(
     doc: pdfium.PdfDocument, plans: dict[int, int], engine: ocr.Engine, limit: int
 ) -> OcrPages:
-    out = OcrPages(engine=engine.label, total=len(plans), limit=limit)
+    out = OcrPages(engine=engine.label, source="pdf", total=len(plans), limit=limit)
     for number, dpi in list(plans.items())[:limit]:
         try:
             with ExitStack() as stack:

@@ -22,6 +22,7 @@ from functools import partial
 
 from indexer._extract import run_container, run_extractor
 from indexer._types import Extracted, Options
+from indexer.pipeline.extract.counted import counted
 from indexer.pipeline.extract.members import Globs, damaged, for_members_only, judge
 from indexer.pipeline.output.units import Child
 from indexer.pipeline.walk.entry import escape_part
@@ -46,11 +47,15 @@ def unit_of(
     every worker, not one.
     """
     if spec.children is None:
-        return run_extractor(spec, name, data, options), ()
+        return counted(run_extractor, spec, name, data, options), ()
     nesting = nesting or Nesting.top(name, options.containers)
     level = _Level(spec, options, registry, nesting, defer and spec.folder)
     found: list[Child] = []
-    doc = run_container(spec, name, data, options, nesting, lambda h: found.extend(level.take(h)))
+
+    def take(held: Held) -> None:
+        found.extend(level.take(held))
+
+    doc = counted(run_container, spec, name, data, options, nesting, take)
     if spec.folder and nesting.depth == 0 and not level.globs.included(level.globs.base):
         doc = for_members_only(doc)  # let in by the walk for what it holds
     return doc, tuple(found)

@@ -92,7 +92,7 @@ def reused(
     count = sum(d.status != "skipped" for d in docs)
     return FileOutcome(
         seq=seq, docs=docs, reused=count, repacked=count if repacked else 0,
-        in_archive=entry.data is not None,
+        in_archive=entry.data is not None, cached=True,
     )  # fmt: skip
 
 

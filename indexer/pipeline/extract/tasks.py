@@ -15,12 +15,13 @@ from indexer._pickling import slotted_state
 from indexer._types import Extracted, Options
 from indexer.chunking import pack
 from indexer.hygiene import annotate
+from indexer.pipeline.extract.counted import counted
 from indexer.pipeline.extract.reading import read_one
 from indexer.pipeline.output.blocks import freeze
 from indexer.pipeline.output.dedup.texthash import TEXT_HASH, text_hash
 from indexer.pipeline.output.records import Rendered, render, unit_docs
 from indexer.pipeline.output.units import Child, Unit
-from indexer.registry import ExtractorSpec, Nesting, Registry
+from indexer.registry import ExtractorSpec, Nesting, Registry, dispatching
 
 
 @slotted_state
@@ -126,8 +127,13 @@ def extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
 
 
 def _extract_unit(job: Job, options: Options, registry: Registry) -> Unit:
+    with dispatching(registry):  # what an extractor hands on goes to the run's extractors
+        return _dispatched(job, options, registry)
+
+
+def _dispatched(job: Job, options: Options, registry: Registry) -> Unit:
     if job.spec.children is None:
-        return Unit(doc=run_extractor(job.spec, job.rel, job.data, options))
+        return Unit(doc=counted(run_extractor, job.spec, job.rel, job.data, options))
     # Here, not at the top: the parent imports this module for its job types, and the
     # containers' machinery is only a worker's business.
     from indexer.pipeline.extract.nest import unit_of

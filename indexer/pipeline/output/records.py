@@ -21,6 +21,7 @@ from indexer._pickling import slotted_state
 from indexer._types import Chunk, Extracted
 from indexer.pipeline.output import shape
 from indexer.pipeline.output.dedup.texthash import TEXT_HASH, text_hash
+from indexer.pipeline.output.ocrcounts import COUNTS, private, taken
 from indexer.reasons import explain, status_of
 
 if TYPE_CHECKING:  # the walk and its config are the parent's: a worker never imports them
@@ -83,6 +84,8 @@ class FileOutcome:
     """How many of the `reused` were re-packed from their stored blocks."""
     in_archive: bool = False
     """A message split out of an mbox: counted as a document, not as a file."""
+    cached: bool = False
+    """Its output was reused (stored, or a copy's in this run), not extracted now."""
     bytes_read: int = 0
     whole: Whole | None = None
     """A segment of the previous generation taken whole, in place of its entries."""
@@ -114,6 +117,10 @@ class Rendered:
     seconds: float = 0.0
     excluded: bool = False
     """Left out by the walk's include/exclude globs: counted apart from what was indexed."""
+    ocr: tuple[int, ...] = ()
+    """What OCR did for it (`ocrcounts`, `OcrTally.counts()`): stored with its output."""
+    ocr_seconds: float = 0.0
+    """The engine's CPU seconds on it where it was extracted; run.json only, never stored."""
 
 
 _slotted_state = cast(Callable[[Rendered], tuple[Any, ...]], Rendered.__getstate__)
@@ -141,6 +148,7 @@ def render(doc: DocOutcome) -> Rendered:
     text_sha256 = _text_sha256(doc) if count else ""
     record = document_record(doc, did, digest, count, text_sha256)
     pages = 0 if doc.extracted is None else doc.extracted.metadata.get("pages", 0)
+    ocr, ocr_seconds = ((), 0.0) if doc.extracted is None else taken(doc.extracted.metadata)
     return Rendered(
         path=doc.path,
         doc_id=did,
@@ -153,6 +161,8 @@ def render(doc: DocOutcome) -> Rendered:
         pages=pages if isinstance(pages, int) else 0,
         seconds=doc.seconds,
         excluded=doc.skip == "excluded",
+        ocr=ocr,
+        ocr_seconds=ocr_seconds,
     )
 
 
@@ -258,8 +268,8 @@ def document_record(
     (`dedup.exact`)."""
     extracted = doc.extracted
     metadata = {} if extracted is None else extracted.metadata
-    if TEXT_HASH in metadata:
-        metadata = {k: v for k, v in metadata.items() if k != TEXT_HASH}
+    if TEXT_HASH in metadata or COUNTS in metadata:
+        metadata = {k: v for k, v in metadata.items() if not private(k)}
     status = doc.status
     reason, reason_text = explain(status, doc.reason, metadata)
     return {

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from indexer.config import Config
+from indexer.pipeline.output.ocrcounts import RunOcr
 from indexer.pipeline.output.staging import commit
 from indexer.registry import Registry
 
@@ -44,6 +45,8 @@ class Tally:
     """Documents in an earlier one's near-duplicate cluster (`dedup.near`)."""
     boilerplate: int = 0
     """Documents that left a repeated paragraph out of their chunks (`dedup.boilerplate`)."""
+    ocr: RunOcr = field(default_factory=RunOcr)
+    """What OCR did for the documents counted here (`ocrcounts`), for run.json."""
 
     def add(self, outcome: FileOutcome, chunks: int) -> None:
         """Count one written file outcome."""
@@ -62,6 +65,7 @@ class Tally:
             self.by_kind[kind] = self.by_kind.get(kind, 0) + 1
             self.pages += doc.pages
             self.slowest.append((doc.seconds, doc.path))
+            self.ocr.add(doc.ocr, doc.ocr_seconds, cached=outcome.cached)
         if len(self.slowest) > 64:
             self.slowest = sorted(self.slowest, reverse=True)[:10]
 

@@ -33,13 +33,16 @@ def encode(docs: tuple[Rendered, ...], tag: str, blocks: bytes) -> list[bytes | 
     (not joined: a large block is not copied).
 
     A JSON header line (the tag and the blocks' length), the blocks, then each
-    document: a JSON header line (with the byte lengths of what follows), its
-    document record line and its chunk block, so `decode` only slices.
+    document: a JSON header line (with the byte lengths of what follows, then its OCR
+    counts when it has any), its document record line and its chunk block, so `decode`
+    only slices.
     """
     parts: list[bytes | bytearray] = [_line([tag, len(blocks)]), blocks]
     for d in docs:
-        head = [d.path, d.doc_id, d.status, d.kind, d.pages, d.count, d.digest]
+        head: list[object] = [d.path, d.doc_id, d.status, d.kind, d.pages, d.count, d.digest]
         head += [len(d.line), len(d.block)]
+        if d.ocr:  # only then: a state of documents OCR never saw keeps its bytes
+            head.append(d.ocr)
         parts += (_line(head), d.line, d.block)
     return parts
 
@@ -53,7 +56,7 @@ def decode(blob: bytes) -> StoredOutput:
     at = end + blocks_len
     while at < len(blob):
         end = blob.index(b"\n", at) + 1
-        path, did, status, kind, pages, count, digest, line_len, block_len = orjson.loads(
+        path, did, status, kind, pages, count, digest, line_len, block_len, *ocr = orjson.loads(
             blob[at:end]
         )
         docs.append(
@@ -61,6 +64,7 @@ def decode(blob: bytes) -> StoredOutput:
                 path=path, doc_id=did, line=blob[end : end + line_len],
                 block=blob[end + line_len : end + line_len + block_len], count=count,
                 digest=digest, status=status, kind=kind, pages=pages,
+                ocr=tuple(ocr[0]) if ocr else (),
             )
         )  # fmt: skip
         at = end + line_len + block_len

@@ -137,6 +137,7 @@ def write_report(
         "workers": config.workers,
         "pdf_workers": config.pdf_workers,
         "peak_rss_mb": {"main": round(own, 1), "largest_worker": round(children, 1)},
+        "ocr": tally.ocr.report(),
         "slowest": [
             {"path": path, "seconds": round(secs, 3)}
             for secs, path in sorted(tally.slowest, reverse=True)[:10]

@@ -23,6 +23,7 @@ import orjson
 
 from indexer.pipeline.output.changes import CHANGES, ChangeTracker
 from indexer.pipeline.output.docshards import DOCUMENTS_PATTERN
+from indexer.pipeline.output.ocrcounts import RunOcr
 from indexer.pipeline.output.previous import LAYOUT
 from indexer.pipeline.output.shards import SHARD_PATTERN, layout_line
 from indexer.pipeline.output.staged import Staged, Tally
@@ -138,6 +139,8 @@ def merge(total: Tally, part: Tally) -> None:
         elif isinstance(mine, dict):
             for key, n in theirs.items():
                 mine[key] = mine.get(key, 0) + n
+        elif isinstance(mine, RunOcr):
+            mine.merge(theirs)
         else:
             setattr(total, spec.name, sorted([*mine, *theirs], reverse=True)[:10])
 

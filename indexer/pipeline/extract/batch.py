@@ -353,10 +353,10 @@ class BatchExtractor:
             return FileOutcome(seq=seq, docs=(render(doc),), in_archive=in_archive)
         if f.fresh is not None:
             fresh = f.fresh
-            extracted = sum(d.status != "skipped" for d in fresh.docs)
+            extracted = sum(d.status != "skipped" for d in fresh.docs) - fresh.copied
             return FileOutcome(
-                seq=seq, docs=fresh.docs, extracted_now=extracted, in_archive=in_archive,
-                bytes_read=fresh.bytes_read,
+                seq=seq, docs=fresh.docs, extracted_now=extracted, reused=fresh.copied,
+                in_archive=in_archive, bytes_read=fresh.bytes_read,
             )  # fmt: skip
         if f.hit is not None:
             return reused(seq, entry, f.hit.docs, repacked=f.hit.repacked)

@@ -179,3 +179,30 @@ def test_workers_and_engines_write_the_same_bytes(tmp_path: Path) -> None:
     indexer.run(source, tmp_path / "dask", replace(one, workers=2, engine="dask"))
     assert committed(tmp_path / "one") == committed(tmp_path / "two")
     assert committed(tmp_path / "one") == committed(tmp_path / "dask")
+
+
+def test_a_copy_of_a_member_that_crashes_its_worker_gets_the_failure_as_its_own(
+    tmp_path: Path,
+) -> None:
+    import hostile
+    from zips import zip_of
+
+    from indexer.registry import default_registry
+
+    base = default_registry().copy()
+    base.register(hostile.SEGFAULT)
+    crashing = b"this parser crashes\n"
+    source = tmp_path / "src"
+    source.mkdir()
+    members = {"a.segv": crashing, "b/a.segv": crashing, "note.txt": b"A note.\n"}
+    (source / "box.zip").write_bytes(zip_of(members))
+    log = tmp_path / "calls.log"
+    config = replace(CONFIG, max_failures=10)
+    run = indexer.run(source, tmp_path / "out", config, registry=counting_registry(log, base))
+    assert extractions(log)["segv"] == 1
+    docs = documents(tmp_path / "out")
+    for path in ("box.zip#a.segv", "box.zip#b/a.segv"):
+        assert (docs[path]["status"], docs[path]["reason"]) == ("failed", "crashed")
+    assert docs["box.zip#note.txt"]["status"] == "ok" and run.failed == 2
+    indexer.run(source, tmp_path / "plain", config, registry=base)
+    assert committed(tmp_path / "out") == committed(tmp_path / "plain")

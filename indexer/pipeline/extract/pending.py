@@ -18,7 +18,13 @@ from indexer._types import Chunk, Extracted, Options
 from indexer.config import Config
 from indexer.errors import PoolError
 from indexer.pipeline.extract.childcopies import ChildCopies, Slot
-from indexer.pipeline.extract.settle import Outcome, Settled, as_copy, render_children, settle
+from indexer.pipeline.extract.settle import (
+    Outcome,
+    Settled,
+    render_children,
+    render_copies,
+    settle,
+)
 from indexer.pipeline.extract.tasks import Finished, Job, finish
 from indexer.pipeline.output.units import Child, Unit
 from indexer.procpool.pool import WorkerPool
@@ -74,13 +80,10 @@ class PendingChildren:
                 (owned if own else copies)[i] = slot
         try:
             await self._extract(rel, children, owned, found)
-            again = {}
-            for i, slot in copies.items():
-                await slot.done.wait()
-                copied = None if slot.frame is None else self._as_copy(rel, children[i], slot.frame)
-                if copied is None:
-                    again[i] = Slot()  # nothing to share: extracted itself
-                found[i] = copied
+            copied = await self._copies(rel, children, copies)
+            for i, settled in copied.items():
+                found[i] = settled
+            again = {i: Slot() for i in copies if i not in copied}  # nothing to share
             await self._extract(rel, children, again, found)
         finally:  # a copy waiting in another document must never wait for ever
             for slot in owned.values():
@@ -122,8 +125,30 @@ class PendingChildren:
             for at in range(0, len(general), size):
                 tg.start_soon(batch, general[at : at + size])
 
-    def _as_copy(self, rel: str, child: Child, frame: bytes) -> Settled | None:
-        return as_copy(child, frame, rel, self.options, self.digests)
+    async def _copies(
+        self, rel: str, children: tuple[Child, ...], copies: dict[int, Slot]
+    ) -> dict[int, Settled]:
+        """The children at `copies`' positions, once each slot is done, rendered from its
+        frame by the general pool (`settle.render_copies`), in batches; those with none
+        to share, or that it could not render, are left out (to be extracted)."""
+        frames = {}
+        for i, slot in copies.items():
+            await slot.done.wait()
+            if slot.frame is not None:
+                frames[i] = slot.frame
+        out: dict[int, Settled] = {}
+        at, size = list(frames), self.config.batch_files
+        for group in (at[start : start + size] for start in range(0, len(at), size)):
+            pairs = [(replace(children[i], pending=None, nesting=None), frames[i]) for i in group]
+            call = self.general.run(
+                render_copies, pairs, rel, *self.shared, timeout=self.config.timeout
+            )
+            try:
+                done = await call
+            except PoolError:  # a worker lost: they are extracted instead
+                continue
+            out.update((i, s) for i, s in zip(group, done, strict=True) if s is not None)
+        return out
 
     def _alone(self, child: Child) -> bool:
         return self.registry.get(str(child.extractor)).isolated

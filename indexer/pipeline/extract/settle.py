@@ -91,6 +91,18 @@ def as_copy(
     return replace(render_children(rel, (mine,), options, digests), copied=1)
 
 
+def render_copies(
+    pairs: list[tuple[Child, bytes]],
+    rel: str,
+    options: Options,
+    registry: Registry,
+    digests: dict[str, str],
+) -> list[Settled | None]:
+    """`as_copy` of each (child, frame) of the document at `rel`, where a worker renders:
+    a copy of a long PDF costs the packing and rendering of its chunks."""
+    return [as_copy(child, frame, rel, options, digests) for child, frame in pairs]
+
+
 def child_job(registry: Registry, child: Child) -> Job:
     """The job of a pending child: named by the last part of its path (its extension)."""
     assert child.pending is not None and child.extractor is not None and child.sha256

@@ -84,7 +84,10 @@ class ChildCopies:
         slot.finish(frame)
         if slot.key is None or self._slots.get(slot.key) is not slot:
             return
-        self._bytes += len(slot.frame or b"")
+        if slot.frame is None:  # a later copy is extracted itself all the same
+            del self._slots[slot.key]
+            return
+        self._bytes += len(slot.frame)
         while self._bytes > KEEP_BYTES and self._slots:
             first = next(iter(self._slots.values()))
             if not first.done.is_set():

@@ -18,7 +18,8 @@ from outputs import committed, document_records
 
 import indexer
 from indexer.config import Config
-from indexer.pipeline.extract.batch import BatchExtractor, WorkItem
+from indexer.pipeline.extract.batch import BatchExtractor
+from indexer.pipeline.extract.resolving import WorkItem
 from indexer.pipeline.incremental.keys import spec_for
 from indexer.pipeline.incremental.state import FileRow, State
 from indexer.pipeline.output.records import FileOutcome

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from anyio.streams.memory import MemoryObjectSendStream
 
 from indexer.pipeline.engines.window import Lookahead, Taken, Window
-from indexer.pipeline.extract.batch import WorkItem
+from indexer.pipeline.extract.resolving import WorkItem
 from indexer.pipeline.output.records import FileOutcome
 
 _STRETCH = 256

@@ -28,8 +28,9 @@ from indexer.pipeline.engines.entries import take
 from indexer.pipeline.engines.segmenting import Segmenter, salt
 from indexer.pipeline.engines.window import Taken, Window
 from indexer.pipeline.engines.writer import Writer
-from indexer.pipeline.extract.batch import BatchExtractor, WorkItem
+from indexer.pipeline.extract.batch import BatchExtractor
 from indexer.pipeline.extract.calls import ISOLATED_PER_CALL
+from indexer.pipeline.extract.resolving import WorkItem
 from indexer.pipeline.incremental.keys import spec_for
 from indexer.pipeline.output.records import FileOutcome, container_outcome, skipped
 from indexer.pipeline.output.segments import Whole

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import anyio
 
-from indexer.pipeline.extract.batch import WorkItem
+from indexer.pipeline.extract.resolving import WorkItem
 from indexer.pipeline.output.records import FileOutcome
 
 LOOKAHEAD = 8192

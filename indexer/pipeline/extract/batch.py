@@ -11,44 +11,32 @@ in the state by `store.Store`.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from functools import partial
 
 import anyio
 
-from indexer._extract import failed
-from indexer._types import Options
 from indexer.config import Config
 from indexer.pipeline.extract.calls import PoolCalls
-from indexer.pipeline.extract.copies import Copies, Made, Slot, as_hit, found_among
+from indexer.pipeline.extract.copies import Copies, Made, as_hit, found_among
 from indexer.pipeline.extract.reading import Content, Opener, ReadResult, read_files
-from indexer.pipeline.extract.reuse import Asker, Hit, Reuse, reused
+from indexer.pipeline.extract.resolving import (
+    Resolving,
+    WorkItem,
+    job_of,
+    outcome_of,
+    size_of,
+    to_extract,
+)
+from indexer.pipeline.extract.reuse import Asker, Reuse, reused
 from indexer.pipeline.extract.store import Store
-from indexer.pipeline.extract.tasks import Finished, Job
+from indexer.pipeline.extract.tasks import Finished
 from indexer.pipeline.incremental.state import Known, State
-from indexer.pipeline.output.records import DocOutcome, FileOutcome, Rendered, render, unit_docs
-from indexer.pipeline.output.units import Unit
+from indexer.pipeline.output.records import FileOutcome, Rendered
 from indexer.pipeline.walk.source import Source
 from indexer.pipeline.walk.walker import Entry
 from indexer.procpool.pool import WorkerPool
-from indexer.registry import ExtractorSpec, Registry
-
-log = logging.getLogger(__name__)
-
-
-@dataclass(slots=True)
-class WorkItem:
-    """A walk entry to resolve. Not frozen: one is made per entry, on the hot path, and a
-    frozen dataclass's `__init__` costs several times as much; nothing changes one."""
-
-    seq: int
-    """Its position in the walk."""
-    entry: Entry
-    spec: ExtractorSpec
-    """The extractor it goes to."""
-    known: Known | None = None
-    """What the state knew of it, when its size, mtime, inode and device were unchanged."""
+from indexer.registry import Registry
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,30 +47,6 @@ class Prepared:
     """Entries whose stored output is current, as finished outcomes."""
     work: list[WorkItem]
     """The rest, in walk order, with what the state knew of each."""
-
-
-@dataclass(slots=True)
-class _File:
-    """One work item while `process` resolves it."""
-
-    item: WorkItem
-    sha256: str | None
-    key: str | None
-    by_worker: bool = False
-    """Read by the worker that extracts it (nothing stored could be found for it)."""
-    read: ReadResult | None = None
-    hit: Hit | None = None
-    fresh: Finished | None = None
-    stored: bool = False
-    """Its output is buffered for the state already (isolated files, as their call ends)."""
-    slot: Slot | None = None
-    """Where its copies in this run find its output (`copies`): the first with its key."""
-    waits: tuple[Slot, ...] = ()
-    """Files of its size in flight, read by their workers: one may have its key."""
-    copy_of: Slot | None = None
-    """The file of this run with its key, extracted or in flight: its output is taken."""
-    copied: bool = False
-    """`hit` came from `copy_of` (not from the state)."""
 
 
 class BatchExtractor:
@@ -150,7 +114,7 @@ class BatchExtractor:
         # content: the worker reads the file itself, and its bytes skip the pipe.
         if self.workers_read:
             for f in files:
-                size = _size(f.item.entry)
+                size = size_of(f.item.entry)
                 f.by_worker = f.item.entry.data is None and not f.key
                 f.by_worker = f.by_worker and not self.copies.read_here(size)
                 if f.by_worker:  # now, before any await: a copy must find it waiting
@@ -164,17 +128,17 @@ class BatchExtractor:
             for f in files:
                 if f.slot is not None:
                     f.slot.finish(None, None)
-        outcomes = [self._outcome(f) for f in files]
+        outcomes = [outcome_of(f) for f in files]
         await self._remember(files, outcomes)
         return outcomes
 
-    async def _extract_once(self, files: list[_File]) -> None:
+    async def _extract_once(self, files: list[Resolving]) -> None:
         """Extract what `files` need, each content once in the run: first the files
         owning their key, then those whose key an earlier file of their size, read by
         its worker, turned out not to have; the copies take their output (`copies`)."""
         for f in files:
             self._claim(f)
-        first = [f for f in files if _todo(f) and not f.waits and f.copy_of is None]
+        first = [f for f in files if to_extract(f) and not f.waits and f.copy_of is None]
         await self._extract(first)
         self._finished(first)
         later = []
@@ -196,25 +160,25 @@ class BatchExtractor:
                     again.append(f)  # nothing to share (a read error): its own, then
         await self._extract(again)
 
-    def _claim(self, f: _File) -> None:
+    def _claim(self, f: Resolving) -> None:
         """Take `f`'s place in this run's table of copies (one its worker reads has it)."""
-        if not f.by_worker and f.key and _todo(f):
+        if not f.by_worker and f.key and to_extract(f):
             slot, own, f.waits = self.copies.claim(f.key, self._claim_size(f))
             if own:
                 f.slot = slot
             else:
                 f.copy_of = slot
 
-    def _claim_size(self, f: _File) -> int:
-        return len(f.read.data) if f.read is not None else _size(f.item.entry)
+    def _claim_size(self, f: Resolving) -> int:
+        return len(f.read.data) if f.read is not None else size_of(f.item.entry)
 
-    def _copy(self, f: _File, made: Made) -> bool:
+    def _copy(self, f: Resolving, made: Made) -> bool:
         """Make `f` a copy of `made` (False when its records do not read back)."""
         f.hit = as_hit(made, f.item.entry.rel)
         f.copied = f.hit is not None
         return f.copied
 
-    def _finished(self, files: list[_File]) -> None:
+    def _finished(self, files: list[Resolving]) -> None:
         """Share each extracted file's output with its copies."""
         for f in files:
             if f.slot is None:
@@ -223,16 +187,16 @@ class BatchExtractor:
             made = None
             if done is not None and f.key and done.read_error is None:
                 made = Made(f.item.entry.rel, done.docs, done.deps, done.blocks)
-            size = _size(f.item.entry) if f.by_worker else self._claim_size(f)
+            size = size_of(f.item.entry) if f.by_worker else self._claim_size(f)
             self.copies.finished(f.slot, f.key, made, size)
 
-    def _start(self, item: WorkItem) -> _File:
+    def _start(self, item: WorkItem) -> Resolving:
         known = item.known
         if known is None:
-            return _File(item, None, None)
-        return _File(item, known.sha256, self.keys.key(known.sha256, item.spec, item.entry))
+            return Resolving(item, None, None)
+        return Resolving(item, known.sha256, self.keys.key(known.sha256, item.spec, item.entry))
 
-    async def _read(self, files: list[_File]) -> None:
+    async def _read(self, files: list[Resolving]) -> None:
         """Read and hash `files` in one thread hop; none for nothing (a first run's
         workers read their files: a hop per batch of one PDF is costly)."""
         if not files:
@@ -245,12 +209,12 @@ class BatchExtractor:
                 f.sha256 = read.sha256
                 f.key = self.keys.key(read.sha256, f.item.spec, f.item.entry)
 
-    async def _find(self, files: list[_File]) -> None:
+    async def _find(self, files: list[Resolving]) -> None:
         """Look each file's key up among the stored outputs (`hit`: None for misses)."""
         if self.state is not None and any(f.key for f in files):
             await anyio.to_thread.run_sync(self._hits, files)
 
-    def _hits(self, files: list[_File]) -> None:
+    def _hits(self, files: list[Resolving]) -> None:
         """Set each file's `hit`: the output stored under its key, rendered for its path,
         when its attachments' keys are current (blocking)."""
         assert self.state is not None
@@ -263,12 +227,12 @@ class BatchExtractor:
                 asker = Asker(f.item.entry.rel, f.item.spec, f.sha256, size)
                 f.hit = self.reuse.hit(found, asker)
 
-    async def _extract(self, todo: list[_File]) -> None:
+    async def _extract(self, todo: list[Resolving]) -> None:
         """Extract `todo` in the pools into each file's `fresh`; a file its worker could
         not read gets that `read` error instead."""
         if not todo:
             return
-        jobs = [self._job(f) for f in todo]
+        jobs = [job_of(f, self.config.max_file_bytes) for f in todo]
 
         async def stored(group: list[int], done: list[Finished]) -> None:
             await self._store_isolated([todo[i] for i in group], done)
@@ -290,15 +254,7 @@ class BatchExtractor:
             return entry.path
         return Opener(partial(self.source.open, entry))
 
-    def _job(self, f: _File) -> Job:
-        entry, spec = f.item.entry, f.item.spec
-        if f.by_worker:
-            limit = self.config.max_file_bytes
-            return Job(spec, entry.rel, b"", "", _size(entry), entry.path, limit)
-        assert f.read is not None  # the size of the bytes read, as the hash: not the stat's
-        return Job(spec, entry.rel, f.read.data, f.sha256 or "", len(f.read.data))
-
-    async def _store_isolated(self, files: list[_File], results: list[Finished]) -> None:
+    async def _store_isolated(self, files: list[Resolving], results: list[Finished]) -> None:
         """Buffer isolated files' outputs as their call ends: a slow PDF's batch-mates
         are stored without waiting for it."""
         if self.store is None:
@@ -320,7 +276,7 @@ class BatchExtractor:
         if self.store is not None:
             await self.store.flush()
 
-    async def _remember(self, files: list[_File], outcomes: list[FileOutcome]) -> None:
+    async def _remember(self, files: list[Resolving], outcomes: list[FileOutcome]) -> None:
         """Buffer each file's output under its key (isolated ones are buffered already)."""
         store = self.store
         if store is None:
@@ -341,39 +297,3 @@ class BatchExtractor:
                 made.blocks, settled=f.hit is not None and not f.copied,
             )  # fmt: skip
         await store.maybe_flush()
-
-    def _outcome(self, f: _File) -> FileOutcome:
-        seq, entry, spec = f.item.seq, f.item.entry, f.item.spec
-        in_archive = entry.data is not None
-        read = f.read
-        if read is not None and read.error in _SKIPPED_AT_READ:
-            doc = DocOutcome(
-                path=entry.rel, kind=None, size=entry.size, sha256=None, skip=read.error
-            )
-            return FileOutcome(seq=seq, docs=(render(doc),), in_archive=in_archive)
-        if f.fresh is not None:
-            fresh = f.fresh
-            extracted = sum(d.status != "skipped" for d in fresh.docs)
-            return FileOutcome(
-                seq=seq, docs=fresh.docs, extracted_now=extracted, in_archive=in_archive,
-                bytes_read=fresh.bytes_read,
-            )  # fmt: skip
-        if f.hit is not None:
-            return reused(seq, entry, f.hit.docs, repacked=f.hit.repacked)
-        assert read is not None and read.error is not None
-        unit = Unit(doc=failed(spec, b"", read.error, Options()))
-        docs = unit_docs(entry.rel, spec.kind, spec.name, None, _size(entry), unit)
-        return FileOutcome(seq=seq, docs=tuple(render(d) for d in docs), in_archive=in_archive)
-
-
-_SKIPPED_AT_READ = ("not_regular_file", "too_large", "vanished")
-"""Read errors that make a file `skipped`, as the walk would have: not a failure."""
-
-
-def _todo(f: _File) -> bool:
-    """Whether `f` is to be extracted: read by its worker, or read here and not found."""
-    return f.by_worker or (f.read is not None and f.read.error is None and f.hit is None)
-
-
-def _size(entry: Entry) -> int:
-    return entry.size if entry.data is None else len(entry.data)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from indexer._pickling import slotted_state
 from indexer._types import Extracted, Options
 from indexer.pipeline.extract.tasks import Job, extract_unit, keyed, packed
-from indexer.pipeline.output.blocks import child_frame
+from indexer.pipeline.output.blocks import child_frame, thaw_child
 from indexer.pipeline.output.records import Rendered, render, unit_docs
 from indexer.pipeline.output.units import Child, Unit
 from indexer.registry import Registry
@@ -30,6 +30,8 @@ class Settled:
     docs: tuple[Rendered, ...]
     keys: tuple[str, ...]
     blocks: tuple[bytes, ...]
+    copied: int = 0
+    """Of `docs`, those rendered from another child's extraction (`as_copy`)."""
 
 
 Outcome = Settled | tuple[Child, ...]
@@ -72,6 +74,33 @@ def render_children(
     docs = unit_docs(rel, "", "", None, 0, unit)[1:]
     keys = tuple(c.key for c in unit.children if c.key is not None)
     return Settled(tuple(render(d) for d in docs), keys, blocks)
+
+
+def as_copy(
+    child: Child, frame: bytes, rel: str, options: Options, digests: dict[str, str]
+) -> Settled | None:
+    """The records of pending `child` of the document at `rel`, rendered from `frame`,
+    the blocks of another child with its key (`childcopies`) instead of extracted:
+    its own path, size and context, their extraction. None when `frame` does not read
+    back (the child is extracted then)."""
+    try:
+        extracted = thaw_child(frame).extracted
+    except (ValueError, TypeError):
+        return None
+    mine = replace(child, extracted=extracted, pending=None, nesting=None)
+    return replace(render_children(rel, (mine,), options, digests), copied=1)
+
+
+def render_copies(
+    pairs: list[tuple[Child, bytes]],
+    rel: str,
+    options: Options,
+    registry: Registry,
+    digests: dict[str, str],
+) -> list[Settled | None]:
+    """`as_copy` of each (child, frame) of the document at `rel`, where a worker renders:
+    a copy of a long PDF costs the packing and rendering of its chunks."""
+    return [as_copy(child, frame, rel, options, digests) for child, frame in pairs]
 
 
 def child_job(registry: Registry, child: Child) -> Job:

@@ -64,6 +64,8 @@ class Finished:
     blocks: bytes = b""
     """The unit before packing, for the state (`blocks.freeze`): a run with another
     packing re-packs it instead of extracting again."""
+    copied: int = 0
+    """Of `docs`, the children rendered from a copy's extraction (`childcopies`)."""
 
 
 def extract_jobs(

@@ -85,17 +85,27 @@ def thaw(blocks: bytes) -> tuple[Unit, int]:
         raise ValueError("stored blocks are empty")
     size, doc, children = frames[0]
     children = [*children, *frames[1:]]
-    thawed = tuple(
-        Child(
-            suffix=suffix, kind=kind, size=csize, sha256=sha, extractor=extractor,
-            extracted=_extracted(extracted), skip=skip, context=context, key=key,
-        )
-        for suffix, kind, csize, sha, extractor, extracted, skip, context, key in children
-    )  # fmt: skip
+    thawed = tuple(_child(c) for c in children)
     unit_doc = _extracted(doc)
     if unit_doc is None or not isinstance(size, int):
         raise ValueError("stored blocks without a document")
     return Unit(doc=unit_doc, children=thawed), size
+
+
+def thaw_child(frame: bytes) -> Child:
+    """Inverse of `child_frame`. Raises ValueError (or TypeError) for bytes it did not make."""
+    values = list(_frames(frame))
+    if len(values) != 1:
+        raise ValueError(f"a child's blocks are one frame, not {len(values)}")
+    return _child(values[0])
+
+
+def _child(values: list[Any]) -> Child:
+    suffix, kind, size, sha, extractor, extracted, skip, context, key = values
+    return Child(
+        suffix=suffix, kind=kind, size=size, sha256=sha, extractor=extractor,
+        extracted=_extracted(extracted), skip=skip, context=context, key=key,
+    )  # fmt: skip
 
 
 def _frames(blocks: bytes) -> Iterator[Any]:

@@ -18,6 +18,8 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
+import subprocess
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -202,7 +204,40 @@ def _left(out: Path) -> dict[str, Any]:
     }
 
 
+def copy_output(committed: Path, out: Path) -> Path:
+    """`committed` copied as `out` for a run to change: its generations' files and the
+    state's outputs files hard-linked (a run never rewrites them: it writes new ones and
+    links the rest), everything else (`state.sqlite`, the notes) copied."""
+    fresh_dir(out)
+    subprocess.run(["cp", "-al", str(committed), str(out)], check=True)
+    for path in out.rglob("*"):
+        rel = path.relative_to(out).parts
+        if path.is_symlink() or not path.is_file() or rel[0].startswith(".gen-"):
+            continue
+        if rel[:2] == (".state", "outputs"):
+            continue
+        tmp = path.with_name(path.name + ".copy")
+        shutil.copy2(path, tmp)
+        os.replace(tmp, path)
+    return out
+
+
+def _night_over(args: Any, files: int) -> dict[str, Any]:
+    """Only the night, over a copy of the committed output `--night-over` (of this tree)."""
+    src = scale_tree(Path(args.tree_dir or args.workdir), files, args.seed, args.jobs)
+    out = copy_output(Path(args.night_over), Path(args.workdir) / f"scale-night-{files}")
+    night = _Night(src, files, args.night, args.seed + 1)
+    try:
+        changed = night.apply()
+        nightly = run_index(src, out, args.workers)
+    finally:
+        night.undo()
+    return {"files": files, "night_files": changed, "night": nightly.to_dict()}
+
+
 def _size(args: Any, files: int) -> dict[str, Any]:
+    if args.night_over:
+        return _night_over(args, files)
     tree_dir = Path(args.tree_dir or args.workdir)
     src = scale_tree(tree_dir, files, args.seed, args.jobs)
     out = fresh_dir(Path(args.workdir) / f"scale-out-{files}")
@@ -230,8 +265,9 @@ def run(args: Any) -> dict[str, Any]:
     for files in args.files:
         sizes.append(_size(args, files))
         print(json.dumps(sizes[-1], default=str), flush=True)  # a long suite: show each size
+    targets = [] if args.night_over else _targets(sizes)
     return {"corpus": {"seed": args.seed, "workers": args.workers}, "sizes": sizes,
-            "targets": _targets(sizes)}  # fmt: skip
+            "targets": targets}  # fmt: skip
 
 
 def _targets(sizes: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -254,6 +290,14 @@ def _targets(sizes: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def render(result: dict[str, Any]) -> str:
     """Deterministic figures first, then times and peaks, then the targets."""
     rows = result["sizes"]
+    if "first" not in rows[0]:  # --night-over: the night alone
+        return table(
+            ["files", "night files", "changes lines", "CPU s", "wall s", "parent MB",
+             "largest worker MB"],
+            [[s["files"], s["night_files"], s["night"]["changes_lines"], s["night"]["cpu_s"],
+              s["night"]["wall_s"], s["night"]["parent_peak_mb"],
+              max(s["night"]["worker_peaks_mb"], default=0)] for s in rows],
+        )  # fmt: skip
     left = table(
         ["files", "shards", "shard MB", "state.sqlite MB", ".state MB", "night files",
          "night changes lines", "night shards"],
@@ -290,3 +334,5 @@ def add_arguments(parser: Any) -> None:
     parser.add_argument("--night", type=float, default=0.001, help="share of files a night changes")
     parser.add_argument("--jobs", type=int, default=2, help="processes generating a tree")
     parser.add_argument("--tree-dir", default="", help="where trees go (default: --workdir)")
+    parser.add_argument("--night-over", default="", help="only a night, over a copy of this "
+                        "committed output of the one --files tree")  # fmt: skip

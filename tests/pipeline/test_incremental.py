@@ -441,7 +441,7 @@ def test_a_walk_noted_for_an_older_commit_never_re_commits_a_newer_output(
 
 
 def test_previous_documents_are_read_by_path_whatever_the_name(tmp_path: Path) -> None:
-    from indexer.pipeline.output.changes import fingerprint, load_previous
+    from indexer.pipeline.output.prevdocs import fingerprint, load_previous
 
     names = ["a.txt", 'quote"and\\slash.txt', "café/☃.eml", "x\\u0041", "box.mbox#3", "\x01"]
     compact = {"separators": (",", ":"), "ensure_ascii": False}  # as the run writes them
@@ -453,8 +453,9 @@ def test_previous_documents_are_read_by_path_whatever_the_name(tmp_path: Path) -
     entry["sha256"] = hashlib.sha256(data).hexdigest()
     (tmp_path / "manifest.json").write_text(json.dumps({"documents": [entry]}))
     previous = load_previous(tmp_path)
-    assert list(previous) == [*names, "key-order.txt"]
-    assert previous["café/☃.eml"] == fingerprint((lines[2] + "\n").encode())
+    assert list(previous.left()) == [*names, "key-order.txt"]
+    assert previous.take(["café/☃.eml"]) == {"café/☃.eml": fingerprint((lines[2] + "\n").encode())}
+    assert "café/☃.eml" not in list(previous.left())  # taken: no longer left
 
 
 def test_the_state_forgets_deleted_files_and_keeps_the_rest(source: Path, tmp_path: Path) -> None:

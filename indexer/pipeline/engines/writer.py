@@ -108,15 +108,8 @@ class Writer:
             chunks += doc.count
             await shards.document(doc.line)
             segment.paths.append(doc.path)
-            if changes is None:
-                continue
-            tracker = deferred.tracker
-            if tracker is not None:
-                change = tracker.see(doc.path, doc.doc_id, doc.line)
-                if change is not None:
-                    await changes.write(change)
-            elif deferred.hold(doc.path, doc.doc_id, doc.line):
-                await self._load_previous(changes)
+            if changes is not None and deferred.hold(doc.path, doc.doc_id, doc.line):
+                await self._flush(changes)
         self.tally.add(ready, chunks)
         segment.tally.add(ready, chunks)
         self.notify("done", ready)
@@ -130,9 +123,10 @@ class Writer:
         self.deferred.taken_whole(documents, whole.seg["paths"])
         self._segment = _Segment(None)  # summarised already
 
-    async def _load_previous(self, changes: NdjsonFile) -> None:
-        """Read the previous records (`Deferred`) and write the held documents' changes."""
-        for line in await anyio.to_thread.run_sync(self.deferred.load):
+    async def _flush(self, changes: NdjsonFile) -> None:
+        """Write the held documents' changes (`Deferred.flush`: the previous records read
+        first when they are still to be)."""
+        for line in await anyio.to_thread.run_sync(self.deferred.flush):
             await changes.write(line)
 
     async def _end_segment(self) -> None:
@@ -148,6 +142,7 @@ class Writer:
         """After a failure: close every file still open, unsynced, raising nothing (the
         staging folder is discarded)."""
         await self.shards.abandon()
+        self.deferred.close()
         if self.changes is not None:
             await self.changes.abandon()
 
@@ -158,13 +153,14 @@ class Writer:
         doc_infos = self.shards.documents
         files = [*(d.name for d in doc_infos), *(s.name for s in shard_infos), LAYOUT]
         if self.changes is not None:
-            if self.deferred.tracker is None:
-                await self._load_previous(self.changes)
-            assert self.deferred.tracker is not None
-            for line in self.deferred.tracker.removed():
+            await self._flush(self.changes)
+            tracker = self.deferred.tracker
+            assert tracker is not None
+            for line in tracker.removed():
                 await self.changes.write(line)
+            self.deferred.close()
             files.append((await self.changes.close()).name)
-            self.tally.changes = dict(self.deferred.tracker.counts)
+            self.tally.changes = dict(tracker.counts)
         manifest_files = {
             "documents": [d.to_dict() for d in doc_infos],
             "shards": [s.to_dict() for s in shard_infos],

@@ -25,6 +25,7 @@ from typing import Any
 
 import orjson
 
+from indexer.pipeline.output.previous import LAYOUT
 from indexer.pipeline.output.staging import MANIFEST, FileInfo
 from indexer.pipeline.output.verify import intact
 from indexer.pipeline.walk.entry import Entry
@@ -75,8 +76,10 @@ class PreviousSegments:
 
     def __init__(self, folder: Path, manifest_sha256: str) -> None:
         self.folder = folder
-        self._index: dict[str, list[bytes]] = {}
-        """The layout lines of each summarised segment's shards, by its digest."""
+        self._index: dict[str, tuple[int, int]] = {}
+        """Where each summarised segment's shards' layout lines begin, and how many they
+        are, by its digest: read again when taken (the lines of a million files' layout
+        are 70 MB; their offsets a few KB)."""
         self._infos: dict[str, FileInfo] = {}
         try:
             raw = (folder / MANIFEST).read_bytes()
@@ -85,34 +88,42 @@ class PreviousSegments:
             manifest = orjson.loads(raw)
             for entry in [*manifest["shards"], *manifest["documents"]]:
                 self._infos[entry["name"]] = FileInfo(**entry)
-            self._read_layout(folder / ".layout.ndjson")
+            self._read_layout(folder / LAYOUT)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             log.debug("no whole segments from %s: %s", folder, exc)
             self._index = {}
 
     def _read_layout(self, path: Path) -> None:
-        pending: list[bytes] = []
+        starts: list[int] = []
+        """The offsets of the lines since the last summary."""
+        at = 0
         with open(path, "rb") as handle:
             for line in handle:
-                pending.append(line)
+                starts.append(at)
+                at += len(line)
                 if b'"seg":' not in line:
                     continue
                 seg = orjson.loads(line)[SEG]
                 count = int(seg["shards"])
-                if 0 < count <= len(pending):
-                    self._index[str(seg["digest"])] = pending[-count:]
-                pending = []
+                if 0 < count <= len(starts):
+                    self._index[str(seg["digest"])] = (starts[-count], count)
+                starts = []
 
     def whole(self, digest: str, entries: int) -> Whole | None:
         """The segment `digest`, when its files are all there and match their manifest
         entries; else None (a damaged one is reported by the slow path that rebuilds it).
         Blocking: it hashes the files."""
-        lines = self._index.pop(digest, None)
-        if lines is None:
+        found = self._index.pop(digest, None)
+        if found is None:
+            return None
+        try:
+            lines = _lines(self.folder / LAYOUT, *found)
+        except (OSError, ValueError, KeyError, TypeError):  # the file changed since
+            return None
+        if lines[-1].get(SEG, {}).get("digest") != digest:
             return None
         shards = []
-        for raw in lines:
-            entry = orjson.loads(raw)
+        for entry in lines:
             name = str(entry["name"])
             files = self._file(name), self._file(name.replace("chunks-", "documents-", 1))
             if None in files:
@@ -128,6 +139,15 @@ class PreviousSegments:
     def _file(self, name: str) -> OldFile | None:
         info = self._infos.get(name)
         return None if info is None else OldFile(self.folder / name, info)
+
+
+def _lines(layout: Path, at: int, count: int) -> list[dict[str, Any]]:
+    """The `count` layout lines of `layout` from offset `at`, parsed. Raises OSError,
+    ValueError when they cannot be read."""
+    with open(layout, "rb") as handle:
+        handle.seek(at)
+        lines = [handle.readline() for _ in range(count)]
+    return [orjson.loads(line) for line in lines]
 
 
 def link_or_copy(src: Path, dst: Path) -> None:

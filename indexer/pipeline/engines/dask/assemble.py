@@ -21,9 +21,10 @@ from typing import Any, BinaryIO
 import anyio
 import orjson
 
-from indexer.pipeline.output.changes import CHANGES, ChangeTracker
+from indexer.pipeline.output.changes import CHANGES, ChangeTracker, seen_lines
 from indexer.pipeline.output.docshards import DOCUMENTS_PATTERN
 from indexer.pipeline.output.ocrcounts import RunOcr
+from indexer.pipeline.output.prevdocs import PreviousDocs
 from indexer.pipeline.output.previous import LAYOUT
 from indexer.pipeline.output.shards import SHARD_PATTERN, layout_line
 from indexer.pipeline.output.staged import Staged, Tally
@@ -51,11 +52,11 @@ class PartResult:
 class Assembler:
     """Folds `PartResult`s, in partition order, into one staged output in `staging`."""
 
-    def __init__(self, staging: Path, previous: dict[str, int] | None) -> None:
+    def __init__(self, staging: Path, previous: PreviousDocs | None) -> None:
         self._staging = staging
         self._documents: list[FileInfo] = []
         self._changes = NdjsonFile(staging / CHANGES) if previous is not None else None
-        self._tracker = ChangeTracker(previous or {})
+        self._tracker = ChangeTracker(PreviousDocs() if previous is None else previous)
         self._shards: list[FileInfo] = []
         self._layout = NdjsonFile(staging / LAYOUT)
         self._next = 0
@@ -102,11 +103,8 @@ class Assembler:
         count = 0
         try:
             while lines := await anyio.to_thread.run_sync(handle.readlines, _READ_HINT):
-                for line in lines:
-                    record = orjson.loads(line)
-                    change = self._tracker.see(record["path"], record["doc_id"], line)
-                    if change is not None:
-                        await changes.write(change)
+                for change in self._tracker.see_all(seen_lines(lines)):
+                    await changes.write(change)
                 count += len(lines)
         finally:
             handle.close()
@@ -122,6 +120,7 @@ class Assembler:
                 await self._changes.write(line)
             files.append((await self._changes.close()).name)
             self.tally.changes = dict(self._tracker.counts)
+        self._tracker.close()
         manifest_files = {
             "documents": [d.to_dict() for d in self._documents],
             "shards": [s.to_dict() for s in self._shards],

@@ -42,7 +42,6 @@ from indexer.pipeline.engines.dask.worker import (
 )
 from indexer.pipeline.engines.entries import marking_seen, walk_entries
 from indexer.pipeline.incremental.tree import Digests
-from indexer.pipeline.output.changes import load_previous
 from indexer.pipeline.output.staged import Staged
 from indexer.pipeline.walk.walker import Entry
 
@@ -78,9 +77,9 @@ async def stage(ctx: RunContext) -> Staged:
 async def _stage_parts(ctx: RunContext, parts: Path) -> Staged:
     token = uuid.uuid4().hex
     template = _template(ctx, parts, token)
-    previous = ctx.previous
-    if previous is not None and previous.out is not None:  # the assembler reads every line
-        previous = await anyio.to_thread.run_sync(load_previous, previous.out)
+    previous = None  # the assembler reads every line: none is skipped
+    if ctx.previous is not None:
+        previous = await anyio.to_thread.run_sync(ctx.previous.load)
     assembler = Assembler(ctx.staging, previous)
     tree = Digests()
     entries = walk_entries(ctx.source, ctx.config, ctx.registry, ctx.walked, tree)

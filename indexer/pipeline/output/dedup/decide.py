@@ -29,12 +29,13 @@ from typing import Any
 import orjson
 
 from indexer.config import Config
-from indexer.pipeline.output.changes import CHANGES, Previous, load_previous
+from indexer.pipeline.output.changes import CHANGES, Previous
 from indexer.pipeline.output.dedup import distinct, files
 from indexer.pipeline.output.dedup.boilerplate import Paragraphs, Read, read
 from indexer.pipeline.output.dedup.mail import MailPass
 from indexer.pipeline.output.dedup.relink import Committed
 from indexer.pipeline.output.dedup.seen import Seen, keys
+from indexer.pipeline.output.prevdocs import PreviousDocs
 from indexer.pipeline.output.previous import LAYOUT
 from indexer.pipeline.output.segments import SEG
 from indexer.pipeline.output.staged import Staged
@@ -279,8 +280,6 @@ def _documents(staged: Staged) -> list[str]:
     return [str(e["name"]) for e in staged.manifest_files["documents"]]
 
 
-def _previous(previous: Previous | None) -> Previous:
-    """The previous commit's documents, read now when they are still to be read."""
-    if previous is None:
-        return Previous()
-    return previous if previous.out is None else load_previous(previous.out)
+def _previous(previous: Previous | None) -> PreviousDocs:
+    """The previous commit's documents, read now (on disk: `prevdocs`)."""
+    return PreviousDocs() if previous is None else previous.load()

@@ -10,8 +10,9 @@ from typing import Any
 
 import orjson
 
-from indexer.pipeline.output.changes import CHANGES, ChangeTracker, Previous
+from indexer.pipeline.output.changes import CHANGES, ChangeTracker, seen_lines
 from indexer.pipeline.output.dedup.texthash import encoded_words, own_text
+from indexer.pipeline.output.prevdocs import PreviousDocs
 
 _READ_HINT = 1 << 20
 _DOC_ID = slice(7, 31)
@@ -73,19 +74,20 @@ def write(path: Path, records: Iterable[bytes]) -> dict[str, Any]:
     return {"name": path.name, "records": count, "bytes": size, "sha256": digest.hexdigest()}
 
 
-def track_changes(staging: Path, documents: list[str], previous: Previous) -> dict[str, int]:
+def track_changes(staging: Path, documents: list[str], previous: PreviousDocs) -> dict[str, int]:
     """Write `changes.ndjson` again from the final document shards (names in `staging`)
-    against `previous`; return its counts."""
+    against `previous` (closed then); return its counts."""
     tracker = ChangeTracker(previous)
 
     def changed() -> Iterator[bytes]:
         for name in documents:
-            for line in lines(staging / name):
-                record = orjson.loads(line)
-                change = tracker.see(record["path"], record["doc_id"], line)
-                if change is not None:
-                    yield change
+            with open(staging / name, "rb") as handle:
+                while found := handle.readlines(_READ_HINT):
+                    yield from tracker.see_all(seen_lines(found))
         yield from tracker.removed()
 
-    write(staging / CHANGES, changed())
+    try:
+        write(staging / CHANGES, changed())
+    finally:
+        tracker.close()
     return dict(tracker.counts)

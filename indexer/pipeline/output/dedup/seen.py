@@ -19,11 +19,12 @@ _BATCH = 500
 """Keys asked for in one query (SQLite allows 32,766 parameters)."""
 
 
-def scratch(*schema: str) -> sqlite3.Connection:
+def scratch(*schema: str, threads: bool = False) -> sqlite3.Connection:
     """A private temporary SQLite database with the tables of `schema`, in one open
     transaction: its pages in a cache of 8 MiB, the rest in a temporary file, never
-    synced (nothing in it outlives the connection)."""
-    db = sqlite3.connect("", isolation_level=None)
+    synced (nothing in it outlives the connection). `threads`: usable from any thread
+    (one at a time)."""
+    db = sqlite3.connect("", isolation_level=None, check_same_thread=not threads)
     for pragma in (f"cache_size = -{_CACHE_KIB}", "journal_mode = OFF", "synchronous = OFF"):
         db.execute(f"PRAGMA {pragma}")
     for statement in schema:

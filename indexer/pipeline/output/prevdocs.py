@@ -2,7 +2,7 @@
 
 Each committed document's path, with the fingerprint of its record line and its place
 in the old walk, lives in a private temporary SQLite table (`seen.scratch`): its pages
-in a cache of a few MiB, the rest in a temporary file. A Python dict of a million paths
+in a cache of 1 MiB, the rest in a temporary file. A Python dict of a million paths
 held hundreds of MiB, twice on a night (the writer's comparison, then the duplicate
 pass's), and the parent's peak grew with the tree; the table's does not.
 """
